@@ -1,0 +1,46 @@
+"""Helpers every CLI module shares: the chosen workspace, JSON output, error reporting."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+err_console = Console(stderr=True)
+out_console = Console()
+
+
+class CliState:
+    """Global options, set by the root callback before any subcommand runs."""
+
+    workspace: Path | None = None
+
+
+def workspace_dir() -> Path:
+    """``-w/--workspace``, else ``$CURATE_WORKSPACE``, else the current folder."""
+    if CliState.workspace is not None:
+        return CliState.workspace
+    env = os.environ.get("CURATE_WORKSPACE")
+    return Path(env) if env else Path.cwd()
+
+
+def open_workspace():  # type: ignore[no-untyped-def]
+    from curation.workspace import Workspace
+
+    return Workspace.open(workspace_dir())
+
+
+def print_json(document: Any) -> None:
+    """Exactly one JSON document on stdout, with plain print (rich would wrap it)."""
+    print(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+    sys.stdout.flush()
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)

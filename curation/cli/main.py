@@ -1,0 +1,70 @@
+"""Root of the ``curate`` command: global options, error handling and the subcommand groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from typer.core import TyperGroup
+
+from curation.errors import CurateError, ValidationFailed
+
+from .common import CliState, err_console
+
+
+class _CurateGroup(TyperGroup):
+    """Turns domain errors into clean messages and exit codes (2 bad input, 1 check failed)."""
+
+    def invoke(self, ctx):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except ValidationFailed as exc:
+            for problem in exc.problems:
+                err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
+            err_console.print(f"error: {exc.summary}", style="bold red", highlight=False, markup=False)
+            raise typer.Exit(exc.exit_code) from None
+        except CurateError as exc:
+            err_console.print(f"error: {exc}", style="bold red", highlight=False, markup=False, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+
+app = typer.Typer(
+    cls=_CurateGroup,
+    name="curate",
+    help="omnicurate: author, review, audit and release omni-modal (text + image + audio) benchmarks.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+
+@app.callback()
+def _root(
+    workspace: Annotated[
+        Path | None,
+        typer.Option(
+            "-w",
+            "--workspace",
+            help="Workspace folder (default: $CURATE_WORKSPACE, else the current folder).",
+            file_okay=False,
+        ),
+    ] = None,
+) -> None:
+    CliState.workspace = workspace
+
+
+def _register() -> None:
+    from . import items, people, workspace_cmds
+
+    workspace_cmds.register(app)
+    app.add_typer(people.app, name="people")
+    items.register(app)
+
+
+_register()
+
+
+def run() -> None:
+    app()

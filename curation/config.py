@@ -1,0 +1,80 @@
+"""Workspace settings, stored as ``curate.toml`` with the defaults of design.md."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+import tomli_w
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import Problem, ValidationFailed
+
+CONFIG_NAME = "curate.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatabaseSettings(_Section):
+    url: str = "sqlite:///curate.db"
+    """SQLAlchemy URL; a relative SQLite path is taken relative to the workspace folder."""
+
+
+class ReviewSettings(_Section):
+    grammar_quorum: int = Field(1, ge=1)
+    audio_signoff_quorum: int = Field(2, ge=1)
+    audio_min_mean: float = Field(3.5, ge=1, le=5)
+    subset_checklist_quorum: int = Field(3, ge=1)
+    combine: Literal["any", "majority", "all"] = "any"
+    answer_check_quorum: int = Field(1, ge=1)
+    group_integration_quorum: int = Field(1, ge=1)
+    min_group_size: int = Field(2, ge=1)
+
+
+class MediaSettings(_Section):
+    audio_sample_rate: int = 48000
+    audio_channels: int = 1
+    audio_subtype: str = "PCM_16"
+    audio_lufs: float = -23.0
+    audio_true_peak_dbtp: float = -1.0
+    audio_min_seconds: float = 0.5
+    audio_max_seconds: float = 120.0
+    image_quality: int = Field(90, ge=1, le=95)
+    image_max_edge: int = Field(1024, ge=16)
+    max_image_pixels: int = 40_000_000
+    """Larger images are refused as possible decompression bombs."""
+    max_file_mb: float = 200.0
+
+
+class GateSettings(_Section):
+    probe: Literal["off", "warn", "block"] = "off"
+
+
+class Settings(_Section):
+    database: DatabaseSettings = DatabaseSettings()
+    review: ReviewSettings = ReviewSettings()
+    media: MediaSettings = MediaSettings()
+    gates: GateSettings = GateSettings()
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise
+        except tomllib.TOMLDecodeError as exc:
+            raise ValidationFailed([Problem(str(exc), file=str(path))], "curate.toml is not valid TOML") from exc
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            problems = [
+                Problem(err["msg"], field=".".join(str(p) for p in err["loc"]), file=str(path))
+                for err in exc.errors()
+            ]
+            raise ValidationFailed(problems, "fix curate.toml and try again") from exc
+
+    def save(self, path: Path) -> None:
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json")), encoding="utf-8")

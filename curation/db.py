@@ -1,0 +1,113 @@
+"""Database engines, write transactions and schema migrations (Alembic, run in-process)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, inspect, text
+from sqlalchemy.engine import make_url
+from sqlmodel import Session
+
+from .errors import WorkspaceError
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+_WRITE_LOCK_KEY = 0x6F6D6E69  # "omni": one advisory lock serializes writers on PostgreSQL
+
+
+def resolve_url(url: str, root: Path) -> str:
+    """Make a relative SQLite path relative to the workspace folder."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        db_path = Path(parsed.database)
+        if not db_path.is_absolute():
+            parsed = parsed.set(database=str((root / db_path).resolve()))
+    return parsed.render_as_string(hide_password=False)
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the settings concurrent writers need (WAL and busy timeout on SQLite)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+            dbapi_conn.isolation_level = None  # let SQLAlchemy's BEGIN below decide the lock mode
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA busy_timeout=60000")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn) -> None:  # type: ignore[no-untyped-def]
+            mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+            conn.exec_driver_sql(f"BEGIN {mode}")
+
+        return engine
+    try:
+        return create_engine(url, pool_pre_ping=True)
+    except ModuleNotFoundError as exc:
+        raise WorkspaceError(
+            f"the database driver for {parsed.drivername} is not installed: "
+            "pip install 'omnicurate[postgres]'"
+        ) from exc
+
+
+@contextmanager
+def write_session(engine: Engine) -> Iterator[Session]:
+    """One write transaction, serialized against other writers; rolled back on any error.
+
+    SQLite takes its write lock at BEGIN IMMEDIATE; PostgreSQL takes a transaction-scoped advisory
+    lock, so two importers never interleave and a reader never sees half an import.
+    """
+    is_sqlite = engine.dialect.name == "sqlite"
+    bound = engine.execution_options(sqlite_begin="IMMEDIATE") if is_sqlite else engine
+    with Session(bound, expire_on_commit=False) as session:
+        with session.begin():
+            if not is_sqlite:
+                session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
+            yield session
+
+
+def _alembic_config(connection):  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to the newest migration, in one transaction where the database allows."""
+    from alembic import command
+
+    with engine.begin() as connection:
+        command.upgrade(_alembic_config(connection), "head")
+
+
+def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    from alembic.script import ScriptDirectory
+
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    head = ScriptDirectory.from_config(cfg).get_current_head()
+    assert head is not None
+    return head
+
+
+def has_schema(engine: Engine) -> bool:
+    return inspect(engine).has_table("alembic_version")

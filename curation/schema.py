@@ -1,0 +1,194 @@
+"""Pydantic models at the boundary: the JSONL interchange formats of design.md."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+
+from .taxonomy import TAXONOMY
+from .vocab import AUDIO_AXES, AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS
+
+Identifier = Annotated[
+    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")
+]
+NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class AssetProvenance(BaseModel):
+    """Where a medium came from; extra keys (attribution, url, actor, ...) are kept as they are."""
+
+    model_config = ConfigDict(extra="allow", str_strip_whitespace=True)
+    source: str
+    license: NonEmpty
+
+
+class ImageProvenance(AssetProvenance):
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, v: str) -> str:
+        if v not in IMAGE_SOURCES:
+            raise ValueError(f"unknown image source {v!r}; expected one of {', '.join(IMAGE_SOURCES)}")
+        return v
+
+
+class AudioProvenance(AssetProvenance):
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, v: str) -> str:
+        if v not in AUDIO_SOURCES:
+            raise ValueError(f"unknown audio source {v!r}; expected one of {', '.join(AUDIO_SOURCES)}")
+        return v
+
+
+class Provenance(_Strict):
+    image: ImageProvenance
+    audio: AudioProvenance
+
+
+class Taxonomy(_Strict):
+    """One leaf per modality (TRIAD App. A)."""
+
+    text: str
+    image: str
+    audio: str
+
+    @field_validator("text", "image", "audio")
+    @classmethod
+    def _known_leaf(cls, v: str, info: ValidationInfo) -> str:
+        modality = info.field_name or ""
+        if v not in TAXONOMY[modality]:
+            raise ValueError(f"unknown {modality} leaf {v!r}; expected one of {', '.join(TAXONOMY[modality])}")
+        return v
+
+
+class ItemContent(_Strict):
+    """An item as authored: the TRIAD tuple plus its tags. Media are paths (JSONL) or hashes (store)."""
+
+    id: Identifier
+    group: Identifier
+    perturbed: Literal["text", "image", "audio", "mixed"]
+    language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)*$")] = "en"
+    author: Identifier
+    context: NonEmpty
+    image: NonEmpty
+    audio: NonEmpty
+    question: NonEmpty
+    options: dict[str, NonEmpty]
+    answer: str
+    taxonomy: Taxonomy
+    ambiguous: list[Literal["text", "image", "audio"]] = Field(min_length=1, max_length=3)
+    provenance: Provenance
+
+    @field_validator("options")
+    @classmethod
+    def _option_keys(cls, v: dict[str, str]) -> dict[str, str]:
+        if not 2 <= len(v) <= 8:
+            raise ValueError(f"an item needs 2 to 8 options, this one has {len(v)}")
+        expected = list(OPTION_KEYS[: len(v)])
+        if sorted(v) != expected:
+            raise ValueError(f"option keys must be {', '.join(expected)} (got {', '.join(sorted(v))})")
+        texts = [t.casefold() for t in v.values()]
+        if len(set(texts)) != len(texts):
+            raise ValueError("two options have the same text")
+        return {k: v[k] for k in expected}
+
+    @field_validator("ambiguous")
+    @classmethod
+    def _unique_modalities(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("a modality is listed twice")
+        return [m for m in MODALITIES if m in v]
+
+    @field_validator("answer")
+    @classmethod
+    def _answer_is_an_option(cls, v: str, info: ValidationInfo) -> str:
+        options = info.data.get("options")
+        if options is not None and v not in options:
+            raise ValueError(f"{v!r} is not among the options {', '.join(options)}")
+        return v
+
+    @property
+    def tier(self) -> int:
+        """Ambiguity tier: how many modalities are internally ambiguous."""
+        return len(self.ambiguous)
+
+
+Verdict = Literal["pass", "fail"]
+
+
+class GrammarReview(_Strict):
+    item: Identifier
+    stage: Literal["grammar"]
+    reviewer: Identifier
+    verdict: Verdict
+    note: str = ""
+
+
+class AudioScores(_Strict):
+    naturalness: int = Field(ge=1, le=5)
+    clarity: int = Field(ge=1, le=5)
+    artefacts: int = Field(ge=1, le=5)
+
+
+class AudioReview(_Strict):
+    item: Identifier
+    stage: Literal["audio_signoff"]
+    reviewer: Identifier
+    scores: AudioScores
+    note: str = ""
+
+
+class ChecklistReview(_Strict):
+    item: Identifier
+    stage: Literal["subset_checklist"]
+    reviewer: Identifier
+    consistent: dict[str, list[str]]
+    note: str = ""
+
+    @field_validator("consistent")
+    @classmethod
+    def _all_views(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = sorted(set(v) - set(CHECKLIST_VIEWS))
+        if unknown:
+            raise ValueError(f"unknown view(s) {', '.join(unknown)}; views are {', '.join(CHECKLIST_VIEWS)}")
+        missing = [view for view in CHECKLIST_VIEWS if view not in v]
+        if missing:
+            raise ValueError(f"missing view(s) {', '.join(missing)}: a checklist answers all 7 views")
+        out = {}
+        for view in CHECKLIST_VIEWS:
+            keys = v[view]
+            if len(set(keys)) != len(keys):
+                raise ValueError(f"{view}: an option is listed twice")
+            out[view] = sorted(keys)
+        return out
+
+
+class AnswerReview(_Strict):
+    item: Identifier
+    stage: Literal["answer_check"]
+    reviewer: Identifier
+    answer: str
+    note: str = ""
+
+
+class GroupReview(_Strict):
+    group: Identifier
+    stage: Literal["group_integration"]
+    reviewer: Identifier
+    verdict: Verdict
+    note: str = ""
+
+
+ReviewIn = GrammarReview | AudioReview | ChecklistReview | AnswerReview | GroupReview
+REVIEW_MODELS: dict[str, type[BaseModel]] = {
+    "grammar": GrammarReview,
+    "audio_signoff": AudioReview,
+    "subset_checklist": ChecklistReview,
+    "answer_check": AnswerReview,
+    "group_integration": GroupReview,
+}

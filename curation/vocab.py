@@ -1,0 +1,53 @@
+"""The shared vocabulary of design.md: modalities, views, stages, states and reason codes."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Final, Literal
+
+MODALITIES: Final = ("text", "image", "audio")
+Modality = Literal["text", "image", "audio"]
+
+
+def view_name(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> str:
+    """The canonical name of a subset of modalities: ``text+audio``, ``none`` for the empty set."""
+    ordered = [m for m in MODALITIES if m in modalities]
+    return "+".join(ordered) if ordered else "none"
+
+
+def view_modalities(view: str) -> frozenset[str]:
+    """The modalities of a view name; raises ``ValueError`` for an unknown name."""
+    if view not in ALL_VIEWS:
+        raise ValueError(f"unknown view {view!r}; expected one of {', '.join(ALL_VIEWS)}")
+    return frozenset() if view == "none" else frozenset(view.split("+"))
+
+
+ALL_VIEWS: Final = tuple(
+    view_name(set(c)) for k in range(0, 4) for c in combinations(MODALITIES, k)
+)
+"""``none``, the three single-modality views, the three pairs, the full view."""
+FULL_VIEW: Final = "text+image+audio"
+CHECKLIST_VIEWS: Final = tuple(v for v in ALL_VIEWS if v != "none")
+"""The 7 non-empty views a subset-checklist reviewer answers."""
+STRICT_VIEWS: Final = tuple(v for v in CHECKLIST_VIEWS if v != FULL_VIEW)
+
+STAGES: Final = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
+Stage = Literal["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
+
+STATES: Final = ("in_review", "returned", "held", "admitted", "discarded")
+State = Literal["in_review", "returned", "held", "admitted", "discarded"]
+
+ROLES: Final = ("author", "reviewer", "maintainer")
+PERTURBED: Final = ("text", "image", "audio", "mixed")
+OPTION_KEYS: Final = tuple("ABCDEFGH")
+AUDIO_AXES: Final = ("naturalness", "clarity", "artefacts")
+IMAGE_SOURCES: Final = ("photo", "ai_generated", "drawing")
+AUDIO_SOURCES: Final = ("natural", "voice_acting", "tts_edited", "tts")
+COMBINE_RULES: Final = ("any", "majority", "all")
+
+# Placeholders the probe checker and the UI show in place of a hidden modality (TRIAD G.4).
+PLACEHOLDERS: Final = {
+    "text": "[no text context is provided in this condition]",
+    "image": "[no image is provided in this condition]",
+    "audio": "[no audio is provided in this condition]",
+}
