@@ -2,7 +2,7 @@
 
 The verdict is the first that applies of ``label_mismatch`` (the label is not in the full view's set),
 ``underdetermined`` (the full view admits more than one option), ``reducible`` (some strict non-empty view
-already narrows the options to one or none), else ``well_posed``. The same logic judges human checklist
+already narrows the options to fewer than two), else ``well_posed``. The same logic judges human checklist
 sets, so probe and human verdicts can be compared.
 """
 
@@ -31,8 +31,9 @@ class Judgement:
 def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
     """Verdict, reducible views and warnings from the consistent set of each view.
 
-    Views absent from ``sets`` are not judged. A view whose set is empty (every answer unparseable, or no
-    option reached the threshold) says nothing about reducibility and gives a warning instead.
+    Views absent from ``sets`` are not judged. An empty set (every answer unparseable, or no option
+    reached the threshold) counts as it does in Definition 1 (fewer than two options) and also gives an
+    ``empty_view:<view>`` warning, since it more often means the probe failed than that the item did.
     """
     warnings: list[str] = []
     full = set(sets.get(FULL_VIEW, ()))
@@ -43,21 +44,21 @@ def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
         size = len(set(sets[view]))
         if size == 0:
             warnings.append(f"empty_view:{view}")
-        elif size == 1:
+        if size < 2:
             reducible_by.append(view)
     if not full:
         warnings.append(f"empty_view:{FULL_VIEW}")
     if full == {answer}:
         for modality in MODALITIES:
             rest = view_name(set(MODALITIES) - {modality})
-            if rest in sets and sets[rest] and not set(sets[rest]) > full:
+            if rest in sets and not set(sets[rest]) > full:
                 warnings.append(f"not_enlarging:{modality}")
     prior = sets.get("none")
     if prior is not None and len(set(prior)) == 1:
         warnings.append(f"option_prior:{next(iter(prior))}")
-    if full and answer not in full:
+    if answer not in full:
         verdict = "label_mismatch"
-    elif len(full) != 1:
+    elif len(full) > 1:
         verdict = "underdetermined"
     elif reducible_by:
         verdict = "reducible"

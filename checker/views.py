@@ -29,7 +29,12 @@ def shows(view: str, modality: str) -> bool:
 
 @dataclass(frozen=True)
 class ProbeItem:
-    """What the probes need of an item. ``content_hash`` changes whenever anything a probe sees changes."""
+    """What the probes need of an item.
+
+    ``content_hash`` is the workspace's hash of the whole item (gate results are tied to it);
+    ``input_hash`` covers only what a probe sees, so relabelling or retagging an item re-judges it from
+    cached probe outputs without probing again.
+    """
 
     id: str
     content_hash: str
@@ -39,14 +44,17 @@ class ProbeItem:
     answer: str
     image: Path
     audio: Path
+    image_sha: str
+    audio_sha: str
     audio_transcript: str | None = None
     """Used instead of the audio by models without audio input (TRIAD G.6), when the author gave one."""
     audio_seconds: float | None = None
 
-    @staticmethod
-    def hash_content(
-        context: str, question: str, options: dict[str, str], answer: str, image_digest: str, audio_digest: str
-    ) -> str:
-        """A content hash for items that do not come with one (tests, the replay-only workflow)."""
-        blob = json.dumps([context, question, options, answer, image_digest, audio_digest], sort_keys=True)
+    @property
+    def input_hash(self) -> str:
+        blob = json.dumps(
+            [self.context, self.question, self.options, self.image_sha, self.audio_sha, self.audio_transcript],
+            sort_keys=True,
+            ensure_ascii=False,
+        )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()

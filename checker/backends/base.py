@@ -1,0 +1,119 @@
+"""The one interface every probe backend implements, and the spec parser (``kind:target``)."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from curation.errors import CurateError
+
+from ..estimators import EstimatorConfig
+from ..prompts import ProbeRequest
+
+BACKEND_KINDS: dict[str, str] = {
+    "replay": "checker.backends.replay:ReplayBackend",
+    "transformers": "checker.backends.hf:TransformersBackend",
+    "vllm": "checker.backends.vllm_offline:VllmBackend",
+    "openai": "checker.backends.openai_compat:OpenAIBackend",
+}
+SPEC_HELP = (
+    "replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> or openai:<base-url>#<model>"
+)
+
+
+class BackendError(CurateError):
+    """A backend cannot be opened or answered something it must not (e.g. ignored the choice constraint)."""
+
+
+@dataclass
+class ProbeOutput:
+    """A backend's raw answer to one request; estimators turn it into a consistent set.
+
+    Exactly one of ``samples`` (answers as generated), ``logprobs`` (first-token log-probabilities over
+    the option keys, before temperature) or ``probs`` (replayed probabilities, used as they are) is set.
+    """
+
+    item_id: str
+    view: str
+    samples: list[str] | None = None
+    logprobs: dict[str, float] | None = None
+    probs: dict[str, float] | None = None
+    audio_route: str = "hidden"
+    model_calls: int = 0
+    generated_tokens: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"audio_route": self.audio_route, "model_calls": self.model_calls,
+                               "generated_tokens": self.generated_tokens}
+        for name in ("samples", "logprobs", "probs"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        if self.extra:
+            out["extra"] = self.extra
+        return out
+
+    @classmethod
+    def from_json(cls, item_id: str, view: str, data: dict[str, Any]) -> ProbeOutput:
+        return cls(item_id, view, samples=data.get("samples"), logprobs=data.get("logprobs"),
+                   probs=data.get("probs"), audio_route=data.get("audio_route", "hidden"),
+                   model_calls=data.get("model_calls", 0), generated_tokens=data.get("generated_tokens", 0),
+                   extra=data.get("extra", {}))
+
+
+class ProbeBackend(ABC):
+    """Answers probe requests with samples or option log-probabilities."""
+
+    kind: ClassVar[str]
+    audio_input: bool = True
+    """False for models that cannot hear: requests then carry a transcript or description (TRIAD G.6)."""
+    batch_size: int = 8
+    """How many requests the runner hands over at once (results are cached after each batch)."""
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str:
+        """What identifies the model in the cache: a name plus a fingerprint of the weights where known."""
+
+    @abstractmethod
+    def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
+        """One output per request, in order."""
+
+    def covers(self, item_id: str) -> bool:
+        """Whether this backend can answer for the item at all (a replay file covers only its items)."""
+        return True
+
+    def close(self) -> None:  # noqa: B027  (most backends hold nothing to release)
+        """Release the model (engines, servers' sessions)."""
+
+
+def fingerprint_folder(folder: Path) -> str:
+    """Names, sizes and modification times of a model folder's files: cheap, and changes with the weights."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{int(stat.st_mtime)}\n".encode())
+    return digest.hexdigest()[:16]
+
+
+def open_backend(spec: str, **options: Any) -> ProbeBackend:
+    """``kind:target`` → a backend; the implementation module is imported only now."""
+    kind, sep, target = spec.partition(":")
+    if not sep or not target or kind not in BACKEND_KINDS:
+        raise BackendError(f"unknown probe backend {spec!r}; expected {SPEC_HELP}")
+    module_name, _, class_name = BACKEND_KINDS[kind].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendError(
+            f"the {kind} backend needs a package that is not installed ({exc.name}): "
+            f"pip install 'omnicurate[checker]'" + (" and vllm" if kind == "vllm" else "")
+        ) from exc
+    backend_class: type[ProbeBackend] = getattr(module, class_name)
+    return backend_class(target, **options)  # type: ignore[call-arg]

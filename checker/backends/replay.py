@@ -1,0 +1,93 @@
+"""``replay:<file.jsonl>``: recorded samples or probabilities per item × view (design.md format)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from curation.errors import NotFoundError, Problem, ValidationFailed
+
+from ..estimators import EstimatorConfig
+from ..prompts import ProbeRequest
+from ..views import PROBE_VIEWS
+from .base import ProbeBackend, ProbeOutput
+
+
+class ReplayBackend(ProbeBackend):
+    """Reproduces a published run; a file may mix ``samples`` and ``probs`` lines."""
+
+    kind = "replay"
+    batch_size = 512
+
+    def __init__(self, target: str) -> None:
+        self.path = Path(target)
+        if not self.path.is_file():
+            raise NotFoundError(f"replay file {self.path} does not exist")
+        raw = self.path.read_bytes()
+        self._digest = hashlib.sha256(raw).hexdigest()[:16]
+        self.lines: dict[tuple[str, str], dict] = {}
+        problems: list[Problem] = []
+        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = {"file": str(self.path), "line": number}
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(f"not JSON: {exc.msg}", **where))
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("item"), str):
+                problems.append(Problem("a line needs an \"item\" id", field="item", **where))
+                continue
+            view = record.get("view")
+            if view not in PROBE_VIEWS:
+                problems.append(Problem(f"unknown view {view!r}; views are {', '.join(PROBE_VIEWS)}",
+                                        field="view", **where))
+                continue
+            samples, probs = record.get("samples"), record.get("probs")
+            if (samples is None) == (probs is None):
+                problems.append(Problem("give either \"samples\" or \"probs\"", **where))
+            elif samples is not None and not (
+                isinstance(samples, list) and samples and all(isinstance(s, str) for s in samples)
+            ):
+                problems.append(Problem("a non-empty list of answer strings", field="samples", **where))
+            elif probs is not None and not (
+                isinstance(probs, dict)
+                and all(isinstance(v, int | float) and 0 <= v <= 1 for v in probs.values())
+            ):
+                problems.append(Problem("option → probability in [0, 1]", field="probs", **where))
+            elif (record["item"], view) in self.lines:
+                problems.append(Problem(f"{record['item']} {view} is given twice", **where))
+            else:
+                self.lines[(record["item"], view)] = record
+        if problems:
+            raise ValidationFailed(problems, "fix the replay file and try again")
+        self.items = {item for item, _ in self.lines}
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.path.name}@{self._digest}"
+
+    def covers(self, item_id: str) -> bool:
+        return item_id in self.items
+
+    def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
+        outputs = []
+        for request in requests:
+            record = self.lines.get((request.item_id, request.view))
+            if record is None:
+                raise NotFoundError(
+                    f"{self.path} has no line for item {request.item_id!r}, view {request.view!r}: "
+                    "a replayed item needs all 8 views"
+                )
+            samples = record.get("samples")
+            probs = record.get("probs")
+            outputs.append(ProbeOutput(
+                request.item_id, request.view,
+                samples=list(samples) if samples is not None else None,
+                probs={k: float(v) for k, v in probs.items()} if probs is not None else None,
+                audio_route=record.get("audio_route", request.audio_route),
+            ))
+        return outputs

@@ -1,0 +1,146 @@
+"""``curate check`` on a workspace: items in, verdicts, summary and the probe gate out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.tables import Asset, GateResult, Item, utcnow
+from curation.workflow import Derivation, combine_checklist, load_facts, load_records
+
+from .backends.base import ProbeBackend
+from .cache import ProbeCache
+from .estimators import EstimatorConfig
+from .prompts import AnswerFormat
+from .run import RunStats, run_check
+from .verdicts import ItemResult, summarize
+from .views import ProbeItem
+
+PROBE_GATE = "probe"
+
+
+def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  # type: ignore[no-untyped-def]
+    """The workspace's items (all, or ``ids``) with their media paths in the store, in id order.
+
+    An author-given transcript (``provenance.audio.transcript``) is what models without audio read.
+    """
+    with ws.session() as s:
+        query = select(Item).order_by(Item.id)
+        if ids:
+            query = query.where(Item.id.in_(list(ids)))  # type: ignore[attr-defined]
+        rows = list(s.execute(query).scalars())
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    if ids:
+        missing = sorted(set(ids) - {r.id for r in rows})
+        if missing:
+            from curation.errors import NotFoundError
+
+            raise NotFoundError(f"no item named {', '.join(missing)} in this workspace")
+    items = []
+    for row in rows:
+        image, audio = assets[row.image], assets[row.audio]
+        transcript = (row.provenance or {}).get("audio", {}).get("transcript")
+        items.append(ProbeItem(
+            id=row.id, content_hash=row.content_hash, context=row.context, question=row.question,
+            options=dict(row.options), answer=row.answer,
+            image=ws.asset_path(image), audio=ws.asset_path(audio),
+            image_sha=image.sha256, audio_sha=audio.sha256,
+            audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
+            audio_seconds=audio.duration_s,
+        ))
+    return items
+
+
+def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore[no-untyped-def]
+    """Per item with a full subset-checklist quorum, the reviewers' sets combined by the configured rule."""
+    with ws.session() as s:
+        facts, perturbed = load_facts(s)
+        records = load_records(s)
+    settings = ws.settings.review
+    derivation = Derivation(settings, facts, perturbed, records)
+    out: dict[str, dict[str, list[str]]] = {}
+    for item in facts:
+        valid = derivation.valid_records(item, "subset_checklist")
+        if len(valid) >= settings.subset_checklist_quorum:
+            combined = combine_checklist([r.payload["consistent"] for r in valid], settings.combine)
+            out[item.id] = {view: sorted(keys) for view, keys in combined.items()}
+    return out
+
+
+def record_probe_gate(
+    ws, items: Sequence[ProbeItem], results: Sequence[ItemResult], details: Mapping[str, Any]  # type: ignore[no-untyped-def]
+) -> None:
+    """Store each item's latest probe verdict as its ``probe`` gate result (what ``curate status`` reads).
+
+    With ``[gates] probe = "off"`` nothing is stored and earlier probe gate results are removed;
+    ``warn`` stores non-blocking reasons, ``block`` blocking ones. A well-posed item gets no reason.
+    """
+    mode = ws.settings.gates.probe
+    by_id = {item.id: item for item in items}
+    with ws.writing() as s:
+        for result in results:
+            row = s.get(GateResult, (result.item, PROBE_GATE))
+            if mode == "off":
+                if row is not None:
+                    s.delete(row)
+                continue
+            reasons = [] if result.verdict == "well_posed" else [f"probe:{result.verdict}"]
+            if row is None:
+                row = GateResult(item_id=result.item, gate=PROBE_GATE, content_hash="", reasons=[])
+            row.content_hash = by_id[result.item].content_hash
+            row.reasons = reasons
+            row.blocking = mode == "block"
+            row.details = {**details, "result": result.to_json()}
+            row.updated_at = utcnow()
+            s.add(row)
+
+
+def probe_reasons(ws) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    """Per item, the ``probe:<verdict>`` reasons of its latest stored probe result, if still current.
+
+    A result stored for an earlier content of the item is stale and gives no reason.
+    """
+    with ws.session() as s:
+        current = dict(s.execute(select(Item.id, Item.content_hash)).all())
+        rows = s.execute(
+            select(GateResult.item_id, GateResult.content_hash, GateResult.reasons)
+            .where(GateResult.gate == PROBE_GATE)
+        ).all()
+    return {item: list(reasons) for item, digest, reasons in rows if current.get(item) == digest and reasons}
+
+
+def check_workspace(
+    ws,  # type: ignore[no-untyped-def]
+    backend: ProbeBackend,
+    config: EstimatorConfig,
+    *,
+    ids: Sequence[str] | None = None,
+    answer_format: AnswerFormat = "letter",
+    on_start: Callable[[int], None] | None = None,
+    on_item_done: Callable[[int], None] | None = None,
+) -> tuple[dict[str, Any], RunStats, list[str]]:
+    """Probe the workspace's items, store the gate results and return the ``check`` document.
+
+    Items the backend does not cover (a replay file of other items) are skipped and listed.
+    """
+    all_items = load_probe_items(ws, ids)
+    items = [item for item in all_items if backend.covers(item.id)]
+    skipped = [item.id for item in all_items if not backend.covers(item.id)]
+    if on_start:
+        on_start(len(items))
+    results, stats = run_check(items, backend, config, ProbeCache(ws.engine), answer_format=answer_format,
+                               on_item_done=on_item_done)
+    document = {
+        "items": [r.to_json() for r in results],
+        "summary": summarize(results, human_checklist_sets(ws)),
+        "run": {
+            "backend": backend.kind, "model": backend.model_id, "estimator": config.as_dict(),
+            "audio_input": "native" if backend.audio_input else "transcript_or_description",
+            **stats.as_json(), "skipped": skipped,
+        },
+    }
+    record_probe_gate(ws, items, results, {"backend": backend.kind, "model": backend.model_id,
+                                           "estimator": config.name})
+    return document, stats, skipped

@@ -1,0 +1,111 @@
+"""``curate check --probe BACKEND``: the probe-based well-posedness checker (TRIAD App. D.2, G)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .common import err_console, fail, open_workspace, out_console, print_json
+
+app = typer.Typer(
+    help="Probe every view of every item through an omni model and judge well-posedness (a second opinion).",
+    invoke_without_command=True,
+)
+
+
+@app.callback()
+def check(
+    probe: Annotated[
+        str,
+        typer.Option(
+            "--probe",
+            help="Backend: replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> "
+            "or openai:<base-url>#<model>.",
+        ),
+    ],
+    estimator: Annotated[
+        str, typer.Option(help="sample: K answers per view; logprob: exact option probabilities, one prefill.")
+    ] = "sample",
+    item: Annotated[list[str] | None, typer.Option("--item", help="Probe only this item (repeatable).")] = None,
+    k_strict: Annotated[int, typer.Option(help="K for the strict views (none, singles, pairs).")] = 5,
+    k_full: Annotated[int, typer.Option(help="K for the full view.")] = 10,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature (also applied to log-probs).")] = 0.7,
+    tau: Annotated[float, typer.Option(help="An option is consistent when chosen in at least ⌈τK⌉ of K.")] = 0.2,
+    rule: Annotated[
+        str, typer.Option(help="logprob mode: binomial (P(Bin(K,p) ≥ ⌈τK⌉) ≥ --min-probability) or threshold (p ≥ τ).")
+    ] = "binomial",
+    min_probability: Annotated[float, typer.Option(help="Threshold of the binomial rule.")] = 0.5,
+    seed: Annotated[int, typer.Option(help="Base seed; each item × view gets its own, spaced by K.")] = 0,
+    answer_format: Annotated[
+        str, typer.Option("--format", help="letter (constrained option key) or json (TRIAD P0's JSON answer).")
+    ] = "letter",
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+) -> None:
+    """Probe each item's 8 views, cached by content; store each item's verdict as its probe gate result."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from checker.backends import open_backend
+    from checker.check import check_workspace
+    from checker.estimators import EstimatorConfig
+
+    if answer_format not in ("letter", "json"):
+        raise fail(f"--format must be letter or json, not {answer_format!r}")
+    try:
+        config = EstimatorConfig(
+            name=estimator,  # type: ignore[arg-type]
+            k_strict=k_strict, k_full=k_full, temperature=temperature, tau=tau, seed=seed,
+            rule=rule,  # type: ignore[arg-type]
+            min_probability=min_probability,
+        )
+    except ValueError as exc:
+        raise fail(str(exc)) from exc
+    ws = open_workspace()
+    backend = open_backend(probe)
+    progress = Progress(
+        TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(), console=err_console, transient=True,
+    )
+    task = progress.add_task("probe", total=None, rate="")
+    done = {"n": 0}
+
+    def advance(n: int) -> None:
+        done["n"] += n
+        elapsed = progress.tasks[0].elapsed or 0.0
+        rate = f"{done['n'] / elapsed:.2f} items/s" if elapsed > 0 else ""
+        progress.update(task, advance=n, rate=rate)
+
+    try:
+        with progress:
+            document, stats, skipped = check_workspace(
+                ws, backend, config, ids=item, answer_format=answer_format,  # type: ignore[arg-type]
+                on_start=lambda total: progress.update(task, total=total), on_item_done=advance,
+            )
+    finally:
+        backend.close()
+    if skipped:
+        err_console.print(f"{len(skipped)} item(s) not in the probe source, skipped: {', '.join(skipped)}")
+    err_console.print(
+        f"{stats.items} item(s): {stats.views_probed} view(s) probed, {stats.views_cached} from the cache, "
+        f"{stats.model_calls} model call(s), {stats.generated_tokens} generated token(s), {stats.seconds:.1f} s"
+    )
+    if json_out:
+        print_json(document)
+        return
+    table = Table("item", "verdict", "reducible by", "modal full", "label", "warnings")
+    for record in document["items"]:
+        table.add_row(record["item"], record["verdict"], ", ".join(record["reducible_by"]),
+                      str(record["modal_full"]), record["label"], ", ".join(record["warnings"]))
+    out_console.print(table)
+    summary = document["summary"]
+    out_console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in summary["verdicts"].items()))
+    shares = ", ".join(f"{v} {s:.0%}" for v, s in summary["reducible_share"].items() if s)
+    out_console.print(f"reducible per view: {shares or 'none'}")
+    agreement = summary.get("human_agreement")
+    if agreement:
+        kappa = agreement["kappa"]
+        shown = f"{kappa:.3f}" if kappa is not None else f"undefined ({agreement.get('why_undefined')})"
+        out_console.print(f"agreement with the human checklist over {agreement['items']} item(s): κ = {shown}")
+        for d in agreement["disagreements"]:
+            out_console.print(f"  {d['item']}: probe {d['probe']}, human {d['human']}")
