@@ -59,6 +59,7 @@ class ProbeRequest:
     image: Path | None
     audio: Path | None
     audio_route: AudioRoute
+    answer_format: AnswerFormat = "letter"
     seed: int = 0
 
     @property
@@ -131,6 +132,7 @@ def build_request(
         image=item.image if shows(view, "image") else None,
         audio=item.audio if route == "native" else None,
         audio_route=route,
+        answer_format=fmt,
         seed=seed,
     )
 

@@ -93,6 +93,37 @@ class ProbeBackend(ABC):
         """Release the model (engines, servers' sessions)."""
 
 
+def chat_messages(request: ProbeRequest, media: str = "hf") -> list[dict[str, Any]]:
+    """The request as a chat: system turn, then the user turn's parts in order.
+
+    ``media="hf"`` marks the media as ``{"type": "image"}``/``{"type": "audio"}`` for a processor's chat
+    template (the arrays go to the processor separately); ``"openai"`` embeds them as an ``image_url``
+    data URL and an ``input_audio`` WAV part.
+    """
+    from ..media import image_data_url, wav_base64
+
+    content: list[dict[str, Any]] = []
+    for part in request.parts:
+        if part.kind == "text":
+            content.append({"type": "text", "text": part.text})
+        elif media == "hf":
+            content.append({"type": part.kind})
+        elif part.kind == "image":
+            assert request.image is not None
+            content.append({"type": "image_url", "image_url": {"url": image_data_url(request.image)}})
+        else:
+            assert request.audio is not None
+            content.append({"type": "input_audio", "input_audio": {"data": wav_base64(request.audio), "format": "wav"}})
+    system: Any = [{"type": "text", "text": request.system}] if media == "hf" else request.system
+    return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+
+def require_letter_format(requests: Sequence[ProbeRequest], kind: str) -> None:
+    """Constrained backends decode one option key; P0's free JSON answer goes through ``openai`` only."""
+    if any(r.answer_format != "letter" for r in requests):
+        raise BackendError(f"the {kind} backend decodes a constrained option key: use --format letter")
+
+
 def fingerprint_folder(folder: Path) -> str:
     """Names, sizes and modification times of a model folder's files: cheap, and changes with the weights."""
     digest = hashlib.sha256()

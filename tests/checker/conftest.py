@@ -1,40 +1,13 @@
-"""Fixtures for the checker tests: a demo workspace, probe items with real media, a scripted backend."""
+"""Fixtures for the checker tests: real media and a tiny random Qwen2.5-Omni built at test time."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 import soundfile as sf
 from PIL import Image, ImageDraw
-
-DEMO_DATA = Path(__file__).resolve().parents[2] / "curation" / "demo" / "data"
-
-
-@pytest.fixture
-def demo_ws(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A workspace with the demo's people, items and reviews (the checker's own: no UI, no status print)."""
-    from curation.demo import PEOPLE
-    from curation.items import import_items
-    from curation.reviews import import_reviews
-    from curation.workspace import Workspace
-
-    ws = Workspace.init(tmp_path / "ws")
-    for name, roles in PEOPLE.items():
-        ws.add_person(name, roles)
-    data = tmp_path / "data"
-    shutil.copytree(DEMO_DATA, data)
-    import_items(ws, data / "items.jsonl")
-    import_reviews(ws, data / "reviews.jsonl")
-    yield ws
-    ws.close()
-
-
-def demo_items() -> list[dict]:
-    return [json.loads(line) for line in (DEMO_DATA / "items.jsonl").read_text().splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +26,20 @@ def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     noise = np.random.default_rng(0).normal(0, 0.1, sr).astype(np.float32)
     sf.write(folder / "noise.wav", noise, sr, subtype="PCM_16")
     return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_omni(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A randomly initialised Qwen2.5-Omni (1.5 M parameters) with its processor; no download."""
+    from checker.random_omni import build_random_omni
+    from checker.torch_compat import ensure_torchvision_importable
+
+    ensure_torchvision_importable()
+    return build_random_omni(tmp_path_factory.mktemp("tiny-omni") / "model")
+
+
+@pytest.fixture(scope="session")
+def hf_backend(tiny_omni: Path):  # type: ignore[no-untyped-def]
+    from checker.backends import open_backend
+
+    return open_backend(f"transformers:{tiny_omni}")

@@ -17,18 +17,18 @@ from checker.run import run_check
 from checker.views import PROBE_VIEWS
 
 
-def test_second_run_is_served_from_the_cache(demo_ws) -> None:  # type: ignore[no-untyped-def]
-    items = load_probe_items(demo_ws)
+def test_second_run_is_served_from_the_cache(demo_workspace) -> None:  # type: ignore[no-untyped-def]
+    items = load_probe_items(demo_workspace)
     assert len(items) == 12 and all(i.image.is_file() and i.audio.is_file() for i in items)
     first = ScriptedBackend()
-    _, stats = run_check(items, first, EstimatorConfig(), ProbeCache(demo_ws.engine))
+    _, stats = run_check(items, first, EstimatorConfig(), ProbeCache(demo_workspace.engine))
     assert stats.views_probed == 96 and len(first.asked) == 96
     again = ScriptedBackend()
-    results, stats = run_check(items, again, EstimatorConfig(), ProbeCache(demo_ws.engine))
+    results, stats = run_check(items, again, EstimatorConfig(), ProbeCache(demo_workspace.engine))
     assert again.asked == [] and stats.views_cached == 96 and len(results) == 12
     # another estimator setting is another cache entry
     other = ScriptedBackend()
-    run_check(items, other, EstimatorConfig(k_full=12), ProbeCache(demo_ws.engine))
+    run_check(items, other, EstimatorConfig(k_full=12), ProbeCache(demo_workspace.engine))
     assert len(other.asked) == 96
 
 
@@ -46,31 +46,31 @@ def edit_item(ws, tmp_path: Path, item_id: str, **changes) -> None:  # type: ign
     shutil.rmtree(out.parent)
 
 
-def test_editing_an_item_invalidates_only_that_item(demo_ws, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    cache = ProbeCache(demo_ws.engine)
-    run_check(load_probe_items(demo_ws), ScriptedBackend(), EstimatorConfig(), cache)
-    edit_item(demo_ws, tmp_path, "door-01-a", context="The door was left open overnight.")
+def test_editing_an_item_invalidates_only_that_item(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cache = ProbeCache(demo_workspace.engine)
+    run_check(load_probe_items(demo_workspace), ScriptedBackend(), EstimatorConfig(), cache)
+    edit_item(demo_workspace, tmp_path, "door-01-a", context="The door was left open overnight.")
     backend = ScriptedBackend()
-    run_check(load_probe_items(demo_ws), backend, EstimatorConfig(), cache)
+    run_check(load_probe_items(demo_workspace), backend, EstimatorConfig(), cache)
     assert sorted(set(backend.asked)) == sorted(("door-01-a", v) for v in PROBE_VIEWS)
 
 
-def test_relabelling_rejudges_from_the_cache(demo_ws, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    cache = ProbeCache(demo_ws.engine)
+def test_relabelling_rejudges_from_the_cache(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    cache = ProbeCache(demo_workspace.engine)
     answers = {("kitchen-01-a", v): ["A"] * 10 for v in PROBE_VIEWS}
-    before, _ = run_check(load_probe_items(demo_ws), ScriptedBackend(answers), EstimatorConfig(), cache)
-    edit_item(demo_ws, tmp_path, "kitchen-01-a", answer="C")
+    before, _ = run_check(load_probe_items(demo_workspace), ScriptedBackend(answers), EstimatorConfig(), cache)
+    edit_item(demo_workspace, tmp_path, "kitchen-01-a", answer="C")
     backend = ScriptedBackend(answers)
-    after, _ = run_check(load_probe_items(demo_ws), backend, EstimatorConfig(), cache)
+    after, _ = run_check(load_probe_items(demo_workspace), backend, EstimatorConfig(), cache)
     assert backend.asked == []
     verdict = {r.item: r.verdict for r in after}
     assert {r.item: r.verdict for r in before}["kitchen-01-a"] == "reducible"
     assert verdict["kitchen-01-a"] == "label_mismatch"
 
 
-def test_a_killed_run_resumes_without_redoing_finished_views(demo_ws) -> None:  # type: ignore[no-untyped-def]
-    items = load_probe_items(demo_ws)
-    cache = ProbeCache(demo_ws.engine)
+def test_a_killed_run_resumes_without_redoing_finished_views(demo_workspace) -> None:  # type: ignore[no-untyped-def]
+    items = load_probe_items(demo_workspace)
+    cache = ProbeCache(demo_workspace.engine)
     killed = ScriptedBackend(batch_size=16, fail_after_batches=3)  # 16 requests = 2 items per batch
     with pytest.raises(KeyboardInterrupt):
         run_check(items, killed, EstimatorConfig(), cache)
@@ -82,43 +82,43 @@ def test_a_killed_run_resumes_without_redoing_finished_views(demo_ws) -> None:  
     assert stats.views_cached == 48 and stats.views_probed == 48
 
 
-def test_gate_block_holds_fully_reviewed_items(demo_ws) -> None:  # type: ignore[no-untyped-def]
+def test_gate_block_holds_fully_reviewed_items(demo_workspace) -> None:  # type: ignore[no-untyped-def]
     from curation.workflow import derive_status
 
-    admitted = [s.id for s in derive_status(demo_ws) if s.state == "admitted"]
+    admitted = [s.id for s in derive_status(demo_workspace) if s.state == "admitted"]
     assert admitted
-    demo_ws.settings.gates.probe = "block"
+    demo_workspace.settings.gates.probe = "block"
     answers = {(item, v): ["A"] * 10 for item in admitted for v in PROBE_VIEWS}  # reducible everywhere
-    document, _, _ = check_workspace(demo_ws, ScriptedBackend(answers), EstimatorConfig())
-    reasons = probe_reasons(demo_ws)
-    status = {s.id: s for s in derive_status(demo_ws)}
+    document, _, _ = check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
+    reasons = probe_reasons(demo_workspace)
+    status = {s.id: s for s in derive_status(demo_workspace)}
     for item in admitted:
         verdict = next(r["verdict"] for r in document["items"] if r["item"] == item)
         assert verdict != "well_posed"
         assert reasons[item] == [f"probe:{verdict}"]
         assert status[item].state == "held" and status[item].reasons == [f"probe:{verdict}"]
-    demo_ws.settings.gates.probe = "warn"
-    check_workspace(demo_ws, ScriptedBackend(answers), EstimatorConfig())
-    assert all(derive_status(demo_ws)[i].state != "held" for i in range(12))
-    assert set(probe_reasons(demo_ws)) >= set(admitted)  # warnings still readable
-    demo_ws.settings.gates.probe = "off"
-    check_workspace(demo_ws, ScriptedBackend(answers), EstimatorConfig())
-    assert probe_reasons(demo_ws) == {}
+    demo_workspace.settings.gates.probe = "warn"
+    check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
+    assert all(derive_status(demo_workspace)[i].state != "held" for i in range(12))
+    assert set(probe_reasons(demo_workspace)) >= set(admitted)  # warnings still readable
+    demo_workspace.settings.gates.probe = "off"
+    check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
+    assert probe_reasons(demo_workspace) == {}
 
 
-def test_stale_probe_results_give_no_reason(demo_ws, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    demo_ws.settings.gates.probe = "block"
-    check_workspace(demo_ws, ScriptedBackend(), EstimatorConfig())
-    assert "door-01-a" in probe_reasons(demo_ws)
-    edit_item(demo_ws, tmp_path, "door-01-a", question="Is the door opening or closing?")
-    assert "door-01-a" not in probe_reasons(demo_ws)
+def test_stale_probe_results_give_no_reason(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    demo_workspace.settings.gates.probe = "block"
+    check_workspace(demo_workspace, ScriptedBackend(), EstimatorConfig())
+    assert "door-01-a" in probe_reasons(demo_workspace)
+    edit_item(demo_workspace, tmp_path, "door-01-a", question="Is the door opening or closing?")
+    assert "door-01-a" not in probe_reasons(demo_workspace)
 
 
-def test_cli_check_replay_json(demo_ws, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_check_replay_json(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from curation.cli.main import app
 
     lines = []
-    for item in load_probe_items(demo_ws)[:3]:
+    for item in load_probe_items(demo_workspace)[:3]:
         for view in PROBE_VIEWS:
             full = view == "text+image+audio"
             lines.append({"item": item.id, "view": view,
@@ -126,13 +126,13 @@ def test_cli_check_replay_json(demo_ws, tmp_path: Path) -> None:  # type: ignore
     replay = tmp_path / "run.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     runner = CliRunner()
-    result = runner.invoke(app, ["-w", str(demo_ws.root), "check", "--probe", f"replay:{replay}", "--json"])
+    result = runner.invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{replay}", "--json"])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert [r["verdict"] for r in document["items"]] == ["well_posed"] * 3
     assert document["summary"]["items"] == 3 and len(document["run"]["skipped"]) == 9
     assert "human_agreement" in document["summary"]
-    bad = runner.invoke(app, ["-w", str(demo_ws.root), "check", "--probe", "nowhere:x"])
+    bad = runner.invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", "nowhere:x"])
     assert bad.exit_code == 2
-    bad = runner.invoke(app, ["-w", str(demo_ws.root), "check", "--probe", f"replay:{replay}", "--tau", "0"])
+    bad = runner.invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{replay}", "--tau", "0"])
     assert bad.exit_code == 2

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The checker's transformers backend tests need torch, transformers and torchvision in the project venv.
+# torch is pinned to the CPU wheel on disk (an unpinned install takes the 5.5 GB CUDA build);
+# PyPI's torchvision is installed without dependencies so it cannot replace that torch
+# (checker/torch_compat.py lets it import beside a CPU torch). Idempotent.
+set -euo pipefail
+PIP=".venv/bin/pip"
+if ! .venv/bin/python -c "import torch, transformers, torchvision.version" >/dev/null 2>&1; then
+  "$PIP" install -q "torch==2.13.0" "transformers>=5.19" "tokenizers>=0.21" 2>&1 | grep -v "^WARNING: Location" || true
+  "$PIP" install -q --no-deps "torchvision==0.28.0" 2>&1 | grep -v "^WARNING: Location" || true
+fi
+.venv/bin/python -c "import torch, transformers; print('checker: torch', torch.__version__, 'transformers', transformers.__version__)"

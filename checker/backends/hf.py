@@ -1,0 +1,118 @@
+"""``transformers:<model-path>``: a local model on CPU or GPU, one constrained prefill per view.
+
+The next-token logits after the prompt, restricted to the option keys and renormalised, are exactly what a
+choice constraint over single-token keys gives: ``logprob`` reads them, ``sample`` draws K keys from them
+at temperature T with the request's seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..estimators import EstimatorConfig
+from ..media import load_audio, load_image
+from ..prompts import ProbeRequest
+from ..torch_compat import ensure_torchvision_importable
+from .base import BackendError, ProbeBackend, ProbeOutput, chat_messages, fingerprint_folder, require_letter_format
+
+
+def option_token_ids(tokenizer, keys: Sequence[str]) -> list[int]:  # type: ignore[no-untyped-def]
+    """The token id of each option key; a key that is not one token cannot be read from one logit."""
+    ids = []
+    for key in keys:
+        encoded = tokenizer.encode(key, add_special_tokens=False)
+        if len(encoded) != 1:
+            raise BackendError(f"option key {key!r} is {len(encoded)} tokens for this tokenizer; keys must be one token")
+        ids.append(encoded[0])
+    return ids
+
+
+def load_model(path: Path, device: str, dtype: Any):  # type: ignore[no-untyped-def]
+    """The thinker of a Qwen2.5-Omni checkpoint, else the model class transformers maps the config to."""
+    import transformers
+
+    config = transformers.AutoConfig.from_pretrained(path)
+    if config.model_type == "qwen2_5_omni":
+        wrapper = transformers.Qwen2_5OmniForConditionalGeneration.from_pretrained(
+            path, dtype=dtype, enable_audio_output=False
+        )
+        model = wrapper.thinker
+    elif config.model_type == "qwen2_5_omni_thinker":
+        model = transformers.Qwen2_5OmniThinkerForConditionalGeneration.from_pretrained(path, dtype=dtype)
+    else:
+        try:
+            model = transformers.AutoModelForImageTextToText.from_pretrained(path, dtype=dtype)
+        except ValueError:
+            model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=dtype)
+    return model.to(device).eval()
+
+
+class TransformersBackend(ProbeBackend):
+    kind = "transformers"
+    batch_size = 16
+
+    def __init__(self, target: str, device: str | None = None, dtype: str | None = None, model=None) -> None:  # type: ignore[no-untyped-def]
+        ensure_torchvision_importable()
+        import torch
+        import transformers
+
+        self.path = Path(target)
+        if not self.path.is_dir():
+            raise BackendError(f"transformers: {self.path} is not a model folder")
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if self.device != "cpu" else torch.float32)
+        self.processor = transformers.AutoProcessor.from_pretrained(self.path)
+        self.model = model if model is not None else load_model(self.path, self.device, self.dtype)
+        extractor = getattr(self.processor, "feature_extractor", None)
+        self.audio_input = extractor is not None
+        self.sampling_rate = getattr(extractor, "sampling_rate", 16000)
+        self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
+        self._fingerprint = fingerprint_folder(self.path)
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.path.resolve()}@{self._fingerprint}"
+
+    def option_logprobs(self, request: ProbeRequest) -> dict[str, float]:
+        """Log-probabilities of the option keys as the first answer token, renormalised over the keys."""
+        import torch
+
+        text = self.processor.apply_chat_template(
+            chat_messages(request, "hf"), tokenize=False, add_generation_prompt=True
+        )
+        kwargs: dict[str, Any] = {"text": [text], "return_tensors": "pt", "padding": True}
+        if request.image is not None:
+            kwargs["images"] = [load_image(request.image)]
+        if request.audio is not None:
+            kwargs["audio"] = [load_audio(request.audio, self.sampling_rate)]
+        inputs = self.processor(**kwargs).to(self.device)
+        for name, value in inputs.items():
+            if torch.is_floating_point(value):
+                inputs[name] = value.to(self.dtype)
+        ids = option_token_ids(self.tokenizer, request.option_keys)
+        with torch.inference_mode():
+            logits = self.model(**inputs).logits[0, -1].float()
+        chosen = torch.log_softmax(logits[ids], dim=-1)
+        return dict(zip(request.option_keys, chosen.tolist(), strict=True))
+
+    def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
+        import torch
+
+        require_letter_format(requests, self.kind)
+        outputs = []
+        for request in requests:
+            logprobs = self.option_logprobs(request)
+            if config.name == "logprob":
+                outputs.append(ProbeOutput(request.item_id, request.view, logprobs=logprobs,
+                                           audio_route=request.audio_route, model_calls=1, generated_tokens=1))
+                continue
+            k = config.k_for(request.view)
+            weights = torch.softmax(torch.tensor(list(logprobs.values())) / config.temperature, dim=-1)
+            generator = torch.Generator().manual_seed(request.seed)
+            draws = torch.multinomial(weights, k, replacement=True, generator=generator).tolist()
+            outputs.append(ProbeOutput(request.item_id, request.view,
+                                       samples=[request.option_keys[i] for i in draws],
+                                       audio_route=request.audio_route, model_calls=1, generated_tokens=k))
+        return outputs

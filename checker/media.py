@@ -1,0 +1,69 @@
+"""Loading an item's media the way models take them: RGB images, mono float32 audio at a given rate."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+import numpy as np
+
+from curation.errors import MediaError
+
+
+def load_image(path: Path):  # type: ignore[no-untyped-def]
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return image.convert("RGB")
+    except OSError as exc:
+        raise MediaError(f"cannot read image {path}: {exc}") from exc
+
+
+def resample(signal: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
+    """Band-limited (FFT) resampling; clips are short, so the whole-signal transform is cheap."""
+    if rate_in == rate_out or signal.size == 0:
+        return signal.astype(np.float32)
+    n_out = int(round(signal.size * rate_out / rate_in))
+    spectrum = np.fft.rfft(signal)
+    bins = n_out // 2 + 1
+    if bins <= spectrum.size:
+        spectrum = spectrum[:bins]
+    else:
+        spectrum = np.concatenate([spectrum, np.zeros(bins - spectrum.size, dtype=spectrum.dtype)])
+    return (np.fft.irfft(spectrum, n_out) * (n_out / signal.size)).astype(np.float32)
+
+
+def load_audio(path: Path, rate: int) -> np.ndarray:
+    """Mono float32 samples at ``rate`` Hz."""
+    import soundfile as sf
+
+    try:
+        data, file_rate = sf.read(str(path), dtype="float32", always_2d=True)
+    except (RuntimeError, sf.LibsndfileError) as exc:
+        raise MediaError(f"cannot read audio {path}: {exc}") from exc
+    return resample(data.mean(axis=1), file_rate, rate)
+
+
+_MIME = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
+
+
+def image_data_url(path: Path) -> str:
+    """The file's own bytes as a data URL (no re-encoding, so every backend decodes the same pixels)."""
+    mime = _MIME.get(path.suffix.lower())
+    if mime is None:
+        raise MediaError(f"{path}: images are sent as JPEG, PNG or WebP, not {path.suffix}")
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def wav_base64(path: Path) -> str:
+    """A WAV file's bytes in base64 (other formats are converted to 16-bit WAV first)."""
+    if path.suffix.lower() == ".wav":
+        return base64.b64encode(path.read_bytes()).decode("ascii")
+    import soundfile as sf
+
+    data, rate = sf.read(str(path), dtype="float32")
+    buffer = io.BytesIO()
+    sf.write(buffer, data, rate, format="WAV", subtype="PCM_16")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
