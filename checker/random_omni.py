@@ -92,8 +92,10 @@ def thinker_config(size: Size, tokenizer):  # type: ignore[no-untyped-def]
 
     dims = _dimensions(size)
     ids = tokenizer.convert_tokens_to_ids
+    # untied output head, as in the released models: vLLM loads ``lm_head`` from the checkpoint
+    text = {**dims["text"], "tie_word_embeddings": False}
     return Qwen2_5OmniThinkerConfig(
-        text_config=dims["text"],
+        text_config=text,
         vision_config=dims["vision"],
         audio_config=dims["audio"],
         audio_token_index=ids("<|AUDIO|>"),
