@@ -6,10 +6,7 @@ stopped; an edited item has a new input hash, so only its views are probed again
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from sqlalchemy import Engine, select, tuple_
 from sqlmodel import Session
@@ -17,22 +14,8 @@ from sqlmodel import Session
 from curation import db
 
 from .backends.base import ProbeOutput
+from .run import CacheKey
 from .tables import ProbeResult
-
-
-@dataclass(frozen=True)
-class CacheKey:
-    input_hash: str
-    view: str
-    backend: str
-    model: str
-    estimator: str
-    params_hash: str
-
-
-def params_hash(parameters: dict) -> str:
-    blob = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 class ProbeCache:

@@ -35,14 +35,28 @@ def resample(signal: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:
     return (np.fft.irfft(spectrum, n_out) * (n_out / signal.size)).astype(np.float32)
 
 
+def _read_pcm_wav(path: Path) -> tuple[np.ndarray, int]:
+    """16-bit PCM WAV with the standard library, where soundfile is not installed (the GPU check)."""
+    import wave
+
+    with wave.open(str(path), "rb") as wav:
+        if wav.getsampwidth() != 2:
+            raise MediaError(f"cannot read audio {path} without soundfile: only 16-bit PCM WAV")
+        frames = np.frombuffer(wav.readframes(wav.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
+        return frames.reshape(-1, wav.getnchannels()), wav.getframerate()
+
+
 def load_audio(path: Path, rate: int) -> np.ndarray:
     """Mono float32 samples at ``rate`` Hz."""
-    import soundfile as sf
-
     try:
-        data, file_rate = sf.read(str(path), dtype="float32", always_2d=True)
-    except (RuntimeError, sf.LibsndfileError) as exc:
-        raise MediaError(f"cannot read audio {path}: {exc}") from exc
+        import soundfile as sf
+    except ImportError:
+        data, file_rate = _read_pcm_wav(path)
+    else:
+        try:
+            data, file_rate = sf.read(str(path), dtype="float32", always_2d=True)
+        except (RuntimeError, sf.LibsndfileError) as exc:
+            raise MediaError(f"cannot read audio {path}: {exc}") from exc
     return resample(data.mean(axis=1), file_rate, rate)
 
 

@@ -94,3 +94,18 @@ def test_configuration_is_validated() -> None:
             EstimatorConfig(**bad)  # type: ignore[arg-type]
     assert EstimatorConfig(name="logprob").probe_parameters() == {}
     assert EstimatorConfig(tau=0.4).probe_parameters() == EstimatorConfig().probe_parameters()
+
+
+def test_audio_is_resampled_and_read_without_soundfile(media_dir, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    import numpy as np
+
+    from checker.media import load_audio
+
+    at_16k = load_audio(media_dir / "sweep.wav", 16000)
+    at_8k = load_audio(media_dir / "sweep.wav", 8000)
+    assert at_16k.shape == (24000,) and at_8k.shape == (12000,) and at_8k.dtype == np.float32
+    assert np.abs(at_8k).max() == pytest.approx(np.abs(at_16k).max(), rel=0.1)
+    monkeypatch.setitem(sys.modules, "soundfile", None)  # import now fails: the wave fallback reads it
+    assert np.allclose(load_audio(media_dir / "sweep.wav", 16000), at_16k, atol=1e-4)

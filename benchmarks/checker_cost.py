@@ -1,0 +1,57 @@
+"""Cost of the two estimators per item, on CPU with the tiny random Qwen2.5-Omni (no weights needed).
+
+Prints model calls and generated tokens per item for ``sample`` (the reference recipe: K = 5 per strict
+view, 10 for the full view) and ``logprob`` (one constrained prefill per view), the reference's own count
+of sampled answers for the two-modality and full views (3 × 5 + 10 = 25), the ratio of generated tokens
+(goal ≥ 5×), verdict agreement between the estimators, and how time grows with the number of items.
+
+    python benchmarks/checker_cost.py [--items 4 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from demo_probe_items import demo_probe_items
+
+from checker.backends.hf import TransformersBackend
+from checker.estimators import EstimatorConfig
+from checker.random_omni import build_random_omni
+from checker.run import run_check
+from checker.torch_compat import ensure_torchvision_importable
+
+REFERENCE_PAIR_AND_FULL_SAMPLES = 3 * 5 + 10
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, nargs="+", default=[4, 8], help="item counts to measure growth")
+    args = parser.parse_args()
+    ensure_torchvision_importable()
+    with tempfile.TemporaryDirectory() as scratch:
+        model = build_random_omni(Path(scratch) / "tiny")
+        backend = TransformersBackend(str(model), device="cpu")
+        print(f"{'items':>5} {'estimator':>9} {'calls/item':>10} {'tokens/item':>11} {'items/s':>8} {'s':>6}")
+        for n in args.items:
+            items = demo_probe_items(n)
+            runs = {}
+            for name in ("sample", "logprob"):
+                started = time.perf_counter()
+                results, stats = run_check(items, backend, EstimatorConfig(name=name))  # type: ignore[arg-type]
+                seconds = time.perf_counter() - started
+                runs[name] = (results, stats)
+                print(f"{n:>5} {name:>9} {stats.model_calls / n:>10.1f} {stats.generated_tokens / n:>11.1f} "
+                      f"{n / seconds:>8.2f} {seconds:>6.1f}")
+            sample, logprob = runs["sample"], runs["logprob"]
+            ratio = sample[1].generated_tokens / logprob[1].generated_tokens
+            agree = sum(a.verdict == b.verdict for a, b in zip(sample[0], logprob[0], strict=True)) / n
+            print(f"      reference: {REFERENCE_PAIR_AND_FULL_SAMPLES} sampled answers per item for the pair and full "
+                  f"views alone; generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
+                  f"{'met' if ratio >= 5 else 'NOT met'}); verdict agreement {agree:.0%}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""vLLM's CPU build (its own venv, $CURATE_VLLM_PYTHON) serving the tiny random Qwen2.5-Omni:
+the offline backend (run once, in a subprocess) and the openai backend (one server for the session)
+must give the transformers backend's option log-probabilities, with a real image and audio clip."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from probe_fixtures import make_item
+
+from checker.backends import open_backend
+from checker.estimators import EstimatorConfig
+from checker.prompts import build_request
+from checker.views import PROBE_VIEWS
+
+REPO = Path(__file__).resolve().parents[2]
+TOLERANCE = 1e-3  # float32 on both sides; seen agreeing to ~4e-7
+
+
+@pytest.fixture(scope="session")
+def vllm_python() -> str:
+    python = os.environ.get("CURATE_VLLM_PYTHON", "")
+    if not python:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI=true but CURATE_VLLM_PYTHON is not set: .ci/setup.d/50-vllm.sh must build the vLLM venv")
+        pytest.skip("CURATE_VLLM_PYTHON is not set (run .ci/setup.d/50-vllm.sh)")
+    return python
+
+
+def vllm_environment(scratch: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(REPO / "checker" / "compat_site"), str(REPO)]),
+        VLLM_CPU_KVCACHE_SPACE="1", HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=str(scratch / "vllm-cache"),
+        CURATE_VLLM_ENGINE_ARGS=json.dumps({"dtype": "float32", "max_model_len": 2048}),
+    )
+    return env
+
+
+@pytest.fixture(scope="session")
+def probe_items(media_dir: Path):  # type: ignore[no-untyped-def]
+    return [make_item(media_dir),
+            make_item(media_dir, item_id="it-2", image=media_dir / "blue.png", audio=media_dir / "noise.wav")]
+
+
+@pytest.fixture(scope="session")
+def hf_logprobs(hf_backend, probe_items) -> dict[tuple[str, str], dict[str, float]]:  # type: ignore[no-untyped-def]
+    return {(i.id, v): hf_backend.option_logprobs(build_request(i, v)) for i in probe_items for v in PROBE_VIEWS}
+
+
+def assert_agree(expected: dict[str, float], got: dict[str, float], where: str) -> None:
+    assert list(got) == list(expected), where
+    for key in expected:
+        assert math.isclose(got[key], expected[key], abs_tol=TOLERANCE), (where, key, got, expected)
+
+
+@pytest.mark.slow
+def test_vllm_offline_backend_agrees_with_transformers(
+    vllm_python: str, tiny_omni: Path, probe_items, hf_logprobs, tmp_path: Path  # type: ignore[no-untyped-def]
+) -> None:
+    items_file = tmp_path / "items.json"
+    items_file.write_text(json.dumps([{**asdict(i), "image": str(i.image), "audio": str(i.audio)} for i in probe_items]))
+    run = subprocess.run(
+        [vllm_python, str(Path(__file__).with_name("vllm_offline_probe.py")), str(tiny_omni), str(items_file)],
+        env=vllm_environment(tmp_path), capture_output=True, text=True, timeout=900,
+    )
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
+    assert run.returncode == 0 and lines, run.stderr[-4000:]
+    result = json.loads(lines[0].removeprefix("RESULT "))
+    assert len(result["logprob"]) == len(hf_logprobs)
+    for output in result["logprob"]:
+        assert_agree(hf_logprobs[(output["item"], output["view"])], output["logprobs"], f"{output['item']} {output['view']}")
+    for output in result["sample"]:
+        k = 10 if output["view"] == "text+image+audio" else 5
+        assert len(output["samples"]) == k and set(output["samples"]) <= {"A", "B", "C", "D"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``python -m vllm.entrypoints.openai.api_server`` on 127.0.0.1, stopped by PID at the end."""
+    scratch = tmp_path_factory.mktemp("vllm-server")
+    port = free_port()
+    log = (scratch / "server.log").open("w")
+    server = subprocess.Popen(
+        [vllm_python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_omni),
+         "--served-model-name", "tiny-omni", "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
+         "--max-model-len", "2048", "--no-enable-chunked-prefill",
+         "--limit-mm-per-prompt", json.dumps({"image": 1, "audio": 1, "video": 0})],
+        env=vllm_environment(scratch), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 600
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"vLLM server exited ({server.returncode}):\n{(scratch / 'server.log').read_text()[-4000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=5) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"vLLM server not healthy after 600 s:\n{(scratch / 'server.log').read_text()[-4000:]}")
+            time.sleep(2)
+        yield f"{base}/v1"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        log.close()
+
+
+@pytest.mark.slow
+def test_openai_backend_against_vllm_server_agrees_with_transformers(vllm_server: str, probe_items, hf_logprobs) -> None:  # type: ignore[no-untyped-def]
+    backend = open_backend(f"openai:{vllm_server}#tiny-omni")
+    requests = [build_request(i, v) for i in probe_items for v in PROBE_VIEWS]
+    for output in backend.probe(requests, EstimatorConfig(name="logprob")):
+        assert_agree(hf_logprobs[(output.item_id, output.view)], output.logprobs, f"{output.item_id} {output.view}")
+    config = EstimatorConfig(name="sample")
+    seeded = [build_request(i, v, seed=config.seed_for(i.id, v)) for i in probe_items[:1] for v in PROBE_VIEWS]
+    for output in backend.probe(seeded, config):
+        assert len(output.samples) == config.k_for(output.view) and set(output.samples) <= {"A", "B", "C", "D"}
+        assert output.generated_tokens == config.k_for(output.view)
+
+
