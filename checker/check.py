@@ -72,27 +72,22 @@ def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore
 def record_probe_gate(
     ws, items: Sequence[ProbeItem], results: Sequence[ItemResult], details: Mapping[str, Any]  # type: ignore[no-untyped-def]
 ) -> None:
-    """Store each item's latest probe verdict as its ``probe`` gate result (what ``curate status`` reads).
+    """Store each item's latest probe verdict as its ``probe`` gate result, tied to the item's content.
 
-    With ``[gates] probe = "off"`` nothing is stored and earlier probe gate results are removed;
-    ``warn`` stores non-blocking reasons, ``block`` blocking ones. A well-posed item gets no reason.
+    The result is stored whatever ``[gates] probe`` says, so status views and the dashboard can show it;
+    it blocks admission (``held``) only when the gate is ``block``. A well-posed item gets no reason.
     """
     mode = ws.settings.gates.probe
     by_id = {item.id: item for item in items}
     with ws.writing() as s:
         for result in results:
             row = s.get(GateResult, (result.item, PROBE_GATE))
-            if mode == "off":
-                if row is not None:
-                    s.delete(row)
-                continue
-            reasons = [] if result.verdict == "well_posed" else [f"probe:{result.verdict}"]
             if row is None:
                 row = GateResult(item_id=result.item, gate=PROBE_GATE, content_hash="", reasons=[])
             row.content_hash = by_id[result.item].content_hash
-            row.reasons = reasons
+            row.reasons = [] if result.verdict == "well_posed" else [f"probe:{result.verdict}"]
             row.blocking = mode == "block"
-            row.details = {**details, "result": result.to_json()}
+            row.details = {**details, "gate_mode": mode, "result": result.to_json()}
             row.updated_at = utcnow()
             s.add(row)
 
@@ -100,7 +95,8 @@ def record_probe_gate(
 def probe_reasons(ws) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
     """Per item, the ``probe:<verdict>`` reasons of its latest stored probe result, if still current.
 
-    A result stored for an earlier content of the item is stale and gives no reason.
+    A result stored for an earlier content of the item is stale and gives no reason. Whether a reason
+    blocks is the gate's setting (``ws.settings.gates.probe``), applied by the caller.
     """
     with ws.session() as s:
         current = dict(s.execute(select(Item.id, Item.content_hash)).all())

@@ -99,11 +99,12 @@ def test_gate_block_holds_fully_reviewed_items(demo_workspace) -> None:  # type:
         assert status[item].state == "held" and status[item].reasons == [f"probe:{verdict}"]
     demo_workspace.settings.gates.probe = "warn"
     check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
-    assert all(derive_status(demo_workspace)[i].state != "held" for i in range(12))
+    assert all(s.state != "held" for s in derive_status(demo_workspace))
     assert set(probe_reasons(demo_workspace)) >= set(admitted)  # warnings still readable
-    demo_workspace.settings.gates.probe = "off"
+    demo_workspace.settings.gates.probe = "off"  # results are still stored, for status views; nothing blocks
     check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
-    assert probe_reasons(demo_workspace) == {}
+    assert all(s.state != "held" for s in derive_status(demo_workspace))
+    assert set(probe_reasons(demo_workspace)) >= set(admitted)
 
 
 def test_stale_probe_results_give_no_reason(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,160 @@
+"""GPU check of the probe checker: a real-size omni model on demo items, both estimators, in < 8 minutes.
+
+With no weights at hand (no network on the GPU machine), it builds a randomly initialised model of the
+Qwen2.5-Omni-7B thinker configuration in bf16 directly on the GPU (speed and the estimators' behaviour
+do not need trained weights), runs the ``transformers`` backend over every view of the demo items
+(repeated under new ids up to ``--items``) with ``sample`` and ``logprob``, and prints items/s, forward
+passes, generated tokens and how often the two estimators reach the same verdict. Goals: at least 5×
+fewer generated tokens for ``logprob``, and the same verdict on at least 95 % of items.
+
+    python benchmarks/gpu_check.py                          # random 7B thinker on cuda
+    python benchmarks/gpu_check.py --model /models/Qwen2.5-Omni-7B
+    python benchmarks/gpu_check.py --probe vllm:/models/Qwen2.5-Omni-7B
+    python benchmarks/gpu_check.py --size tiny --device cpu --items 4   # the same path on a laptop
+
+Needs only PyTorch and transformers (plus numpy and Pillow); no database, no network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from demo_probe_items import demo_probe_items
+
+from checker.backends.base import ProbeBackend
+from checker.estimators import EstimatorConfig
+from checker.run import RunStats, run_check
+from checker.verdicts import ItemResult
+from checker.views import PROBE_VIEWS
+
+DEADLINE_S = 8 * 60
+REFERENCE_PAIR_AND_FULL_SAMPLES = 3 * 5 + 10
+
+
+def log(message: str) -> None:
+    print(message, flush=True)
+
+
+def random_backend(size: str, device: str, scratch: Path) -> ProbeBackend:
+    """A random Qwen2.5-Omni thinker built in place on ``device`` (no checkpoint written)."""
+    import torch
+    import transformers
+
+    from checker.backends.hf import TransformersBackend
+    from checker.random_omni import build_processor, thinker_config
+
+    processor = build_processor(size)  # type: ignore[arg-type]
+    processor.save_pretrained(scratch)
+    config = thinker_config(size, processor.tokenizer)  # type: ignore[arg-type]
+    dtype = torch.bfloat16 if device != "cpu" else torch.float32
+    torch.manual_seed(0)
+    started = time.perf_counter()
+    with torch.device(device):
+        try:
+            model = transformers.Qwen2_5OmniThinkerForConditionalGeneration._from_config(config, dtype=dtype)
+        except TypeError:  # transformers 4.x spells it torch_dtype
+            model = transformers.Qwen2_5OmniThinkerForConditionalGeneration._from_config(config, torch_dtype=dtype)
+    model.eval()
+    params = sum(p.numel() for p in model.parameters())
+    log(f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e9:.2f} B parameters, {dtype}, "
+        f"built on {device} in {time.perf_counter() - started:.1f} s")
+    return TransformersBackend(str(scratch), device=device, model=model)
+
+
+def open_any(args: argparse.Namespace, scratch: Path) -> ProbeBackend:
+    if args.probe:
+        from checker.backends import open_backend
+
+        return open_backend(args.probe)
+    if args.model:
+        from checker.backends.hf import TransformersBackend
+
+        return TransformersBackend(args.model, device=args.device)
+    return random_backend(args.size, args.device, scratch)
+
+
+def measure(backend: ProbeBackend, items: list, name: str) -> tuple[list[ItemResult], RunStats, float]:
+    started = time.perf_counter()
+    results, stats = run_check(items, backend, EstimatorConfig(name=name))  # type: ignore[arg-type]
+    seconds = time.perf_counter() - started
+    log(f"{name:>8}: {len(items)} items in {seconds:.1f} s = {len(items) / seconds:.2f} items/s; "
+        f"{stats.model_calls} forward passes ({stats.model_calls / len(items):.1f}/item), "
+        f"{stats.generated_tokens} generated tokens ({stats.generated_tokens / len(items):.1f}/item)")
+    return results, stats, seconds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", help="a local model folder (transformers backend)")
+    parser.add_argument("--probe", help="any backend spec, e.g. vllm:/models/Qwen2.5-Omni-7B")
+    parser.add_argument("--size", choices=["7b", "tiny"], default="7b", help="random model size without --model")
+    parser.add_argument("--device", default=None, help="cuda (default when available) or cpu")
+    parser.add_argument("--items", type=int, default=96, help="most items to probe (fewer if time is short)")
+    parser.add_argument("--budget-s", type=float, default=330.0, help="seconds allowed for the two timed runs")
+    parser.add_argument("--json", dest="json_out", help="also write the figures to this file")
+    args = parser.parse_args()
+    wall = time.perf_counter()
+
+    from checker.torch_compat import ensure_torchvision_importable
+
+    ensure_torchvision_importable()
+    import torch
+
+    args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if args.device == "cuda":
+        log(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    with tempfile.TemporaryDirectory() as scratch:
+        backend = open_any(args, Path(scratch))
+        warm = demo_probe_items(1)
+        started = time.perf_counter()
+        run_check(warm, backend, EstimatorConfig(name="logprob"))  # compile kernels, load encoders
+        run_check(warm, backend, EstimatorConfig(name="logprob", seed=1))
+        per_item = max(time.perf_counter() - started, 1e-3) / 2
+        log(f"warm-up: {per_item:.2f} s per item ({len(PROBE_VIEWS)} views)")
+        affordable = int(args.budget_s / (2 * per_item * 1.25))
+        count = max(1, min(args.items, affordable))
+        if count < args.items:
+            log(f"time budget {args.budget_s:.0f} s: probing {count} items instead of {args.items}")
+        items = demo_probe_items(count)
+        sample, sample_stats, sample_s = measure(backend, items, "sample")
+        logprob, logprob_stats, logprob_s = measure(backend, items, "logprob")
+        backend.close()
+
+    agree = sum(a.verdict == b.verdict for a, b in zip(sample, logprob, strict=True)) / len(items)
+    ratio = sample_stats.generated_tokens / max(logprob_stats.generated_tokens, 1)
+    verdicts: dict[str, Any] = {}
+    for name, results in (("sample", sample), ("logprob", logprob)):
+        verdicts[name] = {v: sum(r.verdict == v for r in results) for v in sorted({r.verdict for r in results})}
+    figures = {
+        "items": len(items), "device": args.device,
+        "items_per_second": {"sample": len(items) / sample_s, "logprob": len(items) / logprob_s},
+        "forward_passes_per_item": {"sample": sample_stats.model_calls / len(items),
+                                    "logprob": logprob_stats.model_calls / len(items)},
+        "generated_tokens_per_item": {"sample": sample_stats.generated_tokens / len(items),
+                                      "logprob": logprob_stats.generated_tokens / len(items)},
+        "reference_sampled_answers_pair_and_full_views": REFERENCE_PAIR_AND_FULL_SAMPLES,
+        "generated_token_ratio": ratio, "verdict_agreement": agree, "verdicts": verdicts,
+        "wall_seconds": time.perf_counter() - wall,
+    }
+    if args.device == "cuda":
+        figures["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+    log(f"verdicts: {json.dumps(verdicts)}")
+    log(f"generated tokens sample/logprob: {ratio:.2f}x (goal >= 5x: {'met' if ratio >= 5 else 'NOT met'}); "
+        f"the reference samples {REFERENCE_PAIR_AND_FULL_SAMPLES} free-form answers per item for the pair and "
+        "full views alone")
+    log(f"same verdict from both estimators: {agree:.1%} of {len(items)} items "
+        f"(goal >= 95%: {'met' if agree >= 0.95 else 'NOT met'})")
+    log(f"wall time {figures['wall_seconds']:.0f} s (limit {DEADLINE_S} s)"
+        + (f", peak GPU memory {figures['peak_gpu_memory_gib']:.1f} GiB" if "peak_gpu_memory_gib" in figures else ""))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(figures, indent=2, default=lambda x: None if math.isnan(x) else x))
+
+
+if __name__ == "__main__":
+    main()
