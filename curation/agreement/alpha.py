@@ -53,7 +53,11 @@ def _check_level(ratings: Ratings, level: str) -> None:
         )
     if level == "ratio" and min(ratings.values) < 0:  # type: ignore[type-var]
         raise ValidationFailed(
-            [Problem(f"value {min(ratings.values)} is negative; ratio values start at zero", field="value")],
+            [
+                Problem(
+                    f"value {min(ratings.values):g} is negative; ratio values start at zero", field="value"
+                )
+            ],
             "use --level interval for values that can be negative",
         )
 
@@ -73,9 +77,9 @@ def _unit_sums(ratings: Ratings, level: str) -> _UnitSums:
         )
     pooled = counts[pairable].sum(axis=0)
     if np.count_nonzero(pooled) < 2:
-        only = ratings.values[int(np.flatnonzero(pooled)[0])]
+        only = ratings.value_text(int(np.flatnonzero(pooled)[0]))
         raise UndefinedStatistic(
-            f"Krippendorff's alpha is undefined: every pairable rating is {only!r} (no variation, so the "
+            f"Krippendorff's alpha is undefined: every pairable rating is {only} (no variation, so the "
             "expected disagreement is zero)"
         )
     positions = (

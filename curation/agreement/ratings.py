@@ -38,6 +38,11 @@ class Ratings:
     def numeric(self) -> bool:
         return all(isinstance(v, float) for v in self.values)
 
+    def value_text(self, index: int) -> str:
+        """A value as a person wrote it: ``3`` rather than ``3.0``."""
+        value = self.values[index]
+        return f"{value:g}" if isinstance(value, float) else value
+
     @property
     def n_ratings(self) -> int:
         return int((self.matrix != MISSING).sum())
