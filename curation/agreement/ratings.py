@@ -16,6 +16,8 @@ import numpy as np
 
 from curation.errors import Problem, ValidationFailed
 
+from .errors import UndefinedStatistic
+
 MISSING = -1
 REQUIRED_FIELDS = ("unit", "coder", "value")
 
@@ -135,7 +137,8 @@ def ratings_from_rows(
     if problems:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in the ratings; fix them and try again")
     if not kept:
-        raise ValidationFailed([Problem("no ratings", file=file)], "the ratings file holds no rating")
+        where = f"{file} " if file else ""
+        raise UndefinedStatistic(f"{where}holds no rating (every value is missing); no statistic is defined")
     if groups is None and unit_group:
         groups = {unit: group for unit, (group, _) in unit_group.items()}
     return _to_matrix(kept, groups, file)
