@@ -22,6 +22,8 @@ from .estimate import Estimate
 from .ratings import Ratings
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
+MAX_TENSOR_VALUES = 16
+"""Up to this many distinct values, the ordinal bootstrap keeps each unit's coincidence matrix."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,7 @@ class _UnitSums:
     values: np.ndarray  # numeric positions of the values (indices for nominal)
     pairable: np.ndarray  # indices of the pairable units among all units
     level: str
+    coincidences: np.ndarray | None = None  # units x values^2, each unit's n n^T / (m - 1), for ordinal
 
     @property
     def sizes(self) -> np.ndarray:
@@ -85,11 +88,17 @@ def _unit_sums(ratings: Ratings, level: str) -> _UnitSums:
     positions = (
         np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
     )
+    kept = counts[pairable].astype(np.float64)
+    coincidences = None
+    if level == "ordinal" and kept.shape[1] <= MAX_TENSOR_VALUES:
+        scale = 1.0 / (kept.sum(axis=1) - 1.0)
+        coincidences = (scale[:, None, None] * kept[:, :, None] * kept[:, None, :]).reshape(kept.shape[0], -1)
     return _UnitSums(
-        counts=counts[pairable].astype(np.float64),
+        counts=kept,
         values=positions.astype(np.float64),
         pairable=pairable,
         level=level,
+        coincidences=coincidences,
     )
 
 
@@ -112,10 +121,15 @@ def _alpha_batch(sums: _UnitSums, weights: np.ndarray) -> np.ndarray:
         expected = _squared_spread(pooled, total, sums.values)
     elif sums.level == "ordinal":
         mid_ranks = np.cumsum(pooled, axis=1) - pooled / 2.0  # resamples x values
-        per_unit = (scale * sizes)[:, None] * (counts @ (mid_ranks**2).T) - scale[:, None] * (
-            counts @ mid_ranks.T
-        ) ** 2
-        observed = 2.0 * np.einsum("bu,ub->b", weights, per_unit)
+        # sum_u w_u s_u (m_u sum_c n_uc x_c^2 - (sum_c n_uc x_c)^2), x = this resample's mid-ranks
+        first = ((weights @ ((scale * sizes)[:, None] * counts)) * mid_ranks**2).sum(axis=1)
+        if sums.coincidences is not None:  # resampled coincidence matrices: one matrix product
+            n_values = counts.shape[1]
+            table = (weights @ sums.coincidences).reshape(-1, n_values, n_values)
+            second = np.einsum("bc,bck,bk->b", mid_ranks, table, mid_ranks)
+        else:  # many values: per-unit projections instead of values^2 per unit
+            second = (weights * (scale[:, None] * (counts @ mid_ranks.T) ** 2).T).sum(axis=1)
+        observed = 2.0 * (first - second)
         expected = 2.0 * (total * (pooled * mid_ranks**2).sum(axis=1) - (pooled * mid_ranks).sum(axis=1) ** 2)
     else:  # ratio
         v = sums.values

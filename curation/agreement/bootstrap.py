@@ -14,7 +14,8 @@ import numpy as np
 
 from .errors import UndefinedStatistic
 
-DEFAULT_BATCH = 250
+BATCH_CELLS = 1_000_000
+"""Resamples are drawn in batches of about this many (resample, unit) cells, to stay in cache."""
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,15 @@ def resample_counts(
     resamples: int,
     rng: np.random.Generator,
     groups: np.ndarray | None = None,
-    batch: int = DEFAULT_BATCH,
 ) -> Iterator[np.ndarray]:
     """Yield batches of (resamples x units) draw counts; a grouped unit counts as often as its group."""
     n_draw = n_units if groups is None else int(groups.max()) + 1
+    batch = max(1, BATCH_CELLS // max(n_draw, 1))
     done = 0
     while done < resamples:
         size = min(batch, resamples - done)
-        draws = rng.integers(0, n_draw, size=(size, n_draw))
-        offsets = np.arange(size)[:, None] * n_draw
+        draws = rng.integers(0, n_draw, size=(size, n_draw), dtype=np.int64)
+        offsets = np.arange(size, dtype=np.int64)[:, None] * n_draw
         counts = np.bincount((draws + offsets).ravel(), minlength=size * n_draw).reshape(size, n_draw)
         yield counts.astype(np.float64) if groups is None else counts[:, groups].astype(np.float64)
         done += size

@@ -16,10 +16,11 @@ def test_reproduces_krippendorff_2011_published_values(krippendorff_2011, krippe
     assert estimate.ratings == 41
 
 
+@pytest.mark.parametrize("n_values", [5, 25])  # 25 > MAX_TENSOR_VALUES: the ordinal path without tensors
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval", "ratio"])
-def test_unit_sum_algebra_equals_the_package_on_random_data(level):
+def test_unit_sum_algebra_equals_the_package_on_random_data(level, n_values):
     rng = np.random.default_rng(7)
-    table = rng.integers(1, 6, size=(5, 60)).astype(float)
+    table = rng.integers(1, n_values + 1, size=(5, 60)).astype(float)
     table[rng.random(table.shape) < 0.3] = np.nan
     ratings = ratings_from_matrix(table.tolist())
     expected = krippendorff.alpha(reliability_data=table, level_of_measurement=level)
@@ -36,6 +37,19 @@ def test_weighted_resample_equals_recomputing_on_copied_units(krippendorff_2011,
     for row, value in zip(draws, fast, strict=True):
         copied = np.repeat(sums.counts, row.astype(int), axis=0)
         slow = krippendorff.alpha(value_counts=copied, value_domain=domain, level_of_measurement=level)
+        assert value == pytest.approx(slow, abs=1e-12)
+
+
+def test_ordinal_resample_with_many_values_equals_recomputing():
+    rng = np.random.default_rng(9)
+    ratings = ratings_from_matrix(rng.integers(1, 31, size=(4, 50)).tolist())
+    sums = _unit_sums(ratings, "ordinal")
+    assert sums.coincidences is None
+    draws = rng.integers(0, 3, size=(4, sums.counts.shape[0])).astype(float)
+    domain = np.asarray(ratings.values)
+    for row, value in zip(draws, _alpha_batch(sums, draws), strict=True):
+        copied = np.repeat(sums.counts, row.astype(int), axis=0)
+        slow = krippendorff.alpha(value_counts=copied, value_domain=domain, level_of_measurement="ordinal")
         assert value == pytest.approx(slow, abs=1e-12)
 
 
