@@ -43,9 +43,7 @@ class _UnitSums:
 
 def _check_level(ratings: Ratings, level: str) -> None:
     if level not in LEVELS:
-        raise ValidationFailed(
-            [Problem(f"unknown level {level!r}; use one of {', '.join(LEVELS)}", field="level")]
-        )
+        raise ValidationFailed([Problem(f"unknown level {level!r}; use one of {', '.join(LEVELS)}", field="level")])
     if level == "nominal":
         return
     if not ratings.numeric:
@@ -56,11 +54,7 @@ def _check_level(ratings: Ratings, level: str) -> None:
         )
     if level == "ratio" and min(ratings.values) < 0:  # type: ignore[type-var]
         raise ValidationFailed(
-            [
-                Problem(
-                    f"value {min(ratings.values):g} is negative; ratio values start at zero", field="value"
-                )
-            ],
+            [Problem(f"value {min(ratings.values):g} is negative; ratio values start at zero", field="value")],
             "use --level interval for values that can be negative",
         )
 
@@ -85,9 +79,7 @@ def _unit_sums(ratings: Ratings, level: str) -> _UnitSums:
             f"Krippendorff's alpha is undefined: every pairable rating is {only} (no variation, so the "
             "expected disagreement is zero)"
         )
-    positions = (
-        np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
-    )
+    positions = np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
     kept = counts[pairable].astype(np.float64)
     coincidences = None
     if level == "ordinal" and kept.shape[1] <= MAX_TENSOR_VALUES:
@@ -155,13 +147,9 @@ def krippendorff_alpha(
     import krippendorff
 
     sums = _unit_sums(ratings, level)
-    domain = (
-        np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
-    )
+    domain = np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
     value = float(
-        krippendorff.alpha(
-            value_counts=ratings.value_counts(), value_domain=domain, level_of_measurement=level
-        )
+        krippendorff.alpha(value_counts=ratings.value_counts(), value_domain=domain, level_of_measurement=level)
     )
     if not np.isfinite(value):
         raise UndefinedStatistic(f"Krippendorff's alpha ({level}) is undefined for these ratings")
@@ -183,3 +171,27 @@ def krippendorff_alpha(
         params={"level": level},
         interval=interval,
     )
+
+
+def coincidence_matrix(ratings: Ratings) -> np.ndarray:
+    """Krippendorff's coincidence matrix (values x values) over pairable units: the disagreement matrix.
+
+    Entry (c, k) counts pairable value pairs c-k, each unit weighted 1 / (m_u - 1), so row sums are the
+    number of pairable values of each kind.
+    """
+    counts = ratings.value_counts().astype(np.float64)
+    sizes = counts.sum(axis=1)
+    pairable = sizes >= 2
+    counts, sizes = counts[pairable], sizes[pairable]
+    scale = 1.0 / (sizes - 1.0)
+    return (counts * scale[:, None]).T @ counts - np.diag((counts * scale[:, None]).sum(axis=0))
+
+
+def specific_agreement(coincidences: np.ndarray) -> np.ndarray:
+    """Per value, the share of its pairable occurrences matched by the same value (NaN for unused values).
+
+    With two coders this is the positive specific agreement 2 n_cc / (n_c. + n_.c).
+    """
+    totals = coincidences.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(totals > 0, np.diag(coincidences) / totals, np.nan)

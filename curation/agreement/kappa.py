@@ -101,11 +101,7 @@ def cohen_kappa(
         )
     if weights != "none" and not ratings.numeric:
         raise ValidationFailed(
-            [
-                Problem(
-                    "weighted kappa needs an ordered numeric scale; the values include text", field="value"
-                )
-            ],
+            [Problem("weighted kappa needs an ordered numeric scale; the values include text", field="value")],
             "drop --weights for categories",
         )
     pairs = _pairs(ratings)
@@ -172,8 +168,7 @@ def _fleiss_counts(ratings: Ratings) -> np.ndarray:
         )
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         raise UndefinedStatistic(
-            "Fleiss' kappa is undefined: every rating is in one category "
-            "(no variation, so chance agreement is 1)"
+            "Fleiss' kappa is undefined: every rating is in one category (no variation, so chance agreement is 1)"
         )
     return counts.astype(np.float64)
 

@@ -144,9 +144,7 @@ def ratings_from_rows(
     return _to_matrix(kept, groups, file)
 
 
-def _to_matrix(
-    kept: list[tuple[str, str, float | str]], groups: Mapping[str, str] | None, file: str
-) -> Ratings:
+def _to_matrix(kept: list[tuple[str, str, float | str]], groups: Mapping[str, str] | None, file: str) -> Ratings:
     units = tuple(dict.fromkeys(u for u, _, _ in kept))
     coders = tuple(dict.fromkeys(c for _, c, _ in kept))
     raw_values = [v for _, _, v in kept]
@@ -213,9 +211,7 @@ def read_ratings(path: Path, groups: Mapping[str, str] | None = None) -> Ratings
         problems: list[Problem] = []
         rows = list(_jsonl_rows(path, problems))
         if problems:
-            raise ValidationFailed(
-                problems, f"{len(problems)} problem(s) in the ratings; fix them and try again"
-            )
+            raise ValidationFailed(problems, f"{len(problems)} problem(s) in the ratings; fix them and try again")
         return ratings_from_rows(rows, file=str(path), groups=groups)
     try:
         return ratings_from_rows(_csv_rows(path), file=str(path), groups=groups)
