@@ -123,9 +123,7 @@ def test_fleiss_kappa_with_two_raters_matches_the_direct_formula():
     ratings = ratings_from_matrix([a, b])
     pooled = np.bincount(a + b, minlength=4)[1:] / 16
     observed = np.mean(np.asarray(a) == np.asarray(b))
-    assert fleiss_kappa(ratings).value == pytest.approx(
-        (observed - (pooled**2).sum()) / (1 - (pooled**2).sum())
-    )
+    assert fleiss_kappa(ratings).value == pytest.approx((observed - (pooled**2).sum()) / (1 - (pooled**2).sum()))
 
 
 def test_fleiss_weighted_resample_equals_recomputing(fleiss_1971_rows):
@@ -143,9 +141,7 @@ def test_fleiss_kappa_bootstrap_brackets_the_estimate(fleiss_1971_rows):
 
 
 def test_fleiss_kappa_refuses_unequal_numbers_of_ratings():
-    with pytest.raises(
-        UndefinedStatistic, match="same number of ratings on every unit; these units have 2, 3"
-    ):
+    with pytest.raises(UndefinedStatistic, match="same number of ratings on every unit; these units have 2, 3"):
         fleiss_kappa(ratings_from_matrix([[1, 2], [1, 2], [1, None]]))
 
 

@@ -71,9 +71,7 @@ def test_bootstrap_resamples_groups_when_units_are_grouped():
         truth = rng.integers(1, 4)
         for coder in "ABC":
             value = truth if rng.random() < 0.8 else rng.integers(1, 4)
-            rows.append(
-                (0, {"unit": f"u{unit}", "coder": coder, "value": int(value), "group": f"g{unit // 4}"})
-            )
+            rows.append((0, {"unit": f"u{unit}", "coder": coder, "value": int(value), "group": f"g{unit // 4}"}))
     estimate = krippendorff_alpha(ratings_from_rows(rows), "nominal", bootstrap=200, seed=1)
     assert estimate.interval.by == "group"
     assert estimate.interval.low <= estimate.value <= estimate.interval.high
