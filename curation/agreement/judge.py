@@ -125,14 +125,19 @@ def score_agreement(rows: Iterable[ScoreRow], criterion: str = "all") -> ScoreAg
     )
 
 
-def score_agreement_by_criterion(rows: Iterable[ScoreRow]) -> dict[str, ScoreAgreement]:
-    """:func:`score_agreement` for each criterion and for all of them together (key ``all``)."""
+def rows_by_criterion(rows: Iterable[ScoreRow]) -> dict[str, list[ScoreRow]]:
+    """Rows per criterion, plus all of them together under ``all`` when there is more than one."""
     rows = list(rows)
     criteria = sorted({r.criterion for r in rows})
-    report = {c: score_agreement([r for r in rows if r.criterion == c], c) for c in criteria}
+    groups = {c: [r for r in rows if r.criterion == c] for c in criteria}
     if len(criteria) > 1:
-        report["all"] = score_agreement(rows, "all")
-    return report
+        groups["all"] = rows
+    return groups
+
+
+def score_agreement_by_criterion(rows: Iterable[ScoreRow]) -> dict[str, ScoreAgreement]:
+    """:func:`score_agreement` for each criterion and for all of them together (key ``all``)."""
+    return {c: score_agreement(subset, c) for c, subset in rows_by_criterion(rows).items()}
 
 
 def _check_outcomes(rows: Sequence[PairRow], need_judge: bool) -> None:
@@ -252,3 +257,61 @@ def bradley_terry(
             break
         strength = updated
     return {name: float(s) for name, s in zip(names, strength, strict=True)}
+
+
+SCORE_FIELDS = ("system", "item", "human", "judge")
+PAIR_FIELDS = ("item", "a", "b", "human")
+
+
+def _score_row(line: int, record: dict, file: str, problems: list[Problem]) -> ScoreRow | None:  # type: ignore[type-arg]
+    numbers = {}
+    for name in ("human", "judge"):
+        try:
+            numbers[name] = float(record[name])
+        except (TypeError, ValueError):
+            problems.append(Problem(f"{record[name]!r} is not a number", name, line, file))
+    if len(numbers) < 2:
+        return None
+    bad = [n for n, v in numbers.items() if not np.isfinite(v)]
+    problems += [Problem("not a finite number", n, line, file) for n in bad]
+    criterion = str(record.get("criterion") or "overall")
+    return None if bad else ScoreRow(str(record["system"]), str(record["item"]), criterion, **numbers)
+
+
+def _pair_row(line: int, record: dict, file: str, problems: list[Problem]) -> PairRow | None:  # type: ignore[type-arg]
+    judge = record.get("judge")
+    judge = None if judge in (None, "") else str(judge).strip()
+    human = str(record["human"]).strip()
+    for name, value in (("human", human), ("judge", judge)):
+        if value is not None and value not in OUTCOMES:
+            problems.append(Problem(f"{value!r} is not one of A, B, tie", name, line, file))
+    if str(record["a"]) == str(record["b"]):
+        problems.append(Problem(f"system {record['a']!r} is compared with itself", "b", line, file))
+    return PairRow(str(record["item"]), str(record["a"]), str(record["b"]), human, judge)
+
+
+def read_judge_file(path) -> tuple[str, list[ScoreRow] | list[PairRow]]:  # type: ignore[no-untyped-def]
+    """Read judge and human outcomes: scores (system, item, [criterion,] human, judge) or pairs
+    (item, a, b, human, [judge]); the kind is told by the presence of a ``system`` field."""
+    from .ratings import read_records
+
+    file = str(path)
+    probe = read_records(path, ())
+    kind = "scores" if probe and "system" in probe[0][1] else "pairs"
+    required = SCORE_FIELDS if kind == "scores" else PAIR_FIELDS
+    records = read_records(path, required)
+    if not records:
+        raise UndefinedStatistic(f"{file} holds no rows")
+    problems: list[Problem] = []
+    rows = []
+    for line, record in records:
+        missing = [name for name in required if record.get(name) in (None, "")]
+        problems += [Problem("missing", name, line, file) for name in missing]
+        if missing:
+            continue
+        row = (_score_row if kind == "scores" else _pair_row)(line, record, file, problems)
+        if row is not None:
+            rows.append(row)
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; fix them and try again")
+    return kind, rows

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -172,15 +173,15 @@ def _to_matrix(kept: list[tuple[str, str, float | str]], groups: Mapping[str, st
     return Ratings(units=units, coders=coders, values=values, matrix=matrix, groups=unit_groups)
 
 
-def _csv_rows(path: Path):  # type: ignore[no-untyped-def]
+def _csv_rows(path: Path, required: tuple[str, ...]):  # type: ignore[no-untyped-def]
     with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         header = [h.strip() for h in reader.fieldnames or []]
-        absent = [f for f in REQUIRED_FIELDS if f not in header]
+        absent = [f for f in required if f not in header]
         if absent:
             raise ValidationFailed(
                 [Problem(f"header lacks {', '.join(absent)}", field="header", line=1, file=str(path))],
-                "a ratings CSV starts with the header unit,coder,value",
+                f"the CSV must start with a header naming {','.join(required)}",
             )
         reader.fieldnames = header
         for record in reader:
@@ -203,20 +204,29 @@ def _jsonl_rows(path: Path, problems: list[Problem]):  # type: ignore[no-untyped
             yield line_no, record
 
 
-def read_ratings(path: Path, groups: Mapping[str, str] | None = None) -> Ratings:
-    """Read a ratings file: ``.jsonl``/``.json`` as JSON Lines, anything else as CSV with a header."""
+def read_records(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` pairs from JSON Lines (``.jsonl``/``.json``) or a CSV with a header (else).
+
+    A CSV header must name every ``required`` field; JSON records are checked by the caller, which
+    reports missing fields per line.
+    """
     if not path.is_file():
-        raise ValidationFailed([Problem("no such file", file=str(path))], "check the ratings file's path")
-    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-        problems: list[Problem] = []
-        rows = list(_jsonl_rows(path, problems))
-        if problems:
-            raise ValidationFailed(problems, f"{len(problems)} problem(s) in the ratings; fix them and try again")
-        return ratings_from_rows(rows, file=str(path), groups=groups)
+        raise ValidationFailed([Problem("no such file", file=str(path))], "check the file's path")
     try:
-        return ratings_from_rows(_csv_rows(path), file=str(path), groups=groups)
+        if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+            problems: list[Problem] = []
+            rows = list(_jsonl_rows(path, problems))
+            if problems:
+                raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; fix them and try again")
+            return rows
+        return list(_csv_rows(path, required))
     except UnicodeDecodeError as exc:
         raise ValidationFailed([Problem("not UTF-8 text", file=str(path))], str(exc)) from exc
+
+
+def read_ratings(path: Path, groups: Mapping[str, str] | None = None) -> Ratings:
+    """Read a ratings file in long form (unit, coder, value; optionally group)."""
+    return ratings_from_rows(read_records(path, REQUIRED_FIELDS), file=str(path), groups=groups)
 
 
 def ratings_from_matrix(
