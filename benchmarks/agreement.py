@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 
-from curation.agreement import krippendorff_alpha
+from curation.agreement import krippendorff_alpha, read_ratings
 from curation.agreement.ratings import MISSING, Ratings
 
 
@@ -97,6 +99,17 @@ def main() -> int:
             f"{naive_total / boot_s:8.0f}x  [{ci.low:.3f}, {ci.high:.3f}]"
         )
 
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ratings.csv"
+        rows, cols = np.nonzero(ratings.matrix != MISSING)
+        values = np.asarray(ratings.values)[ratings.matrix[rows, cols]]
+        path.write_text(
+            "unit,coder,value\n" + "".join(f"u{u},c{c},{v:g}\n" for u, c, v in zip(rows, cols, values, strict=True))
+        )
+        read_s, read = timed(lambda: read_ratings(path))
+        assert read.n_ratings == ratings.n_ratings
+    print(f"\n# reading the {ratings.n_ratings} ratings from CSV (long form): {read_s:.2f} s")
+
     small = synthetic_ratings(500 if args.quick else 2_000, coders, seed=2)
     loop_s, loop_value = timed(lambda: python_loop_alpha(small))
     ours_s, ours = timed(lambda: krippendorff_alpha(small, "nominal"), repeat=3)
@@ -110,14 +123,10 @@ def main() -> int:
     print(f"{'units':>7} {'bootstrap s':>12} {'s per 1k units':>15} {'naive s':>9} {'speed-up':>9}")
     for n in [500, 1_000, 2_000] if args.quick else [1_250, 2_500, 5_000, 10_000, 20_000]:
         data = synthetic_ratings(n, coders, seed=3)
-        boot_s, _ = timed(
-            lambda d=data: krippendorff_alpha(d, "ordinal", bootstrap=resamples, seed=0), repeat=3
-        )
+        boot_s, _ = timed(lambda d=data: krippendorff_alpha(d, "ordinal", bootstrap=resamples, seed=0), repeat=3)
         naive_s, _ = timed(lambda d=data: package_per_resample(d, "ordinal", naive_resamples, 0))
         naive_total = naive_s / naive_resamples * resamples
-        print(
-            f"{n:7d} {boot_s:12.3f} {boot_s / n * 1000:15.4f} {naive_total:9.2f} {naive_total / boot_s:8.0f}x"
-        )
+        print(f"{n:7d} {boot_s:12.3f} {boot_s / n * 1000:15.4f} {naive_total:9.2f} {naive_total / boot_s:8.0f}x")
     return 0
 
 
