@@ -169,15 +169,19 @@ def _answer_entry(item: ReviewedItem) -> AdjudicationEntry | None:
 
 
 def adjudication_entries(items: Iterable[ReviewedItem], settings: AgreementSettings) -> list[AdjudicationEntry]:
-    """Items whose reviewers disagree beyond the thresholds, by item then stage (pure: no workspace)."""
-    entries: list[AdjudicationEntry | None] = []
+    """Items whose reviewers disagree beyond the thresholds, by item then stage (pure: no workspace).
+
+    A stage a maintainer has settled by an override on the item's current revision leaves the queue.
+    """
+    entries: list[AdjudicationEntry] = []
     for item in items:
-        entries += [
+        found = [
             _audio_entry(item, settings.adjudicate_audio_spread),
             _checklist_entry(item, settings.adjudicate_checklist_split),
             _answer_entry(item),
         ]
-    return [e for e in entries if e is not None]
+        entries += [e for e in found if e is not None and e.stage not in item.adjudicated]
+    return entries
 
 
 def adjudication_queue(workspace) -> list[AdjudicationEntry]:  # type: ignore[no-untyped-def]

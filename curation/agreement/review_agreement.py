@@ -41,7 +41,10 @@ BLIND = "blind"
 
 @dataclass(frozen=True)
 class ReviewedItem:
-    """An item with the review records that count for its current content: stage -> [(reviewer, payload)]."""
+    """An item with the review records that count for its current content: stage -> [(reviewer, payload)].
+
+    ``adjudicated`` names the stages a maintainer has settled by an override on the current revision.
+    """
 
     id: str
     group: str
@@ -50,6 +53,7 @@ class ReviewedItem:
     options: tuple[str, ...]
     taxonomy: Mapping[str, str]
     records: Mapping[str, list[tuple[str, Mapping[str, Any]]]] = field(default_factory=dict)
+    adjudicated: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
                 options=tuple(sorted(fact.options)),
                 taxonomy=dict(taxonomy.get(fact.id) or {}),
                 records=by_stage,
+                adjudicated=frozenset(stage for item_id, stage in derivation.overrides if item_id == fact.id),
             )
         )
     return items

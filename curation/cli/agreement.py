@@ -144,3 +144,10 @@ def queue_command(as_json: JsonFlag = False) -> None:
     for e in entries:
         typer.echo(f"{e.item}  {e.stage}  {', '.join(e.reasons)}  (reviewers: {', '.join(e.reviewers)})")
     typer.echo(f"{len(entries)} item-stage(s) to adjudicate" if entries else "nothing to adjudicate")
+    if entries:
+        err_console.print(
+            "settle one with: curate decide ITEM override --stage STAGE --verdict pass|fail --by MAINTAINER "
+            "--reason TEXT",
+            highlight=False,
+            markup=False,
+        )

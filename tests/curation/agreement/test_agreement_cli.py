@@ -68,6 +68,18 @@ def test_gates_block_below_threshold(demo_workspace):
     assert failure["value"] < 0.999
 
 
+def test_override_settles_an_adjudication(demo_workspace):
+    from curation.reviews import decide
+
+    before = adjudication_queue(demo_workspace)
+    assert before, "the demo has a reviewer split to adjudicate"
+    entry = before[0]
+    decide(demo_workspace, entry.item, "maya", "override", "read the audio again", entry.stage, "pass")
+    after = {(e.item, e.stage) for e in adjudication_queue(demo_workspace)}
+    assert (entry.item, entry.stage) not in after
+    assert len(after) == len(before) - 1
+
+
 def test_adjudication_queue_on_the_demo(demo_workspace):
     queue = adjudication_queue(demo_workspace)
     result = runner.invoke(app, ["-w", str(demo_workspace.root), "agreement", "queue", "--json"])

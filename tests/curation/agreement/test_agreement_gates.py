@@ -102,3 +102,11 @@ def test_adjudication_queues_split_checklists_wide_audio_and_wrong_blind_answers
     assert queue[("label", "answer_check")].reasons == ("label=A", "blind_answer:rev3=C")
     stricter = adjudication_entries(items, AgreementSettings(adjudicate_audio_spread=1))
     assert ("calm", "audio_signoff") in {(e.item, e.stage) for e in stricter}
+
+
+def test_a_stage_settled_by_a_maintainer_leaves_the_queue():
+    split = {"subset_checklist": [("rev1", _checklist({"A"})), ("rev2", _checklist({"A", "B"}))]}
+    open_item = ReviewedItem("i1", "g", "ann1", "A", OPTIONS, {}, split)
+    settled = ReviewedItem("i1", "g", "ann1", "A", OPTIONS, {}, split, frozenset({"subset_checklist"}))
+    assert len(adjudication_entries([open_item], AgreementSettings())) == 1
+    assert adjudication_entries([settled], AgreementSettings()) == []
