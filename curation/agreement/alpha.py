@@ -80,6 +80,8 @@ def _unit_sums(ratings: Ratings, level: str) -> _UnitSums:
             "expected disagreement is zero)"
         )
     positions = np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
+    if level == "interval":  # differences only: centre the values (see _squared_spread)
+        positions = positions - positions.mean()
     kept = counts[pairable].astype(np.float64)
     coincidences = None
     if level == "ordinal" and kept.shape[1] <= MAX_TENSOR_VALUES:
@@ -95,7 +97,10 @@ def _unit_sums(ratings: Ratings, level: str) -> _UnitSums:
 
 
 def _squared_spread(counts: np.ndarray, sizes: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """``sum_ck n_c n_k (x_c - x_k)^2`` per row, with positions ``x`` per value (or per column of rows)."""
+    """``sum_ck n_c n_k (x_c - x_k)^2`` for each row of ``counts`` (its total in ``sizes``).
+
+    Shift-invariant in ``x``; callers centre ``x`` so that the difference of squares loses no precision.
+    """
     return 2.0 * (sizes * (counts @ x**2) - (counts @ x) ** 2)
 
 
@@ -113,6 +118,7 @@ def _alpha_batch(sums: _UnitSums, weights: np.ndarray) -> np.ndarray:
         expected = _squared_spread(pooled, total, sums.values)
     elif sums.level == "ordinal":
         mid_ranks = np.cumsum(pooled, axis=1) - pooled / 2.0  # resamples x values
+        mid_ranks -= ((pooled * mid_ranks).sum(axis=1) / total)[:, None]  # centred: see _squared_spread
         # sum_u w_u s_u (m_u sum_c n_uc x_c^2 - (sum_c n_uc x_c)^2), x = this resample's mid-ranks
         first = ((weights @ ((scale * sizes)[:, None] * counts)) * mid_ranks**2).sum(axis=1)
         if sums.coincidences is not None:  # resampled coincidence matrices: one matrix product

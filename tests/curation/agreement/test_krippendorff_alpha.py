@@ -40,6 +40,13 @@ def test_weighted_resample_equals_recomputing_on_copied_units(krippendorff_2011,
         assert value == pytest.approx(slow, abs=1e-12)
 
 
+def test_interval_alpha_keeps_its_precision_far_from_zero(krippendorff_2011_table):
+    shifted = [[None if v is None else v + 1e9 for v in row] for row in krippendorff_2011_table]
+    ratings = ratings_from_matrix(shifted)
+    assert alpha_from_unit_sums(ratings, "interval") == pytest.approx(0.8491071428571428, abs=1e-9)
+    assert alpha_from_unit_sums(ratings, "ordinal") == pytest.approx(0.8153875037548814, abs=1e-9)
+
+
 def test_ordinal_resample_with_many_values_equals_recomputing():
     rng = np.random.default_rng(9)
     ratings = ratings_from_matrix(rng.integers(1, 31, size=(4, 50)).tolist())
