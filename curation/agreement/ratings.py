@@ -93,10 +93,10 @@ def ratings_from_rows(
     is a missing rating, as if the row were absent.
     """
     problems: list[Problem] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str], tuple[int, int]] = {}
     unit_group: dict[str, tuple[str, int]] = {}
     kept: list[tuple[str, str, float | str]] = []
-    for line, record in rows:
+    for position, (line, record) in enumerate(rows):
         missing = [f for f in REQUIRED_FIELDS if f not in record]
         for name in missing:
             problems.append(Problem("missing", field=name, line=line, file=file))
@@ -120,14 +120,17 @@ def ratings_from_rows(
                         file=file,
                     )
                 )
+        if isinstance(record["value"], list | dict):
+            problems.append(Problem("must be a number or a text, not a list or object", "value", line, file))
+            continue
         value = _parse_value(record["value"])
         if value is None:
             continue
-        first = seen.setdefault((unit, coder), line)
-        if first != line:
+        first_position, first_line = seen.setdefault((unit, coder), (position, line))
+        if first_position != position:
             problems.append(
                 Problem(
-                    f"coder {coder!r} already rated unit {unit!r} on line {first}",
+                    f"coder {coder!r} already rated unit {unit!r} on line {first_line}",
                     field="value",
                     line=line,
                     file=file,

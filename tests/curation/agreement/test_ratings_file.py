@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from curation.agreement import UndefinedStatistic, read_ratings
+from curation.agreement import UndefinedStatistic, ratings_from_rows, read_ratings
 from curation.agreement.ratings import MISSING
 from curation.errors import ValidationFailed
 
@@ -61,6 +61,19 @@ def test_jsonl_problems_name_their_lines(tmp_path):
     messages = [str(p) for p in caught.value.problems]
     assert messages[0].startswith(f"{path}:2: not valid JSON")
     assert messages[1] == f"{path}:3: not a JSON object"
+
+
+def test_values_must_be_scalars(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"unit": "u", "coder": "A", "value": [1, 2]}\n')
+    with pytest.raises(ValidationFailed, match="r.jsonl:1: value: must be a number or a text"):
+        read_ratings(path)
+
+
+def test_duplicates_are_found_without_line_numbers():
+    rows = [(0, {"unit": "u", "coder": "A", "value": 1}), (0, {"unit": "u", "coder": "A", "value": 2})]
+    with pytest.raises(ValidationFailed, match="coder 'A' already rated unit 'u'"):
+        ratings_from_rows(rows)
 
 
 def test_missing_fields_are_reported_per_line(tmp_path):
