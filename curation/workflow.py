@@ -360,8 +360,10 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
             ReviewRecord.id,
         )
     ).all()
-    loads = orjson.loads
-    return [RecordFacts(r[0], r[1], r[2], r[3], r[4], loads(r[5]), r[6]) for r in rows]
+    loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
+    return [
+        RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
+    ]
 
 
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
