@@ -102,17 +102,19 @@ class ItemResult:
         }
 
 
-def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
-    """Cohen's κ of two raters' categorical labels; ``None`` when undefined (no pairs, or p_e = 1)."""
-    n = len(pairs)
-    if n == 0:
-        return None
-    observed = sum(a == b for a, b in pairs) / n
-    left, right = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    expected = sum(left[c] * right[c] for c in left) / (n * n)
-    if expected >= 1.0:
-        return None
-    return (observed - expected) / (1 - expected)
+def verdict_kappa(pairs: Sequence[tuple[str, str, str]]) -> tuple[float | None, str | None]:
+    """Cohen's κ between probe and human verdicts (``(item, probe, human)``), or why it is undefined."""
+    from curation.agreement import UndefinedStatistic, cohen_kappa, ratings_from_rows
+
+    if not pairs:
+        return None, "no probed item has a complete human checklist"
+    rows = [(n, {"unit": item, "coder": coder, "value": verdict})
+            for n, (item, probe, human) in enumerate(pairs, start=1)
+            for coder, verdict in (("probe", probe), ("human", human))]
+    try:
+        return cohen_kappa(ratings_from_rows(rows)).value, None
+    except UndefinedStatistic as exc:
+        return None, str(exc)
 
 
 def summarize(
@@ -138,7 +140,7 @@ def summarize(
         "option_prior_warnings": sum(any(w.startswith("option_prior:") for w in r.warnings) for r in results),
     }
     if human_sets is not None:
-        pairs: list[tuple[str, str]] = []
+        pairs: list[tuple[str, str, str]] = []
         disagreements: list[dict[str, str]] = []
         for result in results:
             sets = human_sets.get(result.item)
@@ -146,15 +148,12 @@ def summarize(
                 continue
             label = (labels or {}).get(result.item, result.label)
             human = judge_sets(label, sets).verdict
-            pairs.append((result.verdict, human))
+            pairs.append((result.item, result.verdict, human))
             if human != result.verdict:
                 disagreements.append({"item": result.item, "probe": result.verdict, "human": human})
-        kappa = cohen_kappa(pairs)
+        kappa, why_undefined = verdict_kappa(pairs)
         agreement: dict[str, Any] = {"items": len(pairs), "kappa": kappa, "disagreements": disagreements}
-        if kappa is None:
-            agreement["why_undefined"] = (
-                "no probed item has a complete human checklist" if not pairs
-                else "every item got the same verdict from both sides, so chance agreement is 1"
-            )
+        if why_undefined:
+            agreement["why_undefined"] = why_undefined
         summary["human_agreement"] = agreement
     return summary

@@ -11,7 +11,7 @@ from probe_fixtures import make_item
 from checker.backends import open_backend
 from checker.estimators import EstimatorConfig
 from checker.run import run_check
-from checker.verdicts import cohen_kappa, judge_sets, summarize
+from checker.verdicts import judge_sets, summarize, verdict_kappa
 from checker.views import PROBE_VIEWS
 from curation.errors import NotFoundError, ValidationFailed
 
@@ -105,12 +105,12 @@ def test_summary_shares_and_kappa(results) -> None:  # type: ignore[no-untyped-d
 
 
 def test_kappa_values_and_undefined_cases() -> None:
-    assert cohen_kappa([("a", "a"), ("b", "b")]) == pytest.approx(1.0)
-    assert cohen_kappa([("a", "b"), ("b", "a")]) == pytest.approx(-1.0)
-    assert cohen_kappa([]) is None
-    assert cohen_kappa([("a", "a"), ("a", "a")]) is None
+    assert verdict_kappa([("i1", "reducible", "reducible"), ("i2", "well_posed", "well_posed")])[0] == pytest.approx(1.0)
+    assert verdict_kappa([("i1", "reducible", "well_posed"), ("i2", "well_posed", "reducible")])[0] == pytest.approx(-1.0)
+    kappa, why = verdict_kappa([("i1", "well_posed", "well_posed"), ("i2", "well_posed", "well_posed")])
+    assert kappa is None and "chance agreement is 1" in why
     summary = summarize([], {})
-    assert summary["human_agreement"]["kappa"] is None and "why_undefined" in summary["human_agreement"]
+    assert summary["human_agreement"]["kappa"] is None and "checklist" in summary["human_agreement"]["why_undefined"]
 
 
 def test_replay_file_problems_are_reported_with_lines(tmp_path: Path) -> None:
