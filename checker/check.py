@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.errors import NotFoundError
 from curation.tables import Asset, GateResult, Item, utcnow
 from curation.workflow import Derivation, combine_checklist, load_facts, load_records
 
@@ -35,8 +36,6 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
     if ids:
         missing = sorted(set(ids) - {r.id for r in rows})
         if missing:
-            from curation.errors import NotFoundError
-
             raise NotFoundError(f"no item named {', '.join(missing)} in this workspace")
     items = []
     for row in rows:

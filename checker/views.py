@@ -11,15 +11,12 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from curation.vocab import ALL_VIEWS, FULL_VIEW, MODALITIES, STRICT_VIEWS, view_modalities
+from curation.vocab import ALL_VIEWS, FULL_VIEW, MODALITIES, view_modalities
 
 PROBE_VIEWS: tuple[str, ...] = tuple(ALL_VIEWS)
 """``none``, ``text``, ``image``, ``audio``, the three pairs, ``text+image+audio``."""
-STRICT_PROBE_VIEWS: tuple[str, ...] = ("none", *STRICT_VIEWS)
-"""Every view but the full one (sampled with the smaller K)."""
-PAIR_VIEWS: tuple[str, ...] = tuple(v for v in ALL_VIEWS if len(view_modalities(v)) == 2)
 
-__all__ = ["FULL_VIEW", "MODALITIES", "PAIR_VIEWS", "PROBE_VIEWS", "STRICT_PROBE_VIEWS", "ProbeItem", "shows"]
+__all__ = ["FULL_VIEW", "MODALITIES", "PROBE_VIEWS", "ProbeItem", "shows"]
 
 
 def shows(view: str, modality: str) -> bool:

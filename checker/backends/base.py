@@ -6,7 +6,7 @@ import hashlib
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -46,7 +46,6 @@ class ProbeOutput:
     audio_route: str = "hidden"
     model_calls: int = 0
     generated_tokens: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"audio_route": self.audio_route, "model_calls": self.model_calls,
@@ -55,16 +54,13 @@ class ProbeOutput:
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
-        if self.extra:
-            out["extra"] = self.extra
         return out
 
     @classmethod
     def from_json(cls, item_id: str, view: str, data: dict[str, Any]) -> ProbeOutput:
         return cls(item_id, view, samples=data.get("samples"), logprobs=data.get("logprobs"),
                    probs=data.get("probs"), audio_route=data.get("audio_route", "hidden"),
-                   model_calls=data.get("model_calls", 0), generated_tokens=data.get("generated_tokens", 0),
-                   extra=data.get("extra", {}))
+                   model_calls=data.get("model_calls", 0), generated_tokens=data.get("generated_tokens", 0))
 
 
 class ProbeBackend(ABC):
