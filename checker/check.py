@@ -115,8 +115,8 @@ def check_workspace(
     answer_format: AnswerFormat = "letter",
     on_start: Callable[[int], None] | None = None,
     on_item_done: Callable[[int], None] | None = None,
-) -> tuple[dict[str, Any], RunStats, list[str]]:
-    """Probe the workspace's items, store the gate results and return the ``check`` document.
+) -> tuple[dict[str, Any], RunStats, list[str], list[ItemResult]]:
+    """Probe the workspace's items, store the gate results; the ``check`` document, stats, skipped ids, results.
 
     Items the backend does not cover (a replay file of other items) are skipped and listed.
     """
@@ -138,4 +138,4 @@ def check_workspace(
     }
     record_probe_gate(ws, items, results, {"backend": backend.kind, "model": backend.model_id,
                                            "estimator": config.name})
-    return document, stats, skipped
+    return document, stats, skipped, results

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
 
 from ..estimators import EstimatorConfig
 from ..prompts import ProbeRequest
+from ..verdicts import ItemResult
 from ..views import PROBE_VIEWS
 from .base import ProbeBackend, ProbeOutput
 
@@ -91,3 +92,26 @@ class ReplayBackend(ProbeBackend):
                 audio_route=record.get("audio_route", request.audio_route),
             ))
         return outputs
+
+
+UNPARSEABLE_MARK = "<unparseable>"
+
+
+def replay_lines(results: Sequence[ItemResult]) -> Iterator[dict]:
+    """A run as replay lines, so it can be published and reproduced (``curate check --record``).
+
+    Sampled views keep their counts (answers in key order, unparseable ones as a mark); probability
+    views keep the probabilities the rule was applied to (after temperature), which replay uses as is.
+    """
+    for result in results:
+        for view in PROBE_VIEWS:
+            estimate = result.views[view]
+            line: dict = {"item": result.item, "view": view}
+            if estimate.counts is not None:
+                line["samples"] = [k for k, n in estimate.counts.items() for _ in range(n)] + (
+                    [UNPARSEABLE_MARK] * estimate.unparseable
+                )
+            else:
+                line["probs"] = estimate.probs
+            line["audio_route"] = estimate.audio_route
+            yield line

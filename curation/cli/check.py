@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -41,6 +42,10 @@ def check(
     answer_format: Annotated[
         str, typer.Option("--format", help="letter (constrained option key) or json (TRIAD P0's JSON answer).")
     ] = "letter",
+    record: Annotated[
+        Path | None,
+        typer.Option(help="Also write the run as a replay file (JSONL) that reproduces these verdicts.", dir_okay=False),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Probe each item's 8 views, cached by content; store each item's verdict as its probe gate result."""
@@ -78,12 +83,20 @@ def check(
 
     try:
         with progress:
-            document, stats, skipped = check_workspace(
+            document, stats, skipped, results = check_workspace(
                 ws, backend, config, ids=item, answer_format=answer_format,  # type: ignore[arg-type]
                 on_start=lambda total: progress.update(task, total=total), on_item_done=advance,
             )
     finally:
         backend.close()
+    if record is not None:
+        import json
+
+        from checker.backends.replay import replay_lines
+
+        lines = replay_lines(results)
+        record.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
+        err_console.print(f"recorded {len(results) * 8} view(s) to {record}")
     if skipped:
         err_console.print(f"{len(skipped)} item(s) not in the probe source, skipped: {', '.join(skipped)}")
     err_console.print(

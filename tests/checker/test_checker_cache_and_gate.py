@@ -89,7 +89,7 @@ def test_gate_block_holds_fully_reviewed_items(demo_workspace) -> None:  # type:
     assert admitted
     demo_workspace.settings.gates.probe = "block"
     answers = {(item, v): ["A"] * 10 for item in admitted for v in PROBE_VIEWS}  # reducible everywhere
-    document, _, _ = check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
+    document, _, _, _ = check_workspace(demo_workspace, ScriptedBackend(answers), EstimatorConfig())
     reasons = probe_reasons(demo_workspace)
     status = {s.id: s for s in derive_status(demo_workspace)}
     for item in admitted:
@@ -137,3 +137,22 @@ def test_cli_check_replay_json(demo_workspace, tmp_path: Path) -> None:  # type:
     assert bad.exit_code == 2
     bad = runner.invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{replay}", "--tau", "0"])
     assert bad.exit_code == 2
+
+
+def test_a_recorded_run_replays_to_the_same_verdicts(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from curation.cli.main import app
+
+    answers = {("door-01-a", "text"): ["A", "??", "A", "A", "A"], ("bank-01-a", "text+image+audio"): ["A"] * 10}
+    original, _ = run_check(load_probe_items(demo_workspace), ScriptedBackend(answers), EstimatorConfig())
+    from checker.backends.replay import replay_lines
+
+    recorded = tmp_path / "recorded.jsonl"
+    recorded.write_text("".join(json.dumps(line) + "\n" for line in replay_lines(original)))
+    result = CliRunner().invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{recorded}",
+                                      "--json", "--record", str(tmp_path / "again.jsonl")])
+    assert result.exit_code == 0, result.output
+    replayed = {r["item"]: r for r in json.loads(result.stdout)["items"]}
+    for item in original:
+        assert replayed[item.item]["verdict"] == item.verdict
+        assert replayed[item.item]["views"] == item.to_json()["views"]
+    assert (tmp_path / "again.jsonl").read_text() == recorded.read_text()
