@@ -62,7 +62,7 @@ def random_backend(size: str, device: str, scratch: Path) -> ProbeBackend:
             model = transformers.Qwen2_5OmniThinkerForConditionalGeneration._from_config(config, torch_dtype=dtype)
     model.eval()
     params = sum(p.numel() for p in model.parameters())
-    log(f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e9:.2f} B parameters, {dtype}, "
+    log(f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e6:,.1f} M parameters, {dtype}, "
         f"built on {device} in {time.perf_counter() - started:.1f} s")
     return TransformersBackend(str(scratch), device=device, model=model)
 
