@@ -56,11 +56,13 @@ def _root(
 
 
 def _register() -> None:
-    from . import items, people, workspace_cmds
+    from . import items, labelstudio, people, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
+    app.add_typer(labelstudio.app, name="ls")
+    app.add_typer(labelstudio.campaign_app, name="campaign")
 
 
 _register()
