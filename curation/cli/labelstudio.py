@@ -103,3 +103,134 @@ def pull_cmd(
                 )
     if strict and any(r.refused for r in reports):
         raise typer.Exit(1)
+
+
+@campaign_app.command("create")
+def campaign_create_cmd(
+    name: Annotated[str, typer.Argument(help="Campaign name (letters, digits, '.', '_', '-').")],
+    outputs: Annotated[
+        Path,
+        typer.Option(help="JSONL of outputs: system, item, text / image / audio (paths relative to the file), prompt."),
+    ],
+    kind: Annotated[str, typer.Option(help="rating (criteria on 1..N) or pairwise (A, B or tie).")] = "rating",
+    preset: Annotated[
+        str, typer.Option(help="storybench: Omni-StoryBench's four criteria on 1-10; judge-anything: one score on 1-5.")
+    ] = "storybench",
+    criterion: Annotated[
+        list[str] | None, typer.Option("--criterion", help="A criterion instead of the preset's (repeat).")
+    ] = None,
+    scale: Annotated[int | None, typer.Option(help="Top of the rating scale, 2-10 (default: the preset's).")] = None,
+    redundancy: Annotated[int, typer.Option(help="Target number of ratings per unit.")] = 2,
+    seed: Annotated[int, typer.Option(help="Seed of the pairwise side draws and of the report's bootstraps.")] = 0,
+    actor: Annotated[str, typer.Option(help="Who creates it (recorded in the event log).")] = "cli",
+    json_out: JsonFlag = False,
+) -> None:
+    """Create a rating campaign from model outputs (validated whole; nothing is stored on a problem)."""
+    from annotation_ui.labelstudio.campaigns import campaign_spec, create_campaign
+
+    spec = campaign_spec(name, kind, preset, criterion, scale, redundancy, seed)
+    summary = create_campaign(open_workspace(), spec, outputs, actor)
+    if json_out:
+        print_json(summary)
+    else:
+        out_console.print(
+            f"campaign {name}: {summary['outputs']} output(s), {summary['units']} unit(s) to rate "
+            f"({kind}; {', '.join(summary['criteria'])}; target {redundancy} rating(s) per unit)",
+            highlight=False,
+        )
+
+
+@campaign_app.command("push")
+def campaign_push_cmd(
+    name: Annotated[str, typer.Argument(help="Campaign name.")],
+    recreate: RecreateFlag = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Create or update the campaign's project: one task per unit, overlap = the redundancy target."""
+    from annotation_ui.labelstudio.campaigns import push_campaign
+
+    ws = open_workspace()
+    report = push_campaign(ws, _connection(ws), name, recreate)
+    if json_out:
+        print_json({"campaign": name, **report.as_json()})
+    else:
+        out_console.print(f"campaign {name}: {report.summary()}", highlight=False)
+
+
+@campaign_app.command("pull")
+def campaign_pull_cmd(
+    name: Annotated[str, typer.Argument(help="Campaign name.")],
+    strict: Annotated[bool, typer.Option(help="Exit with code 1 when an annotation was refused.")] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Validate and store every rater's latest evaluation per unit (skips as skips); pulling twice adds nothing."""
+    from annotation_ui.labelstudio.campaigns import pull_campaign
+
+    ws = open_workspace()
+    report = pull_campaign(ws, _connection(ws), name)
+    if json_out:
+        print_json(report.as_json())
+    else:
+        out_console.print(report.summary(), highlight=False)
+        for refusal in report.refused:
+            err_console.print(
+                f"refused: annotation {refusal['annotation']} (task {refusal['task']}, {refusal['user']}): "
+                f"{refusal['reason']}",
+                highlight=False,
+                markup=False,
+            )
+    if strict and report.refused:
+        raise typer.Exit(1)
+
+
+@campaign_app.command("report")
+def campaign_report_cmd(
+    name: Annotated[str, typer.Argument(help="Campaign name.")],
+    judges: Annotated[
+        Path | None,
+        typer.Option(
+            help="JSONL of judge verdicts: {judge, item, system, scores} (rating) or {judge, item, a, b, winner} (pairwise)."
+        ),
+    ] = None,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples for the system means' 95% intervals.")] = 2000,
+    json_out: JsonFlag = False,
+) -> None:
+    """Coverage, ordinal Krippendorff alpha per criterion, system means with intervals, Elo, judge-human agreement."""
+    from annotation_ui.labelstudio.report import campaign_report
+
+    report = campaign_report(open_workspace(), name, judges, resamples)
+    if json_out:
+        print_json(report)
+        return
+    _print_report(report)
+
+
+def _print_report(report: dict) -> None:  # type: ignore[type-arg]
+    from rich.table import Table
+
+    cov = report["coverage"]
+    out_console.print(
+        f"campaign {report['campaign']} ({report['kind']}): {cov['evaluations']} evaluation(s) of {cov['units']} "
+        f"unit(s) by {cov['raters']} rater(s); {cov['units_at_target']} unit(s) at the target of {cov['target']}; "
+        f"{cov['skips']} skip(s); ratings per unit {cov['ratings_per_unit']}",
+        highlight=False,
+    )
+    agreement = Table("criterion", "alpha", "level", "pairable", "note")
+    for criterion, stat in report["agreement"].items():
+        value = "—" if stat["value"] is None else f"{stat['value']:.3f}"
+        agreement.add_row(criterion, value, stat["level"], str(stat["n"]), stat["undefined"] or "")
+    out_console.print(agreement)
+    systems = Table("system", "n", "mean [95% CI]" if report["kind"] == "rating" else "win rate (W/L/T)", "Elo")
+    for row in report["systems"]:
+        elo_value = report["elo"]["ratings"].get(row["system"])
+        if report["kind"] == "rating":
+            o = row["overall"]
+            shown = "—" if o["mean"] is None else f"{o['mean']:.2f}" + (
+                f" [{o['low']:.2f}, {o['high']:.2f}]" if o.get("low") is not None else "")
+            systems.add_row(row["system"], str(row["evaluations"]), shown, f"{elo_value:.0f}" if elo_value else "—")
+        else:
+            rate = "—" if row["win_rate"] is None else f"{row['win_rate']:.2f} ({row['wins']}/{row['losses']}/{row['ties']})"
+            systems.add_row(row["system"], str(row["games"]), rate, f"{elo_value:.0f}" if elo_value else "—")
+    out_console.print(systems)
+    for judge, figures in (report.get("judges") or {}).items():
+        out_console.print(f"judge {judge}: {figures}", highlight=False)
