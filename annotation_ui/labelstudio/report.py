@@ -21,7 +21,7 @@ from curation.schema import Identifier
 from curation.workspace import Workspace
 
 from .campaigns import load_campaign
-from .statistics import bootstrap_mean, correlations, elo, krippendorff_alpha
+from .statistics import bootstrap_mean, correlations, elo, krippendorff_alpha, pair_agreement, system_agreement
 from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit
 
 
@@ -46,9 +46,7 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
 
-def campaign_report(
-    ws: Workspace, name: str, judges: Path | None = None, resamples: int = 2000, elo_rounds: int = 100
-) -> dict[str, Any]:
+def campaign_report(ws: Workspace, name: str, judges: Path | None = None, resamples: int = 2000) -> dict[str, Any]:
     campaign, outputs, units = load_campaign(ws, name)
     with ws.session() as s:
         ratings = list(s.execute(select(CampaignRating).where(CampaignRating.campaign == name)
@@ -75,11 +73,11 @@ def campaign_report(
     }
     by_id = {u.id: u for u in units}
     if campaign.kind == "rating":
-        _rating_sections(report, campaign, outputs, by_id, scored, resamples, elo_rounds)
+        _rating_sections(report, campaign, outputs, by_id, scored, resamples)
     else:
-        _pairwise_sections(report, campaign, outputs, by_id, scored, elo_rounds)
+        _pairwise_sections(report, campaign, outputs, by_id, scored)
     if judges is not None:
-        report["judges"] = _judges(campaign, outputs, by_id, scored, judges, elo_rounds)
+        report["judges"] = _judges(campaign, outputs, by_id, scored, judges)
     return report
 
 
@@ -89,8 +87,7 @@ def _overall(campaign: Campaign, rating: CampaignRating) -> float:
 
 
 def _rating_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[int, CampaignOutput],
-                     units: dict[int, CampaignUnit], scored: list[CampaignRating], resamples: int,
-                     elo_rounds: int) -> None:
+                     units: dict[int, CampaignUnit], scored: list[CampaignRating], resamples: int) -> None:
     report["agreement"] = {
         c: {"level": "ordinal", **krippendorff_alpha(
             ((r.unit_id, r.rater, r.scores[c]) for r in scored if r.scores), "ordinal").as_json()}
@@ -117,8 +114,8 @@ def _rating_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[i
     report["systems"] = systems
     human = _output_means(campaign, outputs, units, scored)
     games = _games_from_scores(human)
-    report["elo"] = {"games": len(games), "from": "per-item comparisons of output means",
-                     "ratings": elo(games, rounds=elo_rounds, seed=campaign.seed)}
+    report["elo"] = {"games": len(games), "from": "per-item comparisons of output means, in item order",
+                     "ratings": elo(games)}
 
 
 def _output_means(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[int, CampaignUnit],
@@ -159,7 +156,7 @@ def _pair_games(outputs: dict[int, CampaignOutput], unit: CampaignUnit, winner: 
 
 
 def _pairwise_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[int, CampaignOutput],
-                       units: dict[int, CampaignUnit], scored: list[CampaignRating], elo_rounds: int) -> None:
+                       units: dict[int, CampaignUnit], scored: list[CampaignRating]) -> None:
     winners = [(r, _winner(outputs, units[r.unit_id], r.choice)) for r in scored]
     report["agreement"] = {"preference": {"level": "nominal", **krippendorff_alpha(
         ((r.unit_id, r.rater, w) for r, w in winners), "nominal").as_json()}}
@@ -179,8 +176,8 @@ def _pairwise_sections(report: dict[str, Any], campaign: Campaign, outputs: dict
         for s, t in sorted(tally.items())
     ]
     report["sides"] = {"A": shown_first.get("A", 0), "B": shown_first.get("B", 0), "tie": shown_first.get("tie", 0)}
-    report["elo"] = {"games": len(games), "from": "human pair choices",
-                     "ratings": elo(games, rounds=elo_rounds, seed=campaign.seed)}
+    report["elo"] = {"games": len(games), "from": "human pair choices, in the order they were made",
+                     "ratings": elo(games)}
 
 
 def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: Path) -> list[BaseModel]:
@@ -218,7 +215,7 @@ def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: P
 
 
 def _judges(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[int, CampaignUnit],
-            scored: list[CampaignRating], path: Path, elo_rounds: int) -> dict[str, Any]:
+            scored: list[CampaignRating], path: Path) -> dict[str, Any]:
     lines = _read_judges(campaign, outputs, path)
     result: dict[str, Any] = {}
     if campaign.kind == "rating":
@@ -229,15 +226,15 @@ def _judges(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[
             by_judge[line.judge][(line.item, line.system)] = _mean([line.scores[c] for c in campaign.criteria])
         for judge, verdicts in sorted(by_judge.items()):
             shared = sorted(set(verdicts) & set(human))
-            systems = sorted({s for _, s in shared})
-            human_sys = [_mean([human[k] for k in shared if k[1] == s]) for s in systems]
-            judge_sys = [_mean([verdicts[k] for k in shared if k[1] == s]) for s in systems]
             result[judge] = {
-                "outputs": correlations([human[k] for k in shared], [verdicts[k] for k in shared]),
-                "systems": correlations(human_sys, judge_sys),
-                "mean_absolute_difference": round(_mean([abs(human[k] - verdicts[k]) for k in shared]), 4)
-                if shared else None,
-                "elo": elo(_games_from_scores(verdicts), rounds=elo_rounds, seed=campaign.seed),
+                "outputs": {
+                    **correlations([human[k] for k in shared], [verdicts[k] for k in shared]),
+                    "mean_absolute_difference": round(_mean([abs(human[k] - verdicts[k]) for k in shared]), 4)
+                    if shared else None,
+                },
+                "systems": system_agreement([(system, item, human[(item, system)], verdicts[(item, system)])
+                                             for item, system in shared]),
+                "elo": elo(_games_from_scores(verdicts)),
             }
         return result
     majority: dict[tuple[str, str, str], str] = {}
@@ -255,19 +252,13 @@ def _judges(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[
         assert isinstance(line, JudgePair)
         by_judge_pairs[line.judge].append(line)
     for judge, pairs in sorted(by_judge_pairs.items()):
-        agree = total = 0
-        games = []
+        games, compared = [], []
         for p in pairs:
             a, b = sorted((p.a, p.b))
-            games.append((a, b, 1.0 if p.winner == a else 0.0 if p.winner == b else 0.5))
+            said = "A" if p.winner == a else "B" if p.winner == b else "tie"
+            games.append((a, b, {"A": 1.0, "B": 0.0, "tie": 0.5}[said]))
             if (p.item, a, b) in majority:
-                total += 1
-                agree += majority[(p.item, a, b)] == p.winner
-        result[judge] = {
-            "pairs": len(pairs),
-            "compared": total,
-            "agreement": round(agree / total, 4) if total else None,
-            "undefined": None if total else "no pair with a human majority",
-            "elo": elo(games, rounds=elo_rounds, seed=campaign.seed),
-        }
+                top = majority[(p.item, a, b)]
+                compared.append((p.item, a, b, "A" if top == a else "B" if top == b else "tie", said))
+        result[judge] = {"pairs": len(pairs), "accuracy": pair_agreement(compared), "elo": elo(games)}
     return result

@@ -1,8 +1,8 @@
-"""The few statistics a campaign report needs, behind small functions.
+"""The statistics a campaign report needs, over ``curation.agreement`` where it has them.
 
-These wrap the ``krippendorff`` package and scipy until ``curation.agreement`` (alpha, kappa, correlations,
-Elo, Bradley-Terry; another branch) lands on main; then each function here becomes a call into it.
-A statistic without a defined value comes back with ``value=None`` and the reason, never NaN.
+Krippendorff's alpha, Elo and judge–human agreement come from ``curation.agreement``; what it does not
+offer (a cluster bootstrap of means, correlations of paired outputs) is here. A statistic without a
+defined value comes back with ``value=None`` and the reason, never NaN.
 """
 
 from __future__ import annotations
@@ -17,40 +17,27 @@ import numpy as np
 @dataclass(frozen=True)
 class Stat:
     value: float | None
-    n: int
+    units: int
     undefined: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        return {"value": None if self.value is None else round(self.value, 4), "n": self.n,
+        return {"value": None if self.value is None else round(self.value, 4), "units": self.units,
                 "undefined": self.undefined or None}
 
 
 def krippendorff_alpha(rows: Iterable[tuple[Hashable, Hashable, Any]], level: str = "ordinal") -> Stat:
-    """Krippendorff's alpha over (unit, coder, value) rows; ``n`` counts the pairable values."""
-    import krippendorff
+    """Krippendorff's alpha over (unit, coder, value) rows; ``units`` counts the pairable units."""
+    from curation.agreement import UndefinedStatistic, ratings_from_rows
+    from curation.agreement import krippendorff_alpha as alpha
 
-    units: dict[Hashable, int] = {}
-    coders: dict[Hashable, int] = {}
-    cells: list[tuple[int, int, Any]] = []
-    for unit, coder, value in rows:
-        cells.append((units.setdefault(unit, len(units)), coders.setdefault(coder, len(coders)), value))
-    per_unit = np.bincount([u for u, _, _ in cells], minlength=len(units)) if cells else np.array([])
-    pairable = int(per_unit[per_unit >= 2].sum()) if len(per_unit) else 0
-    if pairable < 2:
-        return Stat(None, pairable, "no unit has two ratings yet")
-    if level == "nominal":
-        categories = {v: i for i, v in enumerate(sorted({str(v) for _, _, v in cells}))}
-        cells = [(u, c, categories[str(v)]) for u, c, v in cells]
-    pairable_values = {v for u, _, v in cells if per_unit[u] >= 2}
-    if len(pairable_values) < 2:
-        return Stat(None, pairable, "every rating of the units rated twice has the same value: no variation")
-    matrix = np.full((len(coders), len(units)), np.nan)
-    for u, c, v in cells:
-        matrix[c, u] = float(v)
-    value = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
-    if not np.isfinite(value):
-        return Stat(None, pairable, "alpha is undefined for these ratings")
-    return Stat(value, pairable)
+    records = [(i, {"unit": str(u), "coder": str(c), "value": v}) for i, (u, c, v) in enumerate(rows, start=1)]
+    if not records:
+        return Stat(None, 0, "no ratings yet")
+    try:
+        estimate = alpha(ratings_from_rows(records), level)
+    except UndefinedStatistic as exc:
+        return Stat(None, 0, str(exc))
+    return Stat(estimate.value, estimate.units)
 
 
 def bootstrap_mean(
@@ -93,23 +80,33 @@ def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:
     }
 
 
-def elo(
-    games: Sequence[tuple[str, str, float]], k: float = 32.0, base: float = 1000.0, rounds: int = 100, seed: int = 0
-) -> dict[str, float]:
-    """Elo ratings from (a, b, score of a) games, averaged over ``rounds`` seeded orders (1: the given order)."""
-    players = sorted({p for a, b, _ in games for p in (a, b)})
-    if not games:
-        return {p: base for p in players}
-    rng = np.random.default_rng(seed)
-    total = dict.fromkeys(players, 0.0)
-    for round_ in range(rounds):
-        order = range(len(games)) if round_ == 0 and rounds == 1 else rng.permutation(len(games))
-        rating = dict.fromkeys(players, base)
-        for i in order:
-            a, b, score = games[i]
-            expected = 1.0 / (1.0 + 10 ** ((rating[b] - rating[a]) / 400.0))
-            rating[a] += k * (score - expected)
-            rating[b] -= k * (score - expected)
-        for p in players:
-            total[p] += rating[p]
-    return {p: round(total[p] / rounds, 2) for p in players}
+def elo(games: Sequence[tuple[str, str, float]], item: str = "") -> dict[str, float]:
+    """Elo ratings (K = 32, start 1000, ties 0.5) after (a, b, score of a) games in the given order."""
+    from curation.agreement import PairRow, UndefinedStatistic, elo_ratings
+
+    outcome = {1.0: "A", 0.0: "B", 0.5: "tie"}
+    try:
+        ratings = elo_ratings(PairRow(item, a, b, outcome[score]) for a, b, score in games)
+    except UndefinedStatistic:
+        return {}
+    return {name: round(value, 2) for name, value in ratings.items()}
+
+
+def pair_agreement(pairs: Sequence[tuple[str, str, str, str, str]]) -> dict[str, Any]:
+    """Judge accuracy against the human outcome on (item, a, b, human, judge) pairs, with and without human ties."""
+    from curation.agreement import PairRow, UndefinedStatistic, pair_accuracy
+
+    try:
+        return pair_accuracy(PairRow(*p) for p in pairs).as_dict()
+    except UndefinedStatistic as exc:
+        return {"pairs": 0, "undefined": str(exc)}
+
+
+def system_agreement(rows: Sequence[tuple[str, str, float, float]]) -> dict[str, Any]:
+    """System-level judge–human correlations and the mean absolute difference, from (system, item, human, judge)."""
+    from curation.agreement import ScoreRow, UndefinedStatistic, score_agreement
+
+    try:
+        return score_agreement(ScoreRow(s, i, "overall", h, j) for s, i, h, j in rows).as_dict()
+    except UndefinedStatistic as exc:
+        return {"rows": len(rows), "undefined": str(exc)}

@@ -215,10 +215,10 @@ def _print_report(report: dict) -> None:  # type: ignore[type-arg]
         f"{cov['skips']} skip(s); ratings per unit {cov['ratings_per_unit']}",
         highlight=False,
     )
-    agreement = Table("criterion", "alpha", "level", "pairable", "note")
+    agreement = Table("criterion", "alpha", "level", "units", "note")
     for criterion, stat in report["agreement"].items():
         value = "—" if stat["value"] is None else f"{stat['value']:.3f}"
-        agreement.add_row(criterion, value, stat["level"], str(stat["n"]), stat["undefined"] or "")
+        agreement.add_row(criterion, value, stat["level"], str(stat["units"]), stat["undefined"] or "")
     out_console.print(agreement)
     systems = Table("system", "n", "mean [95% CI]" if report["kind"] == "rating" else "win rate (W/L/T)", "Elo")
     for row in report["systems"]:

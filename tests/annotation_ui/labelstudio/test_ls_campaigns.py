@@ -131,7 +131,7 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
     judges.write_text("".join(
         json.dumps({"judge": "j1", "item": i, "system": s, "scores": {"quality": v}}) + "\n"
         for (i, s), v in judge.items()))
-    report = campaign_report(workspace, "study", judges, resamples=2000, elo_rounds=1)
+    report = campaign_report(workspace, "study", judges, resamples=2000)
 
     assert report["coverage"] == {
         "units": 4, "target": 2, "evaluations": 8, "skips": 1, "raters": 3, "units_at_target": 4,
@@ -154,7 +154,8 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
     h_ranks, j_ranks = [1, 2, 3.5, 3.5], [1, 3, 2, 4]
     assert report["judges"]["j1"]["outputs"]["spearman"] == pytest.approx(_pearson(h_ranks, j_ranks), abs=1e-4)
     assert report["judges"]["j1"]["outputs"]["pearson"] == pytest.approx(_pearson(human, judged), abs=1e-4)
-    assert report["judges"]["j1"]["mean_absolute_difference"] == 1.0
+    assert report["judges"]["j1"]["outputs"]["mean_absolute_difference"] == 1.0
+    assert report["judges"]["j1"]["systems"]["undefined"].endswith("needs at least three systems; there are 2")
 
     assert edit_me is not None
     rev2.annotations.update(id=edit_me.id, result=[rating("quality", 3, "output")])
@@ -163,7 +164,7 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
     with workspace.session() as s:
         replaced = s.execute(select(Event).where(Event.action == "campaign.rating_replaced")).scalars().all()
     assert [(e.before["scores"], e.after["scores"]) for e in replaced] == [({"quality": 5}, {"quality": 3})]
-    after = campaign_report(workspace, "study", elo_rounds=1)
+    after = campaign_report(workspace, "study")
     assert after["agreement"]["quality"]["value"] == 1.0
 
 
@@ -217,5 +218,6 @@ def test_pairwise_campaign_sides_are_seeded_and_recorded(
     assert report["agreement"]["preference"]["value"] == 1.0
     rates = {row["system"]: (row["wins"], row["losses"], row["ties"], row["win_rate"]) for row in report["systems"]}
     assert rates == {"s1": (0, 4, 0, 0.0), "s2": (2, 0, 2, 0.75), "s3": (2, 0, 2, 0.75)}
-    assert report["judges"]["j1"]["agreement"] == pytest.approx(2 / 3, abs=1e-4)
+    accuracy = report["judges"]["j1"]["accuracy"]
+    assert accuracy["with_ties"] == pytest.approx(2 / 3) and accuracy["without_ties"] == pytest.approx(1 / 2)
     assert report["coverage"]["units_at_target"] == 3 and report["coverage"]["ratings_per_unit"] == {"0": 3, "2": 3}
