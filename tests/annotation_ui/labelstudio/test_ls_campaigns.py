@@ -221,3 +221,29 @@ def test_pairwise_campaign_sides_are_seeded_and_recorded(
     accuracy = report["judges"]["j1"]["accuracy"]
     assert accuracy["with_ties"] == pytest.approx(2 / 3) and accuracy["without_ties"] == pytest.approx(1 / 2)
     assert report["coverage"]["units_at_target"] == 3 and report["coverage"]["ratings_per_unit"] == {"0": 3, "2": 3}
+
+
+def test_cli_campaign_round(workspace: Workspace, ls_env: LsServer, tmp_path: Path) -> None:
+    people(workspace)
+    outputs = write_outputs(tmp_path / "outputs", ["s1", "s2", "s3"], ["i1"])
+    runner = CliRunner()
+    ws = ["-w", str(workspace.root)]
+    created = runner.invoke(app, [*ws, "campaign", "create", "cli", "--outputs", str(outputs), "--json"])
+    assert created.exit_code == 0, created.output
+    assert json.loads(created.stdout)["criteria"] == list(PRESETS["storybench"][0])
+    again = runner.invoke(app, [*ws, "campaign", "create", "cli", "--outputs", str(outputs)])
+    assert again.exit_code == 2 and "exists already" in again.output
+    pushed = runner.invoke(app, [*ws, "campaign", "push", "cli", "--json"])
+    assert pushed.exit_code == 0 and json.loads(pushed.stdout)["created"] == 3
+    tasks = unit_tasks(workspace, "cli")
+    rev1 = ls_env.client(ls_env.users[1]["token"])
+    full = [rating(c, 7, "output") for c in PRESETS["storybench"][0]]
+    rev1.annotations.create(id=tasks["i1|s1"][0], result=full)
+    rev1.annotations.create(id=tasks["i1|s2"][0], result=full[:3])
+    pulled = runner.invoke(app, [*ws, "campaign", "pull", "cli", "--strict"])
+    assert pulled.exit_code == 1
+    assert "1 recorded" in pulled.stdout and "'ground_truth_consistency' is required but missing" in pulled.output
+    shown = runner.invoke(app, [*ws, "campaign", "report", "cli"])
+    assert shown.exit_code == 0, shown.output
+    assert "1 evaluation(s) of 3 unit(s)" in shown.stdout and "no unit has two ratings" not in shown.stdout
+    assert "s1" in shown.stdout and "7.00" in shown.stdout

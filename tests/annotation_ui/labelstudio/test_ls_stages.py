@@ -305,3 +305,43 @@ def test_cli_push_and_pull_json(workspace: Workspace, ls_env: LsServer, tmp_path
     (doc,) = json.loads(pulled.stdout)
     assert doc["stage"] == "grammar" and doc["recorded"] == 0
     assert "unknown option(s) 'ok'" in doc["refused"][0]["reason"]
+
+
+def test_group_integration_reviews_groups_and_refuses_an_author(
+    workspace: Workspace, connection: Connection, ls_env: LsServer, tmp_path: Path
+) -> None:
+    seed(workspace, tmp_path / "in")
+    advance(workspace, tmp_path, "group_integration")
+    report = push_stage(workspace, connection, "group_integration")
+    assert report.created == 1
+    (task,) = ls_env.client().tasks.list(project=report.project_id, fields="all")
+    assert "g1-a" in task.data["panel"] and "g1-b" in task.data["panel"] and "answer B" in task.data["panel"]
+    task_id = tasks(workspace, "group_integration")[("group:g1", None)]
+    rev1, _ = annotators(ls_env)
+    rev1.annotations.create(id=task_id, result=[choice("verdict", "group", "pass")])
+    ls_env.client().annotations.create(
+        id=task_id, result=[choice("verdict", "group", "pass")], completed_by=ls_env.user_id(EMAILS["ann1"])
+    )
+    (pulled,) = pull_stages(workspace, connection, ["group_integration"])
+    assert pulled.recorded == 1
+    assert "authored an item of group 'g1'" in pulled.refused[0].reason
+    assert records(workspace, "group_integration")[("group:g1", "rev1")]["verdict"] == "pass"
+    assert {st.state for st in derive_status(workspace)} == {"admitted"}
+
+
+def test_pull_with_the_server_down_changes_nothing(
+    workspace: Workspace, connection: Connection, ls_env: LsServer, tmp_path: Path
+) -> None:
+    seed(workspace, tmp_path / "in")
+    push_stage(workspace, connection, "grammar")
+    rev1, _ = annotators(ls_env)
+    rev1.annotations.create(id=tasks(workspace, "grammar")[("item:g1-a", None)], result=[choice("verdict", "context", "pass")])
+    down = Connection.resolve(workspace.settings.labelstudio, {"LABEL_STUDIO_URL": "http://127.0.0.1:9",
+                                                                "LABEL_STUDIO_API_KEY": ls_env.token})
+    with pytest.raises(ProjectDeleted, match="lives on http://127.0.0.1:\\d+, but the bridge is connected to"):
+        pull_stages(workspace, down, ["grammar"])
+    with workspace.writing() as s:  # as if the server the project lives on had gone down
+        s.get(LsProject, "stage:grammar").server_url = "http://127.0.0.1:9"
+    with pytest.raises(LabelStudioUnavailable, match="is the server running"):
+        pull_stages(workspace, down, ["grammar"])
+    assert records(workspace, "grammar") == {}
