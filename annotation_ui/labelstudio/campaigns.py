@@ -151,8 +151,14 @@ def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str
         assert isinstance(parsed, OutputLine)
         key = (parsed.item, parsed.system)
         if key in seen:
-            problems.append(Problem(f"second output of {parsed.system!r} for {parsed.item!r} (first on line {seen[key]})",
-                                    "system", number, file))
+            problems.append(
+                Problem(
+                    f"second output of {parsed.system!r} for {parsed.item!r} (first on line {seen[key]})",
+                    "system",
+                    number,
+                    file,
+                )
+            )
             continue
         seen[key] = number
         blobs: dict[str, str] = {}
@@ -181,32 +187,71 @@ def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str
     with ws.writing() as s:
         if s.get(Campaign, spec.name) is not None:
             raise ValidationFailed([Problem(f"campaign {spec.name!r} exists already; choose another name", "name")])
-        s.add(Campaign(name=spec.name, kind=spec.kind, criteria=list(spec.criteria), scale_max=spec.scale_max,
-                       redundancy=spec.redundancy, seed=spec.seed, source=outputs.name, created_by=actor))
+        s.add(
+            Campaign(
+                name=spec.name,
+                kind=spec.kind,
+                criteria=list(spec.criteria),
+                scale_max=spec.scale_max,
+                redundancy=spec.redundancy,
+                seed=spec.seed,
+                source=outputs.name,
+                created_by=actor,
+            )
+        )
         s.flush()
         rows: dict[tuple[str, str], CampaignOutput] = {}
         for _, line, blobs in lines:
-            row = CampaignOutput(campaign=spec.name, item=line.item, system=line.system, prompt=line.prompt,
-                                 text=line.text, image=blobs.get("image"), audio=blobs.get("audio"))
+            row = CampaignOutput(
+                campaign=spec.name,
+                item=line.item,
+                system=line.system,
+                prompt=line.prompt,
+                text=line.text,
+                image=blobs.get("image"),
+                audio=blobs.get("audio"),
+            )
             s.add(row)
             rows[(line.item, line.system)] = row
         s.flush()
         units = _units(spec, rows)
         for unit in units:
             s.add(unit)
-        record_event(s, actor, "campaign.created", f"campaign:{spec.name}", None,
-                     {"kind": spec.kind, "criteria": list(spec.criteria), "scale_max": spec.scale_max,
-                      "redundancy": spec.redundancy, "seed": spec.seed, "outputs": len(rows), "units": len(units)})
-    return {"campaign": spec.name, "kind": spec.kind, "outputs": len(rows), "units": len(units),
-            "criteria": list(spec.criteria), "scale": [1, spec.scale_max], "redundancy": spec.redundancy,
-            "seed": spec.seed}
+        record_event(
+            s,
+            actor,
+            "campaign.created",
+            f"campaign:{spec.name}",
+            None,
+            {
+                "kind": spec.kind,
+                "criteria": list(spec.criteria),
+                "scale_max": spec.scale_max,
+                "redundancy": spec.redundancy,
+                "seed": spec.seed,
+                "outputs": len(rows),
+                "units": len(units),
+            },
+        )
+    return {
+        "campaign": spec.name,
+        "kind": spec.kind,
+        "outputs": len(rows),
+        "units": len(units),
+        "criteria": list(spec.criteria),
+        "scale": [1, spec.scale_max],
+        "redundancy": spec.redundancy,
+        "seed": spec.seed,
+    }
 
 
 def _units(spec: CampaignSpec, rows: dict[tuple[str, str], CampaignOutput]) -> list[CampaignUnit]:
     """One unit per output, or per pair of systems on an item with the shown sides drawn from the seed."""
     if spec.kind == "rating":
-        return [CampaignUnit(campaign=spec.name, key=f"{item}|{system}", item=item, output_a=row.id)
-                for (item, system), row in sorted(rows.items())]
+        return [
+            CampaignUnit(campaign=spec.name, key=f"{item}|{system}", item=item, output_a=row.id)
+            for (item, system), row in sorted(rows.items())
+        ]
     by_item: dict[str, dict[str, CampaignOutput]] = defaultdict(dict)
     for (item, system), row in rows.items():
         by_item[item][system] = row
@@ -215,8 +260,15 @@ def _units(spec: CampaignSpec, rows: dict[tuple[str, str], CampaignOutput]) -> l
         for a, b in itertools.combinations(sorted(by_item[item]), 2):
             draw = random.Random(f"{spec.seed}|{spec.name}|{item}|{a}|{b}")
             left, right = (b, a) if draw.random() < 0.5 else (a, b)
-            units.append(CampaignUnit(campaign=spec.name, key=f"{item}|{a}|{b}", item=item,
-                                      output_a=by_item[item][left].id, output_b=by_item[item][right].id))
+            units.append(
+                CampaignUnit(
+                    campaign=spec.name,
+                    key=f"{item}|{a}|{b}",
+                    item=item,
+                    output_a=by_item[item][left].id,
+                    output_b=by_item[item][right].id,
+                )
+            )
     return units
 
 
@@ -233,8 +285,9 @@ def load_campaign(ws: Workspace, name: str) -> tuple[Campaign, dict[int, Campaig
         if campaign is None:
             raise NotFoundError(f"no campaign {name!r}; create it with `curate campaign create {name} --outputs FILE`")
         outputs = {o.id: o for o in s.execute(select(CampaignOutput).where(CampaignOutput.campaign == name)).scalars()}
-        units = list(s.execute(select(CampaignUnit).where(CampaignUnit.campaign == name).order_by(CampaignUnit.id))
-                     .scalars())
+        units = list(
+            s.execute(select(CampaignUnit).where(CampaignUnit.campaign == name).order_by(CampaignUnit.id)).scalars()
+        )
     return campaign, outputs, units  # type: ignore[return-value]
 
 
@@ -276,8 +329,9 @@ def _output_html(connection: Connection, output: CampaignOutput) -> str:
     return "".join(parts)
 
 
-def wanted_tasks(connection: Connection, campaign: Campaign, outputs: dict[int, CampaignOutput],
-                 units: list[CampaignUnit]) -> list[TaskSpec]:
+def wanted_tasks(
+    connection: Connection, campaign: Campaign, outputs: dict[int, CampaignOutput], units: list[CampaignUnit]
+) -> list[TaskSpec]:
     """One task per unit; the data shows no system name."""
     specs = []
     for unit in units:
@@ -290,25 +344,28 @@ def wanted_tasks(connection: Connection, campaign: Campaign, outputs: dict[int, 
             data["output_a"] = _output_html(connection, shown[0])
             data["output_b"] = _output_html(connection, shown[1])
         inputs = hashlib.sha256(repr([(o.id, o.text, o.image, o.audio) for o in shown]).encode()).hexdigest()
-        specs.append(TaskSpec(
-            ref=f"campaign|{campaign.name}|u{unit.id}",
-            subject=f"unit:{unit.id}",
-            inputs_hash=inputs,
-            data=data,
-            media=tuple(b for o in shown for b in (o.image, o.audio) if b),
-        ))
+        specs.append(
+            TaskSpec(
+                ref=f"campaign|{campaign.name}|u{unit.id}",
+                subject=f"unit:{unit.id}",
+                inputs_hash=inputs,
+                data=data,
+                media=tuple(b for o in shown for b in (o.image, o.audio) if b),
+            )
+        )
     return specs
 
 
 def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bool = False) -> PushReport:
     campaign, outputs, units = load_campaign(ws, name)
-    connection.media_dir()
+    connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(connection, campaign, outputs, units)
     check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
     server = Server(connection)
     key = project_key(name)
-    project_id = ensure_project(ws, server, key, f"{ws.root.name}: campaign {name}", label_config(campaign),
-                                campaign.redundancy, recreate)
+    project_id = ensure_project(
+        ws, server, key, f"{ws.root.name}: campaign {name}", label_config(campaign), campaign.redundancy, recreate
+    )
     return sync_tasks(ws, server, key, project_id, wanted)
 
 
@@ -324,14 +381,22 @@ class CampaignPull:
     refused: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {"campaign": self.campaign, "annotations": self.annotations, "recorded": self.recorded,
-                "replaced": self.replaced, "unchanged": self.unchanged, "skipped": self.skipped,
-                "refused": self.refused}
+        return {
+            "campaign": self.campaign,
+            "annotations": self.annotations,
+            "recorded": self.recorded,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "refused": self.refused,
+        }
 
     def summary(self) -> str:
-        return (f"campaign {self.campaign}: {self.annotations} annotation(s) — {self.recorded} recorded, "
-                f"{self.replaced} replaced, {self.unchanged} unchanged, {self.skipped} skip(s), "
-                f"{len(self.refused)} refused")
+        return (
+            f"campaign {self.campaign}: {self.annotations} annotation(s) — {self.recorded} recorded, "
+            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.skipped} skip(s), "
+            f"{len(self.refused)} refused"
+        )
 
 
 def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignPull:
@@ -373,8 +438,9 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             if not reason and person is None:
                 reason = f"no person has the e-mail {email or '(none)'}: add one with `curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
             if reason:
-                report.refused.append({"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user,
-                                       "reason": reason})
+                report.refused.append(
+                    {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}
+                )
                 outcomes.append((int(ann["id"]), task_id, subject, user, person, "refused", reason, updated))
                 continue
             assert row is not None and person is not None
@@ -382,12 +448,24 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             slot = (unit_id, person)
             if slot not in latest or (updated, int(ann["id"])) > (latest[slot][0], latest[slot][1]):
                 latest[slot] = (updated, int(ann["id"]), values)
-            outcomes.append((int(ann["id"]), task_id, subject, user, person, "skipped" if values is None else "recorded",
-                             "", updated))
+            outcomes.append(
+                (
+                    int(ann["id"]),
+                    task_id,
+                    subject,
+                    user,
+                    person,
+                    "skipped" if values is None else "recorded",
+                    "",
+                    updated,
+                )
+            )
             report.skipped += values is None
     with ws.writing() as s:
-        existing = {(r.unit_id, r.rater): r for r in
-                    s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()}
+        existing = {
+            (r.unit_id, r.rater): r
+            for r in s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()
+        }
         for (unit_id, rater), (updated, annotation, values) in sorted(latest.items()):
             skipped = values is None
             scores = None if skipped or campaign.kind == "pairwise" else dict(values)  # type: ignore[arg-type]
@@ -395,10 +473,26 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             after = {"unit": unit_id, "skipped": skipped, "scores": scores, "choice": choice}
             row = existing.get((unit_id, rater))
             if row is None:
-                s.add(CampaignRating(campaign=name, unit_id=unit_id, rater=rater, annotation_id=annotation,
-                                     skipped=skipped, scores=scores, choice=choice, annotation_updated_at=updated))
-                record_event(s, rater, "campaign.skipped" if skipped else "campaign.rating_recorded",
-                             f"campaign:{name}", None, after)
+                s.add(
+                    CampaignRating(
+                        campaign=name,
+                        unit_id=unit_id,
+                        rater=rater,
+                        annotation_id=annotation,
+                        skipped=skipped,
+                        scores=scores,
+                        choice=choice,
+                        annotation_updated_at=updated,
+                    )
+                )
+                record_event(
+                    s,
+                    rater,
+                    "campaign.skipped" if skipped else "campaign.rating_recorded",
+                    f"campaign:{name}",
+                    None,
+                    after,
+                )
                 report.recorded += 0 if skipped else 1
             elif (row.skipped, row.scores, row.choice) == (skipped, scores, choice):
                 report.unchanged += 1
@@ -409,13 +503,21 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
                 s.add(row)
                 record_event(s, rater, "campaign.rating_replaced", f"campaign:{name}", before, after)
                 report.replaced += 1
-        known = {r.annotation_id: r for r in
-                 s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()}
+        known = {
+            r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
+        }
         for annotation, task_id, subject, user, person, outcome, reason, updated in outcomes:
             mark = known.get(annotation)
             if mark is None:
-                mark = LsAnnotation(project_key=key, annotation_id=annotation, task_id=task_id, subject=subject,
-                                    ls_user=user, outcome=outcome, annotation_updated_at=updated)
+                mark = LsAnnotation(
+                    project_key=key,
+                    annotation_id=annotation,
+                    task_id=task_id,
+                    subject=subject,
+                    ls_user=user,
+                    outcome=outcome,
+                    annotation_updated_at=updated,
+                )
             mark.person, mark.outcome, mark.reason, mark.annotation_updated_at = person, outcome, reason, updated
             s.add(mark)
     return report

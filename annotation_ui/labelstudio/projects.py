@@ -21,7 +21,7 @@ from curation.tables import utcnow
 from curation.workspace import Workspace, record_event
 
 from .connection import Connection, Server
-from .errors import MediaMissing, ProjectDeleted
+from .errors import LabelStudioRequestFailed, MediaMissing, ProjectDeleted
 from .tables import LsAnnotation, LsProject, LsTask
 
 REF_KEY = "omnicurate_ref"
@@ -139,7 +139,9 @@ def ensure_project(
             known.project_id,
             not_found=lambda: _deleted(known),
         )
-        server.call(f"updating project {known.project_id} ({key})", client.projects.update, known.project_id, **settings)
+        server.call(
+            f"updating project {known.project_id} ({key})", client.projects.update, known.project_id, **settings
+        )
         project_id = known.project_id
     else:
         created = server.call(f"creating a project for {key}", client.projects.create, **settings)
@@ -153,12 +155,19 @@ def ensure_project(
                 before = {"server": row.server_url, "project": row.project_id}
                 row.server_url, row.project_id, row.title, row.created_at = url, project_id, title, utcnow()
                 s.add(row)
-                record_event(s, "labelstudio", "labelstudio.project_recreated", key, before,
-                             {"server": url, "project": project_id})
+                record_event(
+                    s,
+                    "labelstudio",
+                    "labelstudio.project_recreated",
+                    key,
+                    before,
+                    {"server": url, "project": project_id},
+                )
             else:
                 s.add(LsProject(key=key, server_url=url, project_id=project_id, title=title))
-                record_event(s, "labelstudio", "labelstudio.project_created", key, None,
-                             {"server": url, "project": project_id})
+                record_event(
+                    s, "labelstudio", "labelstudio.project_created", key, None, {"server": url, "project": project_id}
+                )
     _ensure_storage(server, project_id)
     return project_id
 
@@ -222,7 +231,10 @@ def sync_tasks(ws: Workspace, server: Server, key: str, project_id: int, wanted:
         )
         created_ids = [int(i) for i in (response.task_ids or [])]
         if len(created_ids) != len(to_create):
-            raise_mismatch(project_id, len(to_create), len(created_ids))
+            raise LabelStudioRequestFailed(
+                f"project {project_id}: sent {len(to_create)} task(s) but the server reported {len(created_ids)} "
+                "task id(s); push again (tasks already there are recognised by their ref and not duplicated)"
+            )
     to_delete: list[Any] = []
     to_retire: list[Any] = []
     for ref, task in on_server.items():
@@ -261,18 +273,13 @@ def sync_tasks(ws: Workspace, server: Server, key: str, project_id: int, wanted:
     return report
 
 
-def raise_mismatch(project_id: int, sent: int, got: int) -> None:
-    from .errors import LabelStudioRequestFailed
-
-    raise LabelStudioRequestFailed(
-        f"project {project_id}: sent {sent} task(s) but the server reported {got} task id(s); "
-        "push again (existing tasks are recognised and not duplicated)"
-    )
-
-
 def _row(key: str, task_id: int, spec: TaskSpec) -> LsTask:
     return LsTask(
-        project_key=key, task_id=task_id, ref=spec.ref, subject=spec.subject, view=spec.view,
+        project_key=key,
+        task_id=task_id,
+        ref=spec.ref,
+        subject=spec.subject,
+        view=spec.view,
         inputs_hash=spec.inputs_hash,
     )
 
@@ -295,8 +302,12 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
             f"{project.key} lives on {project.server_url}, but the bridge is connected to {server.connection.url}; "
             "set LABEL_STUDIO_URL to that server to pull from it"
         )
-    server.call(f"reading project {project.project_id} ({project.key})", client.projects.get, project.project_id,
-                not_found=lambda: _deleted(project))
+    server.call(
+        f"reading project {project.project_id} ({project.key})",
+        client.projects.get,
+        project.project_id,
+        not_found=lambda: _deleted(project),
+    )
     exported = server.call(
         f"exporting project {project.project_id} ({project.key})",
         client.projects.exports.as_json,

@@ -49,8 +49,11 @@ def _mean(values: list[float]) -> float:
 def campaign_report(ws: Workspace, name: str, judges: Path | None = None, resamples: int = 2000) -> dict[str, Any]:
     campaign, outputs, units = load_campaign(ws, name)
     with ws.session() as s:
-        ratings = list(s.execute(select(CampaignRating).where(CampaignRating.campaign == name)
-                                 .order_by(CampaignRating.annotation_id)).scalars())
+        ratings = list(
+            s.execute(
+                select(CampaignRating).where(CampaignRating.campaign == name).order_by(CampaignRating.annotation_id)
+            ).scalars()
+        )
     scored = [r for r in ratings if not r.skipped]
     per_unit = Counter(r.unit_id for r in scored)
     histogram = Counter(per_unit.get(u.id, 0) for u in units)
@@ -86,11 +89,19 @@ def _overall(campaign: Campaign, rating: CampaignRating) -> float:
     return _mean([float(rating.scores[c]) for c in campaign.criteria])
 
 
-def _rating_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[int, CampaignOutput],
-                     units: dict[int, CampaignUnit], scored: list[CampaignRating], resamples: int) -> None:
+def _rating_sections(
+    report: dict[str, Any],
+    campaign: Campaign,
+    outputs: dict[int, CampaignOutput],
+    units: dict[int, CampaignUnit],
+    scored: list[CampaignRating],
+    resamples: int,
+) -> None:
     report["agreement"] = {
-        c: {"level": "ordinal", **krippendorff_alpha(
-            ((r.unit_id, r.rater, r.scores[c]) for r in scored if r.scores), "ordinal").as_json()}
+        c: {
+            "level": "ordinal",
+            **krippendorff_alpha(((r.unit_id, r.rater, r.scores[c]) for r in scored if r.scores), "ordinal").as_json(),
+        }
         for c in campaign.criteria
     }
     by_system: dict[str, dict[int, list[CampaignRating]]] = defaultdict(lambda: defaultdict(list))
@@ -101,25 +112,34 @@ def _rating_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[i
     systems = []
     for system in sorted(by_system):
         clusters = list(by_system[system].values())
-        systems.append({
-            "system": system,
-            "evaluations": sum(len(c) for c in clusters),
-            "overall": bootstrap_mean([[_overall(campaign, r) for r in c] for c in clusters], resamples, campaign.seed),
-            "criteria": {
-                c: bootstrap_mean([[float(r.scores[c]) for r in cl if r.scores] for cl in clusters], resamples,
-                                  campaign.seed)
-                for c in campaign.criteria
-            },
-        })
+        systems.append(
+            {
+                "system": system,
+                "evaluations": sum(len(c) for c in clusters),
+                "overall": bootstrap_mean(
+                    [[_overall(campaign, r) for r in c] for c in clusters], resamples, campaign.seed
+                ),
+                "criteria": {
+                    c: bootstrap_mean(
+                        [[float(r.scores[c]) for r in cl if r.scores] for cl in clusters], resamples, campaign.seed
+                    )
+                    for c in campaign.criteria
+                },
+            }
+        )
     report["systems"] = systems
     human = _output_means(campaign, outputs, units, scored)
     games = _games_from_scores(human)
-    report["elo"] = {"games": len(games), "from": "per-item comparisons of output means, in item order",
-                     "ratings": elo(games)}
+    report["elo"] = {
+        "games": len(games),
+        "from": "per-item comparisons of output means, in item order",
+        "ratings": elo(games),
+    }
 
 
-def _output_means(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[int, CampaignUnit],
-                  scored: list[CampaignRating]) -> dict[tuple[str, str], float]:
+def _output_means(
+    campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[int, CampaignUnit], scored: list[CampaignRating]
+) -> dict[tuple[str, str], float]:
     """(item, system) -> mean over evaluations of the criteria average."""
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in scored:
@@ -155,11 +175,20 @@ def _pair_games(outputs: dict[int, CampaignOutput], unit: CampaignUnit, winner: 
     return a, b, 1.0 if winner == a else 0.0 if winner == b else 0.5
 
 
-def _pairwise_sections(report: dict[str, Any], campaign: Campaign, outputs: dict[int, CampaignOutput],
-                       units: dict[int, CampaignUnit], scored: list[CampaignRating]) -> None:
+def _pairwise_sections(
+    report: dict[str, Any],
+    campaign: Campaign,
+    outputs: dict[int, CampaignOutput],
+    units: dict[int, CampaignUnit],
+    scored: list[CampaignRating],
+) -> None:
     winners = [(r, _winner(outputs, units[r.unit_id], r.choice)) for r in scored]
-    report["agreement"] = {"preference": {"level": "nominal", **krippendorff_alpha(
-        ((r.unit_id, r.rater, w) for r, w in winners), "nominal").as_json()}}
+    report["agreement"] = {
+        "preference": {
+            "level": "nominal",
+            **krippendorff_alpha(((r.unit_id, r.rater, w) for r, w in winners), "nominal").as_json(),
+        }
+    }
     tally: dict[str, Counter[str]] = defaultdict(Counter)
     for o in outputs.values():
         tally.setdefault(o.system, Counter())
@@ -171,13 +200,22 @@ def _pairwise_sections(report: dict[str, Any], campaign: Campaign, outputs: dict
             tally[system]["wins" if result == 1 else "losses" if result == 0 else "ties"] += 1
     shown_first = Counter(r.choice for r in scored)
     report["systems"] = [
-        {"system": s, "games": sum(t.values()), "wins": t["wins"], "losses": t["losses"], "ties": t["ties"],
-         "win_rate": round((t["wins"] + 0.5 * t["ties"]) / sum(t.values()), 4) if sum(t.values()) else None}
+        {
+            "system": s,
+            "games": sum(t.values()),
+            "wins": t["wins"],
+            "losses": t["losses"],
+            "ties": t["ties"],
+            "win_rate": round((t["wins"] + 0.5 * t["ties"]) / sum(t.values()), 4) if sum(t.values()) else None,
+        }
         for s, t in sorted(tally.items())
     ]
     report["sides"] = {"A": shown_first.get("A", 0), "B": shown_first.get("B", 0), "tie": shown_first.get("tie", 0)}
-    report["elo"] = {"games": len(games), "from": "human pair choices, in the order they were made",
-                     "ratings": elo(games)}
+    report["elo"] = {
+        "games": len(games),
+        "from": "human pair choices, in the order they were made",
+        "ratings": elo(games),
+    }
 
 
 def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: Path) -> list[BaseModel]:
@@ -196,16 +234,20 @@ def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: P
             continue
         if isinstance(parsed, JudgeScore):
             if (parsed.item, parsed.system) not in known:
-                problems.append(Problem(f"no output of {parsed.system!r} for {parsed.item!r} in the campaign",
-                                        "system", number, file))
+                problems.append(
+                    Problem(
+                        f"no output of {parsed.system!r} for {parsed.item!r} in the campaign", "system", number, file
+                    )
+                )
             missing = [c for c in campaign.criteria if c not in parsed.scores]
             if missing:
                 problems.append(Problem(f"missing criteria {', '.join(missing)}", "scores", number, file))
         elif isinstance(parsed, JudgePair):
             for side in (parsed.a, parsed.b):
                 if (parsed.item, side) not in known:
-                    problems.append(Problem(f"no output of {side!r} for {parsed.item!r} in the campaign", "a", number,
-                                            file))
+                    problems.append(
+                        Problem(f"no output of {side!r} for {parsed.item!r} in the campaign", "a", number, file)
+                    )
             if parsed.winner not in (parsed.a, parsed.b, "tie"):
                 problems.append(Problem(f"winner {parsed.winner!r} is neither a, b nor tie", "winner", number, file))
         lines.append(parsed)
@@ -214,8 +256,13 @@ def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: P
     return lines
 
 
-def _judges(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[int, CampaignUnit],
-            scored: list[CampaignRating], path: Path) -> dict[str, Any]:
+def _judges(
+    campaign: Campaign,
+    outputs: dict[int, CampaignOutput],
+    units: dict[int, CampaignUnit],
+    scored: list[CampaignRating],
+    path: Path,
+) -> dict[str, Any]:
     lines = _read_judges(campaign, outputs, path)
     result: dict[str, Any] = {}
     if campaign.kind == "rating":
@@ -230,10 +277,12 @@ def _judges(campaign: Campaign, outputs: dict[int, CampaignOutput], units: dict[
                 "outputs": {
                     **correlations([human[k] for k in shared], [verdicts[k] for k in shared]),
                     "mean_absolute_difference": round(_mean([abs(human[k] - verdicts[k]) for k in shared]), 4)
-                    if shared else None,
+                    if shared
+                    else None,
                 },
-                "systems": system_agreement([(system, item, human[(item, system)], verdicts[(item, system)])
-                                             for item, system in shared]),
+                "systems": system_agreement(
+                    [(system, item, human[(item, system)], verdicts[(item, system)]) for item, system in shared]
+                ),
                 "elo": elo(_games_from_scores(verdicts)),
             }
         return result

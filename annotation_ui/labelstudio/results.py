@@ -79,7 +79,9 @@ def _read_value(name: str, control: Control, value: Mapping[str, Any], options: 
     allowed = tuple(options) if control.from_options else control.choices
     unknown = [c for c in chosen if c not in allowed]
     if unknown:
-        raise ResultRefused(f"{name}: unknown option(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})")
+        raise ResultRefused(
+            f"{name}: unknown option(s) {', '.join(map(repr, unknown))} (allowed: {', '.join(allowed)})"
+        )
     if len(set(chosen)) != len(chosen):
         raise ResultRefused(f"{name}: an option is chosen twice")
     if not chosen and control.required:

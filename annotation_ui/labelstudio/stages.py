@@ -129,7 +129,9 @@ def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, 
     shown = view_modalities(view)
     parts = []
     parts.append(
-        f"<p>{html.escape(item.context)}</p>" if "text" in shown else f"<p><i>{html.escape(PLACEHOLDERS['text'])}</i></p>"
+        f"<p>{html.escape(item.context)}</p>"
+        if "text" in shown
+        else f"<p><i>{html.escape(PLACEHOLDERS['text'])}</i></p>"
     )
     if "image" in shown:
         parts.append(f'<img src="{media_url(connection, blobs[item.image])}" style="max-width:640px" alt="image"/>')
@@ -222,8 +224,13 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
             )
             media = (blobs[item.image], blobs[item.audio])
         specs.append(
-            TaskSpec(ref=f"{stage}|item:{item.id}|{inputs[:16]}", subject=f"item:{item.id}", inputs_hash=inputs,
-                     data=data, media=media)
+            TaskSpec(
+                ref=f"{stage}|item:{item.id}|{inputs[:16]}",
+                subject=f"item:{item.id}",
+                inputs_hash=inputs,
+                data=data,
+                media=media,
+            )
         )
     return specs
 
@@ -231,7 +238,7 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
 def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool = False) -> PushReport:
     """Create or update the stage's project and bring its tasks in line with the pending items."""
     _require_stage(stage)
-    connection.media_dir()
+    connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(ws, connection, stage)
     check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
     server = Server(connection)
@@ -252,8 +259,13 @@ class Refusal:
     reason: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"annotation": self.annotation, "task": self.task, "subject": self.subject, "user": self.user,
-                "reason": self.reason}
+        return {
+            "annotation": self.annotation,
+            "task": self.task,
+            "subject": self.subject,
+            "user": self.user,
+            "reason": self.reason,
+        }
 
 
 @dataclass
@@ -318,7 +330,9 @@ def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> lis
     """Pull several stages; every project is checked before anything is recorded."""
     for stage in stages:
         _require_stage(stage)
-    projects = [(stage, known_project(ws, project_key(stage), f"run `curate ls push {stage}` first")) for stage in stages]
+    projects = [
+        (stage, known_project(ws, project_key(stage), f"run `curate ls push {stage}` first")) for stage in stages
+    ]
     server = Server(connection)
     exports = [(stage, project, export_tasks(server, project)) for stage, project in projects]
     users = users_by_id(server)
@@ -378,11 +392,31 @@ def _pull_one(
 
     pendings, done, superseded = _records(stage, candidates)
     for c in superseded:
-        outcomes.append(_Outcome(c.annotation, c.task, c.subject, c.person, c.person, "superseded",
-                                 "a later annotation by the same reviewer replaces it", c.updated_at))
+        outcomes.append(
+            _Outcome(
+                c.annotation,
+                c.task,
+                c.subject,
+                c.person,
+                c.person,
+                "superseded",
+                "a later annotation by the same reviewer replaces it",
+                c.updated_at,
+            )
+        )
     for c in done["incomplete"]:
-        outcomes.append(_Outcome(c.annotation, c.task, c.subject, c.person, c.person, "incomplete",
-                                 "waiting for the reviewer's other views of this item", c.updated_at))
+        outcomes.append(
+            _Outcome(
+                c.annotation,
+                c.task,
+                c.subject,
+                c.person,
+                c.person,
+                "incomplete",
+                "waiting for the reviewer's other views of this item",
+                c.updated_at,
+            )
+        )
     for c in done["recorded"]:
         outcomes.append(_Outcome(c.annotation, c.task, c.subject, c.person, c.person, "recorded", "", c.updated_at))
 
@@ -435,7 +469,9 @@ def _refusal(
     return values
 
 
-def _records(stage: str, candidates: list[_Candidate]) -> tuple[list[_Pending], dict[str, list[_Candidate]], list[_Candidate]]:
+def _records(
+    stage: str, candidates: list[_Candidate]
+) -> tuple[list[_Pending], dict[str, list[_Candidate]], list[_Candidate]]:
     """Review records from the latest annotation per reviewer, subject (and view); checklists need all 7 views."""
     latest: dict[tuple[str, str, str | None], _Candidate] = {}
     superseded: list[_Candidate] = []
@@ -486,20 +522,41 @@ def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
         for o in outcomes:
             row = existing.get(o.annotation)
             changed = row is None or (row.outcome, row.reason, row.annotation_updated_at) != (
-                o.outcome, o.reason, o.updated_at)
+                o.outcome,
+                o.reason,
+                o.updated_at,
+            )
             if not changed:
                 continue
             if row is None:
-                row = LsAnnotation(project_key=key, annotation_id=o.annotation, task_id=o.task, subject=o.subject,
-                                   ls_user=o.user, outcome=o.outcome, annotation_updated_at=o.updated_at)
+                row = LsAnnotation(
+                    project_key=key,
+                    annotation_id=o.annotation,
+                    task_id=o.task,
+                    subject=o.subject,
+                    ls_user=o.user,
+                    outcome=o.outcome,
+                    annotation_updated_at=o.updated_at,
+                )
             row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
             row.subject, row.ls_user, row.task_id = o.subject, o.user, o.task
             s.add(row)
             if o.outcome in ("skipped", "refused"):
                 action = "review.skipped" if o.outcome == "skipped" else "review.refused"
-                record_event(s, o.person or o.user, action, o.subject, None,
-                             {"source": "labelstudio", "project": key, "annotation": o.annotation, "task": o.task,
-                              "reason": o.reason})
+                record_event(
+                    s,
+                    o.person or o.user,
+                    action,
+                    o.subject,
+                    None,
+                    {
+                        "source": "labelstudio",
+                        "project": key,
+                        "annotation": o.annotation,
+                        "task": o.task,
+                        "reason": o.reason,
+                    },
+                )
 
 
 def _count(report: PullReport, recorded: ReviewReport, outcomes: list[_Outcome]) -> None:

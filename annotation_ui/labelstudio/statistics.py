@@ -21,8 +21,11 @@ class Stat:
     undefined: str = ""
 
     def as_json(self) -> dict[str, Any]:
-        return {"value": None if self.value is None else round(self.value, 4), "units": self.units,
-                "undefined": self.undefined or None}
+        return {
+            "value": None if self.value is None else round(self.value, 4),
+            "units": self.units,
+            "undefined": self.undefined or None,
+        }
 
 
 def krippendorff_alpha(rows: Iterable[tuple[Hashable, Hashable, Any]], level: str = "ordinal") -> Stat:
@@ -52,15 +55,21 @@ def bootstrap_mean(
     counts = np.array([len(c) for c in clusters], dtype=float)
     mean = float(sums.sum() / counts.sum())
     if len(clusters) < 2:
-        return {"mean": round(mean, 4), "low": None, "high": None, "n": n,
-                "undefined": "one rated unit: no interval"}
+        return {"mean": round(mean, 4), "low": None, "high": None, "n": n, "undefined": "one rated unit: no interval"}
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, len(clusters), size=(resamples, len(clusters)))
     means = sums[draws].sum(axis=1) / counts[draws].sum(axis=1)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
-    return {"mean": round(mean, 4), "low": round(float(low), 4), "high": round(float(high), 4), "n": n,
-            "confidence": confidence, "resamples": resamples, "seed": seed}
+    return {
+        "mean": round(mean, 4),
+        "low": round(float(low), 4),
+        "high": round(float(high), 4),
+        "n": n,
+        "confidence": confidence,
+        "resamples": resamples,
+        "seed": seed,
+    }
 
 
 def correlations(x: Sequence[float], y: Sequence[float]) -> dict[str, Any]:

@@ -225,11 +225,18 @@ def _print_report(report: dict) -> None:  # type: ignore[type-arg]
         elo_value = report["elo"]["ratings"].get(row["system"])
         if report["kind"] == "rating":
             o = row["overall"]
-            shown = "—" if o["mean"] is None else f"{o['mean']:.2f}" + (
-                f" [{o['low']:.2f}, {o['high']:.2f}]" if o.get("low") is not None else "")
+            shown = (
+                "—"
+                if o["mean"] is None
+                else f"{o['mean']:.2f}" + (f" [{o['low']:.2f}, {o['high']:.2f}]" if o.get("low") is not None else "")
+            )
             systems.add_row(row["system"], str(row["evaluations"]), shown, f"{elo_value:.0f}" if elo_value else "—")
         else:
-            rate = "—" if row["win_rate"] is None else f"{row['win_rate']:.2f} ({row['wins']}/{row['losses']}/{row['ties']})"
+            rate = (
+                "—"
+                if row["win_rate"] is None
+                else f"{row['win_rate']:.2f} ({row['wins']}/{row['losses']}/{row['ties']})"
+            )
             systems.add_row(row["system"], str(row["games"]), rate, f"{elo_value:.0f}" if elo_value else "—")
     out_console.print(systems)
     for judge, figures in (report.get("judges") or {}).items():

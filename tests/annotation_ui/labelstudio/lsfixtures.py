@@ -30,8 +30,14 @@ def seed(ws: Workspace, folder: Path, revise: dict[str, dict[str, Any]] | None =
         if name not in known:
             ws.add_person(name, ["author", "reviewer"] if name == "ann1" else ["reviewer"], email=email)
     rows = [
-        item_row(i, group="g1", answer=a, context="Sure, that was a really helpful suggestion.",
-                 image="media/shared.jpg", **(revise or {}).get(i, {}))
+        item_row(
+            i,
+            group="g1",
+            answer=a,
+            context="Sure, that was a really helpful suggestion.",
+            image="media/shared.jpg",
+            **(revise or {}).get(i, {}),
+        )
         for i, a in ITEMS.items()
     ]
     import_items(ws, write_items(folder, rows))
@@ -41,8 +47,13 @@ def _consistent(answer: str) -> dict[str, list[str]]:
     others = [o for o in "ABCD" if o != answer]
     single, pair = sorted([answer, *others[:2]]), sorted([answer, others[0]])
     return {
-        "text": single, "image": single, "audio": single,
-        "text+image": pair, "text+audio": pair, "image+audio": pair, "text+image+audio": [answer],
+        "text": single,
+        "image": single,
+        "audio": single,
+        "text+image": pair,
+        "text+audio": pair,
+        "image+audio": pair,
+        "text+image+audio": [answer],
     }
 
 
@@ -56,8 +67,14 @@ def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
                 lines.append({"item": item, "stage": stage, "reviewer": "rev3", "verdict": "pass"})
             elif stage == "audio_signoff":
                 for r in ("rev2", "rev3"):
-                    lines.append({"item": item, "stage": stage, "reviewer": r,
-                                  "scores": {"naturalness": 4, "clarity": 4, "artefacts": 4}})
+                    lines.append(
+                        {
+                            "item": item,
+                            "stage": stage,
+                            "reviewer": r,
+                            "scores": {"naturalness": 4, "clarity": 4, "artefacts": 4},
+                        }
+                    )
             elif stage == "subset_checklist":
                 for r in ("rev1", "rev2", "rev3"):
                     lines.append({"item": item, "stage": stage, "reviewer": r, "consistent": _consistent(answer)})
@@ -71,9 +88,7 @@ def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
 def tasks(ws: Workspace, stage: str, state: str = "active") -> dict[tuple[str, str | None], int]:
     """(subject, view) -> Label Studio task id of the stage's tasks in this state."""
     with ws.session() as s:
-        rows = s.execute(
-            select(LsTask).where(LsTask.project_key == f"stage:{stage}", LsTask.state == state)
-        ).scalars()
+        rows = s.execute(select(LsTask).where(LsTask.project_key == f"stage:{stage}", LsTask.state == state)).scalars()
         return {(r.subject, r.view): r.task_id for r in rows}
 
 

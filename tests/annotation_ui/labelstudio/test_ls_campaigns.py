@@ -56,11 +56,12 @@ def unit_tasks(ws: Workspace, name: str) -> dict[str, tuple[int, str, str | None
     """unit key -> (task id, system shown as A / rated, system shown as B)."""
     campaign, outputs, units = load_campaign(ws, name)
     with ws.session() as s:
-        rows = {r.subject: r.task_id for r in s.execute(
-            select(LsTask).where(LsTask.project_key == f"campaign:{name}")).scalars()}
+        rows = {
+            r.subject: r.task_id
+            for r in s.execute(select(LsTask).where(LsTask.project_key == f"campaign:{name}")).scalars()
+        }
     return {
-        u.key: (rows[f"unit:{u.id}"], outputs[u.output_a].system,
-                outputs[u.output_b].system if u.output_b else None)
+        u.key: (rows[f"unit:{u.id}"], outputs[u.output_a].system, outputs[u.output_b].system if u.output_b else None)
         for u in units
     }
 
@@ -77,8 +78,10 @@ def test_defaults_are_the_storybench_rubric_on_1_to_10() -> None:
 def test_outputs_are_validated_whole(workspace: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text(
-        json.dumps({"system": "s1", "item": "i1"}) + "\n"
-        + json.dumps({"system": "s1", "item": "i2", "image": "missing.png"}) + "\n"
+        json.dumps({"system": "s1", "item": "i1"})
+        + "\n"
+        + json.dumps({"system": "s1", "item": "i2", "image": "missing.png"})
+        + "\n"
     )
     with pytest.raises(ValidationFailed) as caught:
         create_campaign(workspace, campaign_spec("c", "rating"), path)
@@ -128,14 +131,23 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
 
     judges = tmp_path / "judges.jsonl"
     judge = {("i1", "s1"): 2, ("i1", "s2"): 5, ("i2", "s1"): 4, ("i2", "s2"): 6}
-    judges.write_text("".join(
-        json.dumps({"judge": "j1", "item": i, "system": s, "scores": {"quality": v}}) + "\n"
-        for (i, s), v in judge.items()))
+    judges.write_text(
+        "".join(
+            json.dumps({"judge": "j1", "item": i, "system": s, "scores": {"quality": v}}) + "\n"
+            for (i, s), v in judge.items()
+        )
+    )
     report = campaign_report(workspace, "study", judges, resamples=2000)
 
     assert report["coverage"] == {
-        "units": 4, "target": 2, "evaluations": 8, "skips": 1, "raters": 3, "units_at_target": 4,
-        "ratings_per_unit": {"2": 4}, "mean_ratings_per_unit": 2.0,
+        "units": 4,
+        "target": 2,
+        "evaluations": 8,
+        "skips": 1,
+        "raters": 3,
+        "units_at_target": 4,
+        "ratings_per_unit": {"2": 4},
+        "mean_ratings_per_unit": 2.0,
     }
     # Ordinal alpha by hand: pairable values 3,3 | 3,5 | 5,5 | 5,5 -> n3 = 3, n5 = 5, n = 8, one disagreeing unit.
     # With two values every metric is one constant, so alpha = 1 - (n - 1) * 2 o35 / (2 n3 n5) = 1 - 7 * 2 / 30.
@@ -175,7 +187,11 @@ def _pearson(x: list[float], y: list[float]) -> float:
 
 
 def test_pairwise_campaign_sides_are_seeded_and_recorded(
-    workspace: Workspace, make_workspace, connection: Connection, ls_env: LsServer, tmp_path: Path  # type: ignore[no-untyped-def]
+    workspace: Workspace,
+    make_workspace,
+    connection: Connection,
+    ls_env: LsServer,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     people(workspace)
     outputs = write_outputs(tmp_path / "outputs", ["s1", "s2", "s3"], ["i1", "i2"])
@@ -208,8 +224,9 @@ def test_pairwise_campaign_sides_are_seeded_and_recorded(
 
     judges = tmp_path / "pairs.jsonl"
     verdicts = [("s1", "s2", "s2"), ("s1", "s3", "s1"), ("s2", "s3", "tie")]
-    judges.write_text("".join(
-        json.dumps({"judge": "j1", "item": "i1", "a": a, "b": b, "winner": w}) + "\n" for a, b, w in verdicts))
+    judges.write_text(
+        "".join(json.dumps({"judge": "j1", "item": "i1", "a": a, "b": b, "winner": w}) + "\n" for a, b, w in verdicts)
+    )
     result = CliRunner().invoke(
         app, ["-w", str(workspace.root), "campaign", "report", "arena", "--judges", str(judges), "--json"]
     )

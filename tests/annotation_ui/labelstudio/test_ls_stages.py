@@ -135,8 +135,11 @@ def test_pull_refuses_tampered_annotations_and_records_the_rest(
     (report,) = pull_stages(workspace, connection, ["audio_signoff"])
     assert report.recorded == 1
     assert records(workspace, "audio_signoff") == {
-        ("item:g1-a", "rev1"): {"scores": {"naturalness": 4, "clarity": 5, "artefacts": 3}, "note": "",
-                                "_source": "labelstudio"}
+        ("item:g1-a", "rev1"): {
+            "scores": {"naturalness": 4, "clarity": 5, "artefacts": 3},
+            "note": "",
+            "_source": "labelstudio",
+        }
     }
     reasons = sorted((r.subject, r.user, r.reason) for r in report.refused)
     assert len(reasons) == 4
@@ -299,7 +302,9 @@ def test_cli_push_and_pull_json(workspace: Workspace, ls_env: LsServer, tmp_path
     assert pushed.exit_code == 0, pushed.output
     assert json.loads(pushed.stdout)["created"] == 2
     rev1, _ = annotators(ls_env)
-    rev1.annotations.create(id=tasks(workspace, "grammar")[("item:g1-a", None)], result=[choice("verdict", "context", "ok")])
+    rev1.annotations.create(
+        id=tasks(workspace, "grammar")[("item:g1-a", None)], result=[choice("verdict", "context", "ok")]
+    )
     pulled = runner.invoke(app, ["-w", str(workspace.root), "ls", "pull", "--json", "--strict"])
     assert pulled.exit_code == 1
     (doc,) = json.loads(pulled.stdout)
@@ -335,9 +340,12 @@ def test_pull_with_the_server_down_changes_nothing(
     seed(workspace, tmp_path / "in")
     push_stage(workspace, connection, "grammar")
     rev1, _ = annotators(ls_env)
-    rev1.annotations.create(id=tasks(workspace, "grammar")[("item:g1-a", None)], result=[choice("verdict", "context", "pass")])
-    down = Connection.resolve(workspace.settings.labelstudio, {"LABEL_STUDIO_URL": "http://127.0.0.1:9",
-                                                                "LABEL_STUDIO_API_KEY": ls_env.token})
+    rev1.annotations.create(
+        id=tasks(workspace, "grammar")[("item:g1-a", None)], result=[choice("verdict", "context", "pass")]
+    )
+    down = Connection.resolve(
+        workspace.settings.labelstudio, {"LABEL_STUDIO_URL": "http://127.0.0.1:9", "LABEL_STUDIO_API_KEY": ls_env.token}
+    )
     with pytest.raises(ProjectDeleted, match="lives on http://127.0.0.1:\\d+, but the bridge is connected to"):
         pull_stages(workspace, down, ["grammar"])
     with workspace.writing() as s:  # as if the server the project lives on had gone down
