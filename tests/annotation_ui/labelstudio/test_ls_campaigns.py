@@ -24,8 +24,8 @@ from curation.cli.main import app
 from curation.errors import NotFoundError, ValidationFailed
 from curation.tables import Event
 from curation.workspace import Workspace
-from tests.annotation_ui.labelstudio.conftest import LsServer
 from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, choice, rating
+from tests.annotation_ui.labelstudio.server import LsServer
 from tests.media_factory import make_image, make_tone
 
 

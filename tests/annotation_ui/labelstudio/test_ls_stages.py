@@ -18,8 +18,8 @@ from curation.tables import Event, ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace
-from tests.annotation_ui.labelstudio.conftest import LsServer
 from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, choice, note, rating, seed, tasks
+from tests.annotation_ui.labelstudio.server import LsServer
 
 
 def records(ws: Workspace, stage: str) -> dict[tuple[str, str], dict]:
