@@ -309,6 +309,7 @@ class _Candidate:
     task: int
     updated_at: str
     subject: str
+    user: str
     person: str
     view: str | None
     values: dict[str, Any]
@@ -356,8 +357,12 @@ def _pull_one(
         items, perturbed = load_facts(s)
     by_id = {i.id: i for i in items}
     sisters: dict[str, list[ItemFacts]] = defaultdict(list)
+    discarded = (
+        {st.id for st in derive_status(ws) if st.state == "discarded"} if stage == "group_integration" else set()
+    )
     for i in items:
-        sisters[i.group].append(i)
+        if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
+            sisters[i.group].append(i)
     outcomes: list[_Outcome] = []
     candidates: list[_Candidate] = []
     controls = CONTROLS[stage]
@@ -383,42 +388,24 @@ def _pull_one(
             if ann.get("was_cancelled"):
                 outcomes.append(replace(base, outcome="skipped"))
                 continue
-            values = _refusal(stage, row, ann, person, email, by_id, sisters, perturbed, controls)
+            values = _judge_annotation(stage, row, ann, person, email, by_id, sisters, perturbed, controls)
             if isinstance(values, str):
                 outcomes.append(replace(base, outcome="refused", reason=values))
                 continue
             assert person is not None
-            candidates.append(_Candidate(int(ann["id"]), task_id, updated, row.subject, person.name, row.view, values))
+            candidates.append(
+                _Candidate(int(ann["id"]), task_id, updated, row.subject, user, person.name, row.view, values)
+            )
 
     pendings, done, superseded = _records(stage, candidates)
-    for c in superseded:
-        outcomes.append(
-            _Outcome(
-                c.annotation,
-                c.task,
-                c.subject,
-                c.person,
-                c.person,
-                "superseded",
-                "a later annotation by the same reviewer replaces it",
-                c.updated_at,
-            )
-        )
-    for c in done["incomplete"]:
-        outcomes.append(
-            _Outcome(
-                c.annotation,
-                c.task,
-                c.subject,
-                c.person,
-                c.person,
-                "incomplete",
-                "waiting for the reviewer's other views of this item",
-                c.updated_at,
-            )
-        )
-    for c in done["recorded"]:
-        outcomes.append(_Outcome(c.annotation, c.task, c.subject, c.person, c.person, "recorded", "", c.updated_at))
+    for outcome, reason, group in (
+        ("superseded", "a later annotation by the same reviewer replaces it", superseded),
+        ("incomplete", "waiting for the reviewer's other views of this item", done["incomplete"]),
+        ("recorded", "", done["recorded"]),
+    ):
+        outcomes += [
+            _Outcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at) for c in group
+        ]
 
     recorded = record_reviews(ws, pendings, f"Label Studio project {project.project_id}", source="labelstudio")
     _store_outcomes(ws, key, outcomes)
@@ -426,7 +413,7 @@ def _pull_one(
     return report
 
 
-def _refusal(
+def _judge_annotation(
     stage: str,
     row: LsTask,
     ann: dict[str, Any],
