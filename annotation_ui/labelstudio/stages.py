@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
-from curation.reviews import ReviewReport, _Pending, record_reviews
+from curation.reviews import PendingReview, ReviewReport, record_reviews
 from curation.schema import REVIEW_MODELS
 from curation.tables import Asset, Person
 from curation.vocab import AUDIO_AXES, CHECKLIST_VIEWS, PLACEHOLDERS, STAGES, view_modalities
@@ -407,7 +407,9 @@ def _pull_one(
             _Outcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at) for c in group
         ]
 
-    recorded = record_reviews(ws, pendings, f"Label Studio project {project.project_id}", source="labelstudio")
+    recorded = record_reviews(
+        ws, pendings, f"Label Studio project {project.project_id} annotation", source="labelstudio"
+    )
     _store_outcomes(ws, key, outcomes)
     _count(report, recorded, outcomes)
     return report
@@ -458,7 +460,7 @@ def _judge_annotation(
 
 def _records(
     stage: str, candidates: list[_Candidate]
-) -> tuple[list[_Pending], dict[str, list[_Candidate]], list[_Candidate]]:
+) -> tuple[list[PendingReview], dict[str, list[_Candidate]], list[_Candidate]]:
     """Review records from the latest annotation per reviewer, subject (and view); checklists need all 7 views."""
     latest: dict[tuple[str, str, str | None], _Candidate] = {}
     superseded: list[_Candidate] = []
@@ -468,7 +470,7 @@ def _records(
             superseded.append(latest[slot])
         latest[slot] = c
     done: dict[str, list[_Candidate]] = {"recorded": [], "incomplete": []}
-    pendings: list[_Pending] = []
+    pendings: list[PendingReview] = []
     by_reviewer: dict[tuple[str, str], list[_Candidate]] = defaultdict(list)
     for (subject, person, _view), c in latest.items():
         by_reviewer[(subject, person)].append(c)
@@ -495,7 +497,8 @@ def _records(
             review = REVIEW_MODELS[stage].model_validate(record)
         except ValidationError as exc:  # read_result already checked every value; kept as a last guard
             raise ValidationFailed([Problem(str(exc), stage, cs[0].annotation)]) from exc
-        pendings.append(_Pending(cs[0].annotation, review))
+        # The annotation id stands in for the line number in any message record_reviews gives.
+        pendings.append(PendingReview(cs[0].annotation, review))  # type: ignore[arg-type]
         done["recorded"].extend(cs)
     return pendings, done, superseded
 
