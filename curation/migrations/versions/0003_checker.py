@@ -1,14 +1,14 @@
 """checker: probe result cache
 
 Revision ID: 0003_checker
-Revises: 0001_initial
+Revises: 0004_labelstudio (re-chain when merging)
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003_checker"
-down_revision = "0001_initial"
+down_revision = "0004_labelstudio"
 branch_labels = None
 depends_on = None
 
