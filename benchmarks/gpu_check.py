@@ -4,7 +4,7 @@ With no weights at hand (no network on the GPU machine), it builds a randomly in
 Qwen2.5-Omni-7B thinker configuration in bf16 directly on the GPU (speed and the estimators' behaviour
 do not need trained weights), runs the ``transformers`` backend over every view of the demo items
 (repeated under new ids up to ``--items``) with ``sample`` and ``logprob``, and prints items/s, forward
-passes, generated tokens and how often the two estimators reach the same verdict. Goals: at least 5×
+passes (one prefill per view, batched ``--micro-batch`` rows at a time), generated tokens and how often the two estimators reach the same verdict. Goals: at least 5×
 fewer generated tokens for ``logprob``, and the same verdict on at least 95 % of items.
 
     python benchmarks/gpu_check.py                          # random 7B thinker on cuda
@@ -41,7 +41,7 @@ def log(message: str) -> None:
     print(message, flush=True)
 
 
-def random_backend(size: str, device: str, scratch: Path) -> ProbeBackend:
+def random_backend(size: str, device: str, scratch: Path, micro_batch: int | None) -> ProbeBackend:
     """A random Qwen2.5-Omni thinker built in place on ``device`` (no checkpoint written)."""
     import torch
     import transformers
@@ -64,7 +64,7 @@ def random_backend(size: str, device: str, scratch: Path) -> ProbeBackend:
     params = sum(p.numel() for p in model.parameters())
     log(f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e6:,.1f} M parameters, {dtype}, "
         f"built on {device} in {time.perf_counter() - started:.1f} s")
-    return TransformersBackend(str(scratch), device=device, model=model)
+    return TransformersBackend(str(scratch), device=device, model=model, micro_batch=micro_batch)
 
 
 def open_any(args: argparse.Namespace, scratch: Path) -> ProbeBackend:
@@ -75,8 +75,8 @@ def open_any(args: argparse.Namespace, scratch: Path) -> ProbeBackend:
     if args.model:
         from checker.backends.hf import TransformersBackend
 
-        return TransformersBackend(args.model, device=args.device)
-    return random_backend(args.size, args.device, scratch)
+        return TransformersBackend(args.model, device=args.device, micro_batch=args.micro_batch)
+    return random_backend(args.size, args.device, scratch, args.micro_batch)
 
 
 def measure(backend: ProbeBackend, items: list, name: str) -> tuple[list[ItemResult], RunStats, float]:
@@ -84,7 +84,7 @@ def measure(backend: ProbeBackend, items: list, name: str) -> tuple[list[ItemRes
     results, stats = run_check(items, backend, EstimatorConfig(name=name))  # type: ignore[arg-type]
     seconds = time.perf_counter() - started
     log(f"{name:>8}: {len(items)} items in {seconds:.1f} s = {len(items) / seconds:.2f} items/s; "
-        f"{stats.model_calls} forward passes ({stats.model_calls / len(items):.1f}/item), "
+        f"{stats.model_calls} prefills ({stats.model_calls / len(items):.1f}/item), "
         f"{stats.generated_tokens} generated tokens ({stats.generated_tokens / len(items):.1f}/item)")
     return results, stats, seconds
 
@@ -97,6 +97,8 @@ def main() -> None:
     parser.add_argument("--device", default=None, help="cuda (default when available) or cpu")
     parser.add_argument("--items", type=int, default=96, help="most items to probe (fewer if time is short)")
     parser.add_argument("--budget-s", type=float, default=330.0, help="seconds allowed for the two timed runs")
+    parser.add_argument("--micro-batch", type=int, default=None,
+                        help="transformers backend: requests per forward pass (default 8 on GPU, 1 on CPU)")
     parser.add_argument("--json", dest="json_out", help="also write the figures to this file")
     args = parser.parse_args()
     wall = time.perf_counter()
@@ -134,7 +136,7 @@ def main() -> None:
     figures = {
         "items": len(items), "device": args.device,
         "items_per_second": {"sample": len(items) / sample_s, "logprob": len(items) / logprob_s},
-        "forward_passes_per_item": {"sample": sample_stats.model_calls / len(items),
+        "prefills_per_item": {"sample": sample_stats.model_calls / len(items),
                                     "logprob": logprob_stats.model_calls / len(items)},
         "generated_tokens_per_item": {"sample": sample_stats.generated_tokens / len(items),
                                       "logprob": logprob_stats.generated_tokens / len(items)},

@@ -53,7 +53,10 @@ class TransformersBackend(ProbeBackend):
     kind = "transformers"
     batch_size = 16
 
-    def __init__(self, target: str, device: str | None = None, dtype: str | None = None, model=None) -> None:  # type: ignore[no-untyped-def]
+    def __init__(  # type: ignore[no-untyped-def]
+        self, target: str, device: str | None = None, dtype: str | None = None, model=None,
+        micro_batch: int | None = None,
+    ) -> None:
         ensure_torchvision_importable()
         import torch
         import transformers
@@ -69,6 +72,9 @@ class TransformersBackend(ProbeBackend):
         self.audio_input = extractor is not None
         self.sampling_rate = getattr(extractor, "sampling_rate", 16000)
         self.tokenizer = getattr(self.processor, "tokenizer", self.processor)
+        self.tokenizer.padding_side = "left"  # the answer's logits are read at the last position of each row
+        self.micro_batch = micro_batch or (8 if self.device != "cpu" else 1)
+        """Requests per forward pass; left-padded rows give the same log-probabilities as one at a time."""
         self._fingerprint = fingerprint_folder(self.path)
 
     @property
@@ -77,33 +83,45 @@ class TransformersBackend(ProbeBackend):
 
     def option_logprobs(self, request: ProbeRequest) -> dict[str, float]:
         """Log-probabilities of the option keys as the first answer token, renormalised over the keys."""
+        return self.option_logprobs_batch([request])[0]
+
+    def option_logprobs_batch(self, requests: Sequence[ProbeRequest]) -> list[dict[str, float]]:
+        """One forward pass over several requests (left-padded); media lists follow the rows' order."""
         import torch
 
-        text = self.processor.apply_chat_template(
-            chat_messages(request, "hf"), tokenize=False, add_generation_prompt=True
-        )
-        kwargs: dict[str, Any] = {"text": [text], "return_tensors": "pt", "padding": True}
-        if request.image is not None:
-            kwargs["images"] = [load_image(request.image)]
-        if request.audio is not None:
-            kwargs["audio"] = [load_audio(request.audio, self.sampling_rate)]
+        texts = [
+            self.processor.apply_chat_template(chat_messages(r, "hf"), tokenize=False, add_generation_prompt=True)
+            for r in requests
+        ]
+        kwargs: dict[str, Any] = {"text": texts, "return_tensors": "pt", "padding": True}
+        images = [load_image(r.image) for r in requests if r.image is not None]
+        audio = [load_audio(r.audio, self.sampling_rate) for r in requests if r.audio is not None]
+        if images:
+            kwargs["images"] = images
+        if audio:
+            kwargs["audio"] = audio
         inputs = self.processor(**kwargs).to(self.device)
         for name, value in inputs.items():
             if torch.is_floating_point(value):
                 inputs[name] = value.to(self.dtype)
-        ids = option_token_ids(self.tokenizer, request.option_keys)
         with torch.inference_mode():
-            logits = self.model(**inputs).logits[0, -1].float()
-        chosen = torch.log_softmax(logits[ids], dim=-1)
-        return dict(zip(request.option_keys, chosen.tolist(), strict=True))
+            logits = self.model(**inputs).logits[:, -1].float()
+        out = []
+        for row, request in enumerate(requests):
+            ids = option_token_ids(self.tokenizer, request.option_keys)
+            chosen = torch.log_softmax(logits[row, ids], dim=-1)
+            out.append(dict(zip(request.option_keys, chosen.tolist(), strict=True)))
+        return out
 
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
         import torch
 
         require_letter_format(requests, self.kind)
+        answered: list[dict[str, float]] = []
+        for start in range(0, len(requests), self.micro_batch):
+            answered += self.option_logprobs_batch(requests[start:start + self.micro_batch])
         outputs = []
-        for request in requests:
-            logprobs = self.option_logprobs(request)
+        for request, logprobs in zip(requests, answered, strict=True):
             if config.name == "logprob":
                 outputs.append(ProbeOutput(request.item_id, request.view, logprobs=logprobs,
                                            audio_route=request.audio_route, model_calls=1, generated_tokens=1))

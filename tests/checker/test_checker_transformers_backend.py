@@ -88,3 +88,19 @@ def test_cli_runs_the_transformers_backend_on_demo_items(demo_workspace, tiny_om
     second = json.loads(CliRunner().invoke(app, args).stdout)
     assert second["run"]["views_cached"] == 16 and second["run"]["model_calls"] == 0
     assert second["items"] == document["items"]
+
+
+def test_batched_rows_give_the_single_request_logprobs(hf_backend, media_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    items = [make_item(media_dir),
+             make_item(media_dir, item_id="it-2", image=media_dir / "blue.png", audio=media_dir / "noise.wav",
+                       options={"A": "yes", "B": "no", "C": "maybe"})]
+    requests = [build_request(i, v) for i in items for v in PROBE_VIEWS]  # rows of different lengths and media
+    single = [hf_backend.option_logprobs(r) for r in requests]
+    hf_backend.micro_batch = 5
+    try:
+        batched = [o.logprobs for o in hf_backend.probe(requests, EstimatorConfig(name="logprob"))]
+    finally:
+        hf_backend.micro_batch = 1
+    for one, many in zip(single, batched, strict=True):
+        assert list(one) == list(many)
+        assert all(math.isclose(one[k], many[k], abs_tol=1e-5) for k in one)
