@@ -1,9 +1,11 @@
 """Cost of the two estimators per item, on CPU with the tiny random Qwen2.5-Omni (no weights needed).
 
-Prints model calls and generated tokens per item for ``sample`` (the reference recipe: K = 5 per strict
-view, 10 for the full view) and ``logprob`` (one constrained prefill per view), the reference's own count
-of sampled answers for the two-modality and full views (3 × 5 + 10 = 25), the ratio of generated tokens
-(goal ≥ 5×), verdict agreement between the estimators, and how time grows with the number of items.
+Prints model calls and generated tokens per item for ``sample`` (K = 5 per strict view, 10 for the full
+view, each answer one constrained option key) and ``logprob`` (one constrained prefill per view), the ratio
+of generated tokens (goal ≥ 5×), verdict agreement between the estimators and how time grows with the
+number of items; then the reference recipe itself on one item (``sample`` with P0's free JSON answers,
+one generate call per answer) as the baseline. Random weights never stop early, so the baseline's tokens
+are an upper bound (``FREE_ANSWER_TOKENS`` per answer).
 
     python benchmarks/checker_cost.py [--items 4 8]
 """
@@ -22,6 +24,7 @@ from checker.estimators import EstimatorConfig
 from checker.random_omni import build_random_omni
 from checker.run import run_check
 from checker.torch_compat import ensure_torchvision_importable
+from checker.views import PROBE_VIEWS
 
 REFERENCE_PAIR_AND_FULL_SAMPLES = 3 * 5 + 10
 
@@ -48,9 +51,15 @@ def main() -> None:
             sample, logprob = runs["sample"], runs["logprob"]
             ratio = sample[1].generated_tokens / logprob[1].generated_tokens
             agree = sum(a.verdict == b.verdict for a, b in zip(sample[0], logprob[0], strict=True)) / n
-            print(f"      reference: {REFERENCE_PAIR_AND_FULL_SAMPLES} sampled answers per item for the pair and full "
-                  f"views alone; generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
+            print(f"      generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
                   f"{'met' if ratio >= 5 else 'NOT met'}); verdict agreement {agree:.0%}")
+        items = demo_probe_items(1)
+        started = time.perf_counter()
+        _, stats = run_check(items, backend, EstimatorConfig(name="sample"), answer_format="json")
+        seconds = time.perf_counter() - started
+        print(f"reference recipe (free JSON answers, 1 item): {stats.model_calls} calls, {stats.generated_tokens} "
+              f"generated tokens ({REFERENCE_PAIR_AND_FULL_SAMPLES} of the calls for the pair and full views alone), "
+              f"{seconds:.1f} s; logprob needs {len(PROBE_VIEWS)} prefills and {len(PROBE_VIEWS)} tokens")
 
 
 if __name__ == "__main__":

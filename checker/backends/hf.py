@@ -2,7 +2,8 @@
 
 The next-token logits after the prompt, restricted to the option keys and renormalised, are exactly what a
 choice constraint over single-token keys gives: ``logprob`` reads them, ``sample`` draws K keys from them
-at temperature T with the request's seed.
+at temperature T with the request's seed. With ``--format json`` ``sample`` is the reference recipe
+itself: K free-form answers to P0's JSON prompt, each generated with seed + i, parsed strictly.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from ..estimators import EstimatorConfig
 from ..media import load_audio, load_image
 from ..prompts import ProbeRequest
 from ..torch_compat import ensure_torchvision_importable
-from .base import BackendError, ProbeBackend, ProbeOutput, chat_messages, fingerprint_folder, require_letter_format
+from .base import BackendError, ProbeBackend, ProbeOutput, chat_messages, fingerprint_folder
+
+FREE_ANSWER_TOKENS = 96
+"""Room for P0's ``{"answer": ..., "reasoning": ...}`` object."""
 
 
 def option_token_ids(tokenizer, keys: Sequence[str]) -> list[int]:  # type: ignore[no-untyped-def]
@@ -85,8 +89,8 @@ class TransformersBackend(ProbeBackend):
         """Log-probabilities of the option keys as the first answer token, renormalised over the keys."""
         return self.option_logprobs_batch([request])[0]
 
-    def option_logprobs_batch(self, requests: Sequence[ProbeRequest]) -> list[dict[str, float]]:
-        """One forward pass over several requests (left-padded); media lists follow the rows' order."""
+    def _inputs(self, requests: Sequence[ProbeRequest]):  # type: ignore[no-untyped-def]
+        """The processor's tensors for several requests (left-padded); media lists follow the rows' order."""
         import torch
 
         texts = [
@@ -104,6 +108,13 @@ class TransformersBackend(ProbeBackend):
         for name, value in inputs.items():
             if torch.is_floating_point(value):
                 inputs[name] = value.to(self.dtype)
+        return inputs
+
+    def option_logprobs_batch(self, requests: Sequence[ProbeRequest]) -> list[dict[str, float]]:
+        """One forward pass over several requests; the last position of each row gives its answer."""
+        import torch
+
+        inputs = self._inputs(requests)
         with torch.inference_mode():
             logits = self.model(**inputs).logits[:, -1].float()
         out = []
@@ -113,10 +124,44 @@ class TransformersBackend(ProbeBackend):
             out.append(dict(zip(request.option_keys, chosen.tolist(), strict=True)))
         return out
 
+    def free_answers(self, request: ProbeRequest, k: int, temperature: float) -> tuple[list[str], int]:
+        """K sampled free-form answers (one generate call each, seeds seed + i) and the tokens generated."""
+        import torch
+
+        inputs = self._inputs([request])
+        prompt_length = inputs["input_ids"].shape[1]
+        eos = self.tokenizer.eos_token_id
+        answers, generated = [], 0
+        for index in range(k):
+            torch.manual_seed(request.seed + index)
+            with torch.inference_mode():
+                out = self.model.generate(
+                    **inputs, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
+                    max_new_tokens=FREE_ANSWER_TOKENS, pad_token_id=self.tokenizer.pad_token_id, eos_token_id=eos,
+                )
+            tokens = out[0, prompt_length:].tolist()
+            if eos in tokens:
+                tokens = tokens[: tokens.index(eos) + 1]
+            generated += len(tokens)
+            answers.append(self.tokenizer.decode(tokens, skip_special_tokens=True))
+        return answers, generated
+
+    def _probe_free(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
+        if config.name == "logprob":
+            raise BackendError("the logprob estimator reads a constrained option key: use --format letter")
+        outputs = []
+        for request in requests:
+            k = config.k_for(request.view)
+            answers, generated = self.free_answers(request, k, config.temperature)
+            outputs.append(ProbeOutput(request.item_id, request.view, samples=answers,
+                                       audio_route=request.audio_route, model_calls=k, generated_tokens=generated))
+        return outputs
+
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
         import torch
 
-        require_letter_format(requests, self.kind)
+        if any(r.answer_format == "json" for r in requests):
+            return self._probe_free(requests, config)
         answered: list[dict[str, float]] = []
         for start in range(0, len(requests), self.micro_batch):
             answered += self.option_logprobs_batch(requests[start:start + self.micro_batch])

@@ -40,7 +40,9 @@ def check(
     min_probability: Annotated[float, typer.Option(help="Threshold of the binomial rule.")] = 0.5,
     seed: Annotated[int, typer.Option(help="Base seed; each item × view gets its own, spaced by K.")] = 0,
     answer_format: Annotated[
-        str, typer.Option("--format", help="letter (constrained option key) or json (TRIAD P0's JSON answer).")
+        str,
+        typer.Option("--format", help="letter (one constrained option key) or json (TRIAD P0's free JSON answer, sample "
+                     "estimator, transformers and openai backends: the reference recipe)."),
     ] = "letter",
     record: Annotated[
         Path | None,

@@ -9,8 +9,10 @@ import pytest
 from probe_fixtures import make_item
 
 from checker.backends.base import BackendError
+from checker.backends.hf import FREE_ANSWER_TOKENS
 from checker.estimators import EstimatorConfig
 from checker.prompts import build_request
+from checker.run import estimate as estimate_view
 from checker.run import run_check
 from checker.views import PROBE_VIEWS
 
@@ -63,9 +65,17 @@ def test_a_model_without_audio_reads_the_transcript_and_the_run_records_it(hf_ba
     assert results[0].views["audio"].to_json()["audio_route"] == "transcript"
 
 
-def test_free_json_answers_are_refused_by_a_constrained_backend(hf_backend, media_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_json_format_samples_free_answers_the_reference_way(hf_backend, media_dir: Path) -> None:  # type: ignore[no-untyped-def]
+    request = build_request(make_item(media_dir), "text+image+audio", fmt="json", seed=11)
+    config = EstimatorConfig(k_full=3)
+    [output] = hf_backend.probe([request], config)
+    assert len(output.samples) == 3 and output.model_calls == 3
+    assert 3 <= output.generated_tokens <= 3 * FREE_ANSWER_TOKENS
+    assert hf_backend.probe([request], config)[0].samples == output.samples  # seeded
+    estimate = estimate_view(output, request.option_keys, config)  # random weights: never a clean answer
+    assert estimate.unparseable + sum(estimate.counts.values()) == 3
     with pytest.raises(BackendError, match="--format letter"):
-        hf_backend.probe([build_request(make_item(media_dir), "text", fmt="json")], EstimatorConfig())
+        hf_backend.probe([request], EstimatorConfig(name="logprob"))
 
 
 def test_cli_runs_the_transformers_backend_on_demo_items(demo_workspace, tiny_omni: Path) -> None:  # type: ignore[no-untyped-def]
