@@ -38,7 +38,21 @@ def build_demo(directory: Path, log: Callable[[str], None] = print):  # type: ig
     reviews = import_reviews(ws, DATA / "reviews.jsonl")
     log(f"reviews: {reviews.summary()}")
     _print_status(ws)
+    _build_release(ws, log)
     return ws
+
+
+def _build_release(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Publish the admitted items as release 0.1.0 (partial: gates may hold some back); a rerun is a no-op."""
+    from importlib.util import find_spec
+
+    from exports.build import build_release
+
+    if find_spec("pyarrow") is None:
+        log("release: skipped (building one needs pyarrow: pip install 'omnicurate[release]')")
+        return
+    result = build_release(ws, "0.1.0", allow_partial=True, name="omnicurate-demo", actor="demo")
+    log(f"release: {result.version} with {result.items} items at {result.path}")
 
 
 def _print_status(ws) -> None:  # type: ignore[no-untyped-def]
