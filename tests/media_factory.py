@@ -31,7 +31,7 @@ def item_row(id_: str, group: str = "g1", **overrides: Any) -> dict[str, Any]:
     """A valid item line (design.md format) whose media are media/<id>.jpg and media/<id>.wav."""
     row: dict[str, Any] = {
         "id": id_, "group": group, "perturbed": "audio", "language": "en", "author": "ann1",
-        "context": f"Sure, that was a really helpful suggestion ({id_}).", "image": "media/shared.jpg",
+        "context": "Sure, that was a really helpful suggestion.", "image": "media/shared.jpg",
         "audio": f"media/{id_}.wav", "question": "How does the speaker feel about the suggestion?",
         "options": {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}, "answer": "A",
         "taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "prosodic"}, "ambiguous": ["text", "audio"],
