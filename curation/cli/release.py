@@ -56,19 +56,20 @@ def build_cmd(
         license=license,
         name=name,
         actor=actor,
-        log=lambda line: err_console.print(line, highlight=False, markup=False),
+        log=lambda line: err_console.print(line, highlight=False, markup=False, soft_wrap=True),
     )
     if json_out:
         print_json(result.as_json())
         return
     for item, reasons in result.dropped.items():
-        err_console.print(f"left out {item}: {', '.join(reasons)}", highlight=False, markup=False)
+        err_console.print(f"left out {item}: {', '.join(reasons)}", highlight=False, markup=False, soft_wrap=True)
     what = "already built, identical" if result.unchanged else "built"
     out_console.print(
         f"release {result.version} {what}: {result.items} items, {result.files} files, {result.bytes:,} bytes, "
         f"dated {result.release_date}\n{result.path}\nmanifest sha256 {result.manifest_sha256}",
         highlight=False,
         markup=False,
+        soft_wrap=True,
     )
 
 
@@ -85,12 +86,13 @@ def verify_cmd(
         print_json(report.as_json())
     else:
         for m in report.mismatches:
-            out_console.print(f"{m.kind}: {m.path}: {m.detail}", highlight=False, markup=False)
+            out_console.print(f"{m.kind}: {m.path}: {m.detail}", highlight=False, markup=False, soft_wrap=True)
         verdict = "OK" if report.ok else f"{len(report.mismatches)} mismatch(es)"
         out_console.print(
             f"release {report.version or '?'}: {report.files} files, {report.items} items: {verdict}",
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
     if not report.ok:
         raise typer.Exit(CheckFailed.exit_code)
@@ -114,13 +116,16 @@ def diff_cmd(
         f"{len(diff['removed'])} removed, {len(diff['changed'])} changed, {diff['unchanged']} unchanged",
         highlight=False,
         markup=False,
+        soft_wrap=True,
     )
     for item in diff["added"]:
-        out_console.print(f"+ {item}", highlight=False, markup=False)
+        out_console.print(f"+ {item}", highlight=False, markup=False, soft_wrap=True)
     for item in diff["removed"]:
-        out_console.print(f"- {item}", highlight=False, markup=False)
+        out_console.print(f"- {item}", highlight=False, markup=False, soft_wrap=True)
     for change in diff["changed"]:
-        out_console.print(f"~ {change['id']}: {', '.join(change['fields'])}", highlight=False, markup=False)
+        out_console.print(
+            f"~ {change['id']}: {', '.join(change['fields'])}", highlight=False, markup=False, soft_wrap=True
+        )
 
 
 @app.command("list")
@@ -140,4 +145,5 @@ def list_cmd(json_out: JsonFlag = False) -> None:
             f"{r['version']}  {r['release_date']}  {r['items']} items  {r['manifest_sha256'][:12]}  {r['path']}{flags}",
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
