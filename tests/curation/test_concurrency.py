@@ -22,8 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def run_cli(ws: Workspace, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, "-m", "curation", "-w", str(ws.root), *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "curation", "-w", str(ws.root), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def snapshot(ws: Workspace) -> dict:
@@ -58,13 +63,24 @@ def test_reviewers_recording_at_the_same_moment_on_one_item(workspace: Workspace
     for r in ("rev1", "rev2", "rev3", "rev4"):
         workspace.add_person(r, ["reviewer"])
     import_items(workspace, write_items(tmp_path / "in", [item_row("a"), item_row("b", answer="B")]))
-    sets = {"text": ["A", "B"], "image": ["A", "C"], "audio": ["A", "D"], "text+image": ["A", "B"],
-            "text+audio": ["A", "C"], "image+audio": ["A", "D"], "text+image+audio": ["A"]}
+    sets = {
+        "text": ["A", "B"],
+        "image": ["A", "C"],
+        "audio": ["A", "D"],
+        "text+image": ["A", "B"],
+        "text+audio": ["A", "C"],
+        "image+audio": ["A", "D"],
+        "text+image+audio": ["A"],
+    }
     files = []
     for r in ("rev1", "rev2", "rev3", "rev4"):
         path = tmp_path / f"{r}.jsonl"
-        path.write_text(json.dumps({"item": "a", "stage": "subset_checklist", "reviewer": r, "consistent": sets}) + "\n"
-                        + json.dumps({"item": "a", "stage": "grammar", "reviewer": r, "verdict": "pass"}) + "\n")
+        path.write_text(
+            json.dumps({"item": "a", "stage": "subset_checklist", "reviewer": r, "consistent": sets})
+            + "\n"
+            + json.dumps({"item": "a", "stage": "grammar", "reviewer": r, "verdict": "pass"})
+            + "\n"
+        )
         files.append(path)
     procs = [run_cli(workspace, "import", "reviews", str(f)) for f in files + files[:2]]
     for p in procs:
@@ -103,8 +119,13 @@ KILLER = textwrap.dedent(
 
 
 def _kill_import(ws: Workspace, path: Path, where: str) -> None:
-    proc = subprocess.run([sys.executable, "-c", KILLER, str(ws.root), str(path), where],
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILLER, str(ws.root), str(path), where],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == -9, proc.stderr
 
 

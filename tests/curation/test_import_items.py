@@ -26,7 +26,11 @@ def ws(workspace: Workspace) -> Workspace:
 
 def counts(ws: Workspace) -> tuple[int, int, int]:
     with ws.session() as s:
-        return (len(s.scalars(select(Item)).all()), len(s.scalars(select(ItemRevision)).all()), len(s.scalars(select(Asset)).all()))
+        return (
+            len(s.scalars(select(Item)).all()),
+            len(s.scalars(select(ItemRevision)).all()),
+            len(s.scalars(select(Asset)).all()),
+        )
 
 
 def problems_of(exc: pytest.ExceptionInfo[ValidationFailed]) -> list[str]:
@@ -64,7 +68,9 @@ def test_changed_item_becomes_a_new_revision_with_history(ws: Workspace, tmp_pat
     item = ws.item("a")
     assert item.revision == 2 and "truly" in item.context
     with ws.session() as s:
-        revisions = s.scalars(select(ItemRevision).where(ItemRevision.item_id == "a").order_by(ItemRevision.revision)).all()
+        revisions = s.scalars(
+            select(ItemRevision).where(ItemRevision.item_id == "a").order_by(ItemRevision.revision)
+        ).all()
     assert [r.revision for r in revisions] == [1, 2]
     assert "really" in revisions[0].content["context"]
     revised = [e for e in ws.events("item:a") if e.action == "item.revised"]
@@ -77,15 +83,27 @@ def test_changed_item_becomes_a_new_revision_with_history(ws: Workspace, tmp_pat
     [
         ({"author": "nobody"}, "author", "unknown author"),
         ({"author": "rev1"}, "author", "author role"),
-        ({"taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "loud"}}, "taxonomy.audio", "unknown audio leaf"),
+        (
+            {"taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "loud"}},
+            "taxonomy.audio",
+            "unknown audio leaf",
+        ),
         ({"answer": "E"}, "answer", "not among the options"),
         ({"options": {"A": "only one"}, "answer": "A"}, "options", "2 to 8 options"),
         ({"options": {k: f"opt {k}" for k in "ABCDEFGHI"[:9]}}, "options", "2 to 8 options"),
         ({"options": {"A": "x", "C": "y"}}, "options", "option keys must be A, B"),
         ({"ambiguous": []}, "ambiguous", "at least 1"),
         ({"perturbed": "smell"}, "perturbed", "Input should be"),
-        ({"provenance": {"image": {"source": "photo", "license": "CC0-1.0"},
-                         "audio": {"source": "robot", "license": "CC0-1.0"}}}, "provenance.audio.source", "unknown audio source"),
+        (
+            {
+                "provenance": {
+                    "image": {"source": "photo", "license": "CC0-1.0"},
+                    "audio": {"source": "robot", "license": "CC0-1.0"},
+                }
+            },
+            "provenance.audio.source",
+            "unknown audio source",
+        ),
         ({"question": ""}, "question", "at least 1 character"),
         ({"colour": "red"}, "colour", "unknown field"),
     ],

@@ -16,8 +16,15 @@ from curation.workflow import derive_status
 from curation.workspace import Workspace
 from tests.media_factory import item_row, make_tone, write_items
 
-SETS = {"text": ["A", "B"], "image": ["A", "C"], "audio": ["A", "D"], "text+image": ["A", "B"],
-        "text+audio": ["A", "C"], "image+audio": ["A", "D"], "text+image+audio": ["A"]}
+SETS = {
+    "text": ["A", "B"],
+    "image": ["A", "C"],
+    "audio": ["A", "D"],
+    "text+image": ["A", "B"],
+    "text+audio": ["A", "C"],
+    "image+audio": ["A", "D"],
+    "text+image+audio": ["A"],
+}
 
 
 @pytest.fixture
@@ -27,8 +34,12 @@ def ws(workspace: Workspace, tmp_path: Path) -> Workspace:
     workspace.add_person("boss", ["maintainer"])
     for r in ("rev1", "rev2", "rev3", "rev4", "rev5"):
         workspace.add_person(r, ["reviewer"])
-    import_items(workspace, write_items(tmp_path / "items", [item_row("a"), item_row("b", answer="B"),
-                                                             item_row("c", group="g2", author="both")]))
+    import_items(
+        workspace,
+        write_items(
+            tmp_path / "items", [item_row("a"), item_row("b", answer="B"), item_row("c", group="g2", author="both")]
+        ),
+    )
     return workspace
 
 
@@ -48,8 +59,12 @@ def test_refusals_name_line_and_field_and_record_nothing(ws: Workspace, tmp_path
         {"item": "c", "stage": "grammar", "reviewer": "both", "verdict": "pass"},
         {"item": "a", "stage": "grammar", "reviewer": "ann1", "verdict": "pass"},
         {"item": "zzz", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"},
-        {"item": "a", "stage": "audio_signoff", "reviewer": "rev2",
-         "scores": {"naturalness": 6, "clarity": 4, "artefacts": 4}},
+        {
+            "item": "a",
+            "stage": "audio_signoff",
+            "reviewer": "rev2",
+            "scores": {"naturalness": 6, "clarity": 4, "artefacts": 4},
+        },
         {"item": "a", "stage": "subset_checklist", "reviewer": "rev2", "consistent": {**SETS, "audio": ["A", "Q"]}},
         {"item": "a", "stage": "answer_check", "reviewer": "rev3", "answer": "Z"},
         {"item": "a", "stage": "vibes", "reviewer": "rev3"},
@@ -92,8 +107,9 @@ def test_identical_record_is_a_no_op_and_a_change_replaces_it(ws: Workspace, tmp
 
 
 def test_group_reviewer_may_not_have_authored_a_sister(ws: Workspace, tmp_path: Path) -> None:
-    path = write_reviews(tmp_path / "r.jsonl", [{"group": "g2", "stage": "group_integration", "reviewer": "both",
-                                                "verdict": "pass"}])
+    path = write_reviews(
+        tmp_path / "r.jsonl", [{"group": "g2", "stage": "group_integration", "reviewer": "both", "verdict": "pass"}]
+    )
     with pytest.raises(ValidationFailed, match="authored an item of group 'g2'"):
         import_reviews(ws, path)
 
@@ -101,8 +117,10 @@ def test_group_reviewer_may_not_have_authored_a_sister(ws: Workspace, tmp_path: 
 def test_queue_offers_pending_items_never_own_or_done(ws: Workspace, tmp_path: Path) -> None:
     assert review_queue(ws, "grammar", "rev1") == ["a", "b", "c"]
     assert review_queue(ws, "grammar", "both") == ["a", "b"]
-    import_reviews(ws, write_reviews(tmp_path / "r.jsonl", [
-        {"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]))
+    import_reviews(
+        ws,
+        write_reviews(tmp_path / "r.jsonl", [{"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]),
+    )
     assert review_queue(ws, "grammar", "rev1") == ["b", "c"]
     assert review_queue(ws, "audio_signoff", "rev2") == ["a"]
     with pytest.raises(PermissionDenied):
@@ -112,13 +130,23 @@ def test_queue_offers_pending_items_never_own_or_done(ws: Workspace, tmp_path: P
 def full_round(ws: Workspace, tmp_path: Path, item: str, answer: str, name: str) -> None:
     sets = {k: sorted({answer, *v} if k != "text+image+audio" else {answer}) for k, v in SETS.items()}
     if answer != "A":
-        sets = {k: sorted(set(v) - {"A"} | {answer, "B", "C"}) if k != "text+image+audio" else [answer]
-                for k, v in sets.items()}
+        sets = {
+            k: sorted(set(v) - {"A"} | {answer, "B", "C"}) if k != "text+image+audio" else [answer]
+            for k, v in sets.items()
+        }
     rows = [{"item": item, "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]
-    rows += [{"item": item, "stage": "audio_signoff", "reviewer": r,
-              "scores": {"naturalness": 4, "clarity": 4, "artefacts": 5}} for r in ("rev2", "rev3")]
-    rows += [{"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": sets}
-             for r in ("rev1", "rev2", "rev3")]
+    rows += [
+        {
+            "item": item,
+            "stage": "audio_signoff",
+            "reviewer": r,
+            "scores": {"naturalness": 4, "clarity": 4, "artefacts": 5},
+        }
+        for r in ("rev2", "rev3")
+    ]
+    rows += [
+        {"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": sets} for r in ("rev1", "rev2", "rev3")
+    ]
     rows.append({"item": item, "stage": "answer_check", "reviewer": "rev4", "answer": answer})
     import_reviews(ws, write_reviews(tmp_path / name, rows))
 
@@ -128,8 +156,12 @@ def test_new_audio_invalidates_audio_signoff_and_later_but_a_context_fix_does_no
 ) -> None:
     full_round(ws, tmp_path, "a", "A", "ra.jsonl")
     full_round(ws, tmp_path, "b", "B", "rb.jsonl")
-    import_reviews(ws, write_reviews(tmp_path / "g.jsonl", [
-        {"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]))
+    import_reviews(
+        ws,
+        write_reviews(
+            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]
+        ),
+    )
     assert {s.id: s.state for s in derive_status(ws)} == {"a": "admitted", "b": "admitted", "c": "in_review"}
     folder = tmp_path / "items"
     make_tone(folder / "media" / "a-new.wav", freq=880)
@@ -138,19 +170,40 @@ def test_new_audio_invalidates_audio_signoff_and_later_but_a_context_fix_does_no
     assert (status["a"].state, status["a"].stage) == ("in_review", "audio_signoff")
     assert (status["b"].state, status["b"].stage) == ("in_review", "group_integration")  # group review is stale
     fixed = "Sure, that was a really helpful suggestion!"
-    import_items(ws, write_items(folder, [item_row("a", audio="media/a-new.wav", context=fixed),
-                                          item_row("b", answer="B", context=fixed)], "edit2.jsonl"))
-    import_reviews(ws, write_reviews(tmp_path / "a2.jsonl", [
-        {"item": i, "stage": "audio_signoff", "reviewer": r, "scores": {"naturalness": 5, "clarity": 5, "artefacts": 5}}
-        for r in ("rev2", "rev3") for i in ("a",)]))
+    import_items(
+        ws,
+        write_items(
+            folder,
+            [item_row("a", audio="media/a-new.wav", context=fixed), item_row("b", answer="B", context=fixed)],
+            "edit2.jsonl",
+        ),
+    )
+    import_reviews(
+        ws,
+        write_reviews(
+            tmp_path / "a2.jsonl",
+            [
+                {
+                    "item": i,
+                    "stage": "audio_signoff",
+                    "reviewer": r,
+                    "scores": {"naturalness": 5, "clarity": 5, "artefacts": 5},
+                }
+                for r in ("rev2", "rev3")
+                for i in ("a",)
+            ],
+        ),
+    )
     status = {s.id: s for s in derive_status(ws)}
     assert (status["a"].state, status["a"].stage) == ("in_review", "grammar")
     assert (status["b"].state, status["b"].stage) == ("in_review", "grammar")
     with ws.session() as s:
-        rows = s.scalars(select(ReviewRecord).where(ReviewRecord.subject == "item:b",
-                                                    ReviewRecord.stage == "audio_signoff")).all()
+        rows = s.scalars(
+            select(ReviewRecord).where(ReviewRecord.subject == "item:b", ReviewRecord.stage == "audio_signoff")
+        ).all()
     b = ws.item("b")
     from curation.workflow import load_facts
+
     with ws.session() as s:
         facts = {f.id: f for f in load_facts(s)[0]}
     assert b.revision == 2 and all(r.inputs_hash == facts["b"].stage_inputs("audio_signoff") for r in rows)

@@ -18,17 +18,35 @@ _ids = count(1)
 
 
 def facts(id_: str, group: str = "g", answer: str = "A", **kw: Any) -> ItemFacts:
-    base = dict(id=id_, group=group, author="ann", revision=1, context="ctx", question="q?", options=OPTIONS,
-                answer=answer, image="img", audio=f"aud-{id_}", audio_source="voice_acting", content_hash=f"h-{id_}")
+    base = dict(
+        id=id_,
+        group=group,
+        author="ann",
+        revision=1,
+        context="ctx",
+        question="q?",
+        options=OPTIONS,
+        answer=answer,
+        image="img",
+        audio=f"aud-{id_}",
+        audio_source="voice_acting",
+        content_hash=f"h-{id_}",
+    )
     base.update(kw)
     return ItemFacts(**base)  # type: ignore[arg-type]
 
 
 def good_sets(answer: str) -> dict[str, list[str]]:
     o = [k for k in OPTIONS if k != answer]
-    return {"text": [answer, *o], "image": [answer, o[0], o[1]], "audio": [answer, o[1]],
-            "text+image": [answer, o[0]], "text+audio": [answer, o[1]], "image+audio": [answer, o[2]],
-            "text+image+audio": [answer]}
+    return {
+        "text": [answer, *o],
+        "image": [answer, o[0], o[1]],
+        "audio": [answer, o[1]],
+        "text+image": [answer, o[0]],
+        "text+audio": [answer, o[1]],
+        "image+audio": [answer, o[2]],
+        "text+image+audio": [answer],
+    }
 
 
 def rec(item: ItemFacts, stage: str, reviewer: str, **payload: Any) -> RecordFacts:
@@ -47,15 +65,29 @@ def full_reviews(item: ItemFacts, **changes: Any) -> list[RecordFacts]:
 
 
 def group_pass(group: str, sisters: list[ItemFacts], perturbed: str = "audio", verdict: str = "pass") -> RecordFacts:
-    return RecordFacts(f"group:{group}", "group_integration", "r5", 0, group_inputs(perturbed, sisters),
-                       {"verdict": verdict}, next(_ids))
+    return RecordFacts(
+        f"group:{group}",
+        "group_integration",
+        "r5",
+        0,
+        group_inputs(perturbed, sisters),
+        {"verdict": verdict},
+        next(_ids),
+    )
 
 
-def derive(items: list[ItemFacts], records: list[RecordFacts], settings: ReviewSettings | None = None,
-           perturbed: str = "audio", decisions=(), gates=()):  # type: ignore[no-untyped-def]
+def derive(
+    items: list[ItemFacts],
+    records: list[RecordFacts],
+    settings: ReviewSettings | None = None,
+    perturbed: str = "audio",
+    decisions=(),
+    gates=(),
+):  # type: ignore[no-untyped-def]
     groups = {i.group: perturbed for i in items}
-    return {s.id: s for s in Derivation(settings or ReviewSettings(), items, groups, records, decisions,
-                                        gates).derive_all()}
+    return {
+        s.id: s for s in Derivation(settings or ReviewSettings(), items, groups, records, decisions, gates).derive_all()
+    }
 
 
 def pair() -> list[ItemFacts]:
@@ -74,34 +106,93 @@ def test_fully_reviewed_pair_is_admitted() -> None:
     items = pair()
     status = derive(items, everything(items))
     assert {k: (v.state, v.stage, v.reasons) for k, v in status.items()} == {
-        "a": ("admitted", None, []), "b": ("admitted", None, [])}
+        "a": ("admitted", None, []),
+        "b": ("admitted", None, []),
+    }
 
 
 CASES = [
     # (name, changes for item a, expected state of a, expected stage, expected reasons of a)
     ("grammar fail", {"grammar": "fail"}, "returned", "grammar", ["grammar"]),
-    ("audio naturalness", {"scores": [{"naturalness": 3, "clarity": 4, "artefacts": 4},
-                                      {"naturalness": 3, "clarity": 5, "artefacts": 5}]},
-     "returned", "audio_signoff", ["audio_unnatural:naturalness"]),
-    ("audio two axes", {"scores": [{"naturalness": 4, "clarity": 3, "artefacts": 1},
-                                   {"naturalness": 4, "clarity": 3, "artefacts": 5}]},
-     "returned", "audio_signoff", ["audio_unnatural:clarity", "audio_unnatural:artefacts"]),
-    ("audio mean exactly 3.5 passes", {"scores": [{"naturalness": 3, "clarity": 4, "artefacts": 4},
-                                                  {"naturalness": 4, "clarity": 4, "artefacts": 4}]},
-     "admitted", None, []),
-    ("underdetermined", {"sets": [good_sets("A"), good_sets("A"), {**good_sets("A"), "text+image+audio": ["A", "B"]}]},
-     "returned", "subset_checklist", ["underdetermined"]),
-    ("label mismatch", {"sets": [{**good_sets("A"), "text+image+audio": ["C"]}] * 3},
-     "returned", "subset_checklist", ["label_mismatch"]),
-    ("reducible single view", {"sets": [{**good_sets("A"), "audio": ["A"]}] * 3},
-     "returned", "subset_checklist", ["reducible:audio"]),
-    ("reducible pair view and not enlarging", {"sets": [{**good_sets("A"), "text+image": ["A"]}] * 3},
-     "returned", "subset_checklist", ["reducible:text+image", "not_enlarging:audio"]),
-    ("not enlarging without reducible", {"sets": [{**good_sets("A"), "image+audio": ["B", "C"]}] * 3},
-     "returned", "subset_checklist", ["not_enlarging:text"]),
+    (
+        "audio naturalness",
+        {
+            "scores": [
+                {"naturalness": 3, "clarity": 4, "artefacts": 4},
+                {"naturalness": 3, "clarity": 5, "artefacts": 5},
+            ]
+        },
+        "returned",
+        "audio_signoff",
+        ["audio_unnatural:naturalness"],
+    ),
+    (
+        "audio two axes",
+        {
+            "scores": [
+                {"naturalness": 4, "clarity": 3, "artefacts": 1},
+                {"naturalness": 4, "clarity": 3, "artefacts": 5},
+            ]
+        },
+        "returned",
+        "audio_signoff",
+        ["audio_unnatural:clarity", "audio_unnatural:artefacts"],
+    ),
+    (
+        "audio mean exactly 3.5 passes",
+        {
+            "scores": [
+                {"naturalness": 3, "clarity": 4, "artefacts": 4},
+                {"naturalness": 4, "clarity": 4, "artefacts": 4},
+            ]
+        },
+        "admitted",
+        None,
+        [],
+    ),
+    (
+        "underdetermined",
+        {"sets": [good_sets("A"), good_sets("A"), {**good_sets("A"), "text+image+audio": ["A", "B"]}]},
+        "returned",
+        "subset_checklist",
+        ["underdetermined"],
+    ),
+    (
+        "label mismatch",
+        {"sets": [{**good_sets("A"), "text+image+audio": ["C"]}] * 3},
+        "returned",
+        "subset_checklist",
+        ["label_mismatch"],
+    ),
+    (
+        "reducible single view",
+        {"sets": [{**good_sets("A"), "audio": ["A"]}] * 3},
+        "returned",
+        "subset_checklist",
+        ["reducible:audio"],
+    ),
+    (
+        "reducible pair view and not enlarging",
+        {"sets": [{**good_sets("A"), "text+image": ["A"]}] * 3},
+        "returned",
+        "subset_checklist",
+        ["reducible:text+image", "not_enlarging:audio"],
+    ),
+    (
+        "not enlarging without reducible",
+        {"sets": [{**good_sets("A"), "image+audio": ["B", "C"]}] * 3},
+        "returned",
+        "subset_checklist",
+        ["not_enlarging:text"],
+    ),
     ("answer check disagrees", {"answer": "C"}, "returned", "answer_check", ["answer_check_disagrees"]),
-    ("every violated rule reported", {"grammar": "fail", "answer": "D"}, "returned", "grammar",
-     ["grammar", "answer_check_disagrees"]),
+    (
+        "every violated rule reported",
+        {"grammar": "fail", "answer": "D"},
+        "returned",
+        "grammar",
+        ["grammar", "answer_check_disagrees"],
+    ),
 ]
 
 
@@ -222,8 +313,16 @@ def test_revision_invalidates_only_changed_inputs() -> None:
 
 
 def _decision(kind: str, **kw: Any) -> Decision:
-    return Decision(id=next(_ids), item_id="a", kind=kind, reason="because", actor="m", revision=1,
-                    created_at=datetime.now(UTC), **kw)
+    return Decision(
+        id=next(_ids),
+        item_id="a",
+        kind=kind,
+        reason="because",
+        actor="m",
+        revision=1,
+        created_at=datetime.now(UTC),
+        **kw,
+    )
 
 
 def test_discard_restore_and_override() -> None:
