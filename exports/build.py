@@ -14,6 +14,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -325,17 +326,22 @@ def _write(
     snapshot = take_snapshot(ws, released)
     writer = ReleaseWriter(root)
     log(f"copying {len(snapshot.media)} media file(s)")
-    writer.copy_media((m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media)
-    writer.write_bytes("data/items.parquet", _parquet_bytes(snapshot.items))
-    writer.write_bytes("data/items.jsonl", jsonl_bytes(snapshot.items))
-    writer.write_bytes("admission.jsonl", jsonl_bytes(snapshot.admission))
-    reports = run_reports(ws, gates)
-    duplicates, duplicates_note = _duplicates(reports, set(released))
-    writer.write_json("duplicates.json", duplicates)
-    media = _media_facts(snapshot)
-    writer.write_json("attributions.json", {"files": media})
-    stats = release_stats(snapshot.items, reports.get("agreement"))
-    writer.write_json("stats.json", stats)
+    with ThreadPoolExecutor(1) as background:
+        # media copying is I/O and hashing (no GIL); the data files are built meanwhile
+        media_copied = background.submit(
+            writer.copy_media, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media]
+        )
+        writer.write_bytes("data/items.parquet", _parquet_bytes(snapshot.items))
+        writer.write_bytes("data/items.jsonl", jsonl_bytes(snapshot.items))
+        writer.write_bytes("admission.jsonl", jsonl_bytes(snapshot.admission))
+        reports = run_reports(ws, gates)
+        duplicates, duplicates_note = _duplicates(reports, set(released))
+        writer.write_json("duplicates.json", duplicates)
+        media = _media_facts(snapshot)
+        writer.write_json("attributions.json", {"files": media})
+        stats = release_stats(snapshot.items, reports.get("agreement"))
+        writer.write_json("stats.json", stats)
+        media_copied.result()
     states: dict[str, int] = {}
     for st in statuses:
         states[st.state] = states.get(st.state, 0) + 1

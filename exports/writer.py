@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -61,6 +62,7 @@ class ReleaseWriter:
     def __init__(self, root: Path, workers: int | None = None) -> None:
         self.root = root
         self.files: dict[str, FileEntry] = {}
+        self._lock = threading.Lock()
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
 
     def _target(self, relative: str) -> Path:
@@ -71,7 +73,8 @@ class ReleaseWriter:
     def write_bytes(self, relative: str, data: bytes) -> FileEntry:
         self._target(relative).write_bytes(data)
         entry = FileEntry(relative, hashlib.sha256(data).hexdigest(), len(data))
-        self.files[relative] = entry
+        with self._lock:
+            self.files[relative] = entry
         return entry
 
     def write_json(self, relative: str, document: Any) -> FileEntry:
@@ -95,7 +98,9 @@ class ReleaseWriter:
 
         with ThreadPoolExecutor(self.workers) as pool:
             for entry in pool.map(one, jobs):
-                self.files[entry.path] = entry
+                with self._lock:
+                    self.files[entry.path] = entry
 
     def entries(self) -> list[FileEntry]:
-        return [self.files[p] for p in sorted(self.files)]
+        with self._lock:
+            return [self.files[p] for p in sorted(self.files)]
