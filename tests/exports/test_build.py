@@ -243,3 +243,19 @@ def test_normalized_derivatives_are_shipped_instead_of_originals(admitted_ws: Wo
     assert not (tmp_path / "r" / "media" / f"{original}.jpg").exists()
     attributions = {a["sha256"]: a for a in json.loads((tmp_path / "r" / "attributions.json").read_text())["files"]}
     assert attributions[sha]["derived_from"] == original and attributions[sha]["license"] == "CC0-1.0"
+
+
+def test_builds_in_separate_processes_with_other_hash_seeds_are_identical(
+    admitted_ws: Workspace, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = "from curation.cli.main import run; run()"
+        args = ["-w", str(admitted_ws.root), "release", "build", "1.0.0", "--out", str(tmp_path / seed)]
+        done = subprocess.run([sys.executable, "-c", command, *args], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    assert tree(tmp_path / "1") == tree(tmp_path / "2")
