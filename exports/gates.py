@@ -78,6 +78,33 @@ def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, l
     return failures
 
 
+def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The media spec (``media:<problem>``) re-checked on the exact file each candidate would ship.
+
+    Needs ``curation.mediatools`` (the normalization issue); each distinct file is read and checked once.
+    """
+    from curation.mediatools import check_audio, check_image
+
+    checkers = {"image": check_image, "audio": check_audio}
+    assets, derivatives = load_assets(ws)
+    wanted = set(candidate_ids)
+    with ws.session() as s:
+        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
+    verdicts: dict[str, list[str]] = {}
+    failures: dict[str, list[str]] = {}
+    for item_id, image, audio in rows:
+        if item_id not in wanted:
+            continue
+        for sha in (image, audio):
+            asset = release_asset(assets, derivatives, sha)
+            if asset.sha256 not in verdicts:
+                path = ws.asset_path(asset)
+                check = checkers[asset.kind](path.read_bytes(), asset.original_name or path.name, ws.settings.media)
+                verdicts[asset.sha256] = list(check.reasons)
+            failures.setdefault(item_id, []).extend(verdicts[asset.sha256])
+    return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
+
+
 def default_gates() -> Gates:
     """The gates every `curate release build` runs; add a line here when a checker lands."""
     return Gates(item=(("media_files", media_files_gate),))
