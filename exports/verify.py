@@ -99,8 +99,18 @@ def verify_release(folder: Path) -> VerifyReport:
     manifest = _read_manifest(folder)
     report = VerifyReport(folder, str(manifest.get("version", "")))
     listed: dict[str, dict[str, Any]] = {}
-    for entry in manifest["files"]:
-        listed[entry["path"]] = entry
+    for number, entry in enumerate(manifest["files"], 1):
+        rel = entry.get("path") if isinstance(entry, dict) else None
+        if not isinstance(rel, str) or not {"sha256", "size"} <= set(entry):
+            report.mismatches.append(
+                Mismatch("invalid", "manifest.json", f"file entry {number} lacks path, sha256 or size")
+            )
+        elif rel.startswith("/") or ".." in Path(rel).parts:
+            report.mismatches.append(
+                Mismatch("invalid", "manifest.json", f"file entry {rel!r} points outside the release")
+            )
+        else:
+            listed[rel] = entry
     report.files = len(listed) + 1
     for rel, entry in sorted(listed.items()):
         path = folder / rel

@@ -113,3 +113,16 @@ def test_cli_build_list_and_refusals(admitted_ws: Workspace, tmp_path: Path) -> 
     shutil.rmtree(admitted_ws.root / "media")
     refused = runner.invoke(app, [*ws, "release", "build", "0.2.0"])
     assert refused.exit_code == 1 and "g1-a: media:missing" in refused.output
+
+
+def test_a_manifest_pointing_outside_the_release_is_invalid(release: Path) -> None:
+    manifest = json.loads((release / "manifest.json").read_text())
+    count = len(manifest["files"])
+    manifest["files"].append({"path": "../outside.txt", "sha256": "0" * 64, "size": 0})
+    manifest["files"].append({"path": "no-hash.txt"})
+    (release / "manifest.json").write_text(json.dumps(manifest))
+    details = {m.detail for m in verify_release(release).mismatches if m.kind == "invalid"}
+    assert details == {
+        "file entry '../outside.txt' points outside the release",
+        "file entry 8 lacks path, sha256 or size",
+    }
