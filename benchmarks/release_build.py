@@ -35,6 +35,9 @@ from exports.build import build_release  # noqa: E402
 from exports.gates import Gates, media_files_gate  # noqa: E402
 from tests.exports.conftest import REVIEWERS, admitting_reviews  # noqa: E402
 
+REPEATS = 2
+"""Builds per size, with sha256sum runs interleaved; the fastest of each counts (a shared machine is noisy). The
+first build also pays for importing pyarrow, once per process; it is printed too."""
 AUDIO_MB = 2.0
 IMAGE_MB = 0.5
 
@@ -129,15 +132,19 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             return original(source, target)
 
         writer_module.copy_hashing = counting
+        builds = []
         try:
-            t0 = time.perf_counter()
-            result = build_release(
-                ws, "1.0.0", out=scratch / "release", gates=Gates(item=(("media_files", media_files_gate),))
-            )
-            build = time.perf_counter() - t0
+            for attempt in range(REPEATS):
+                out = scratch / f"release-{attempt}"
+                t0 = time.perf_counter()
+                result = build_release(ws, "1.0.0", out=out, gates=Gates(item=(("media_files", media_files_gate),)))
+                builds.append(time.perf_counter() - t0)
+                shutil.rmtree(out)
+                floor = min(floor, sha256sum_seconds(paths))
         finally:
             writer_module.copy_hashing = original
-        floor = min(floor, sha256sum_seconds(paths))
+        build = min(builds)
+        copies //= REPEATS
         assert copies == len(paths), f"{copies} hash passes over {len(paths)} media files"
         return {
             "gb": media_bytes / 2**30,
@@ -146,12 +153,12 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             "setup_s": setup,
             "sha256sum_s": floor,
             "build_s": build,
+            "first_build_s": builds[0],
             "ratio": build / floor,
         }
     finally:
         ws.close()
         shutil.rmtree(scratch / "ws", ignore_errors=True)
-        shutil.rmtree(scratch / "release", ignore_errors=True)
 
 
 def main() -> None:
@@ -159,13 +166,17 @@ def main() -> None:
     parser.add_argument("--gb", type=float, nargs="*", default=[0.25, 0.5, 1.0], help="media sizes to build")
     parser.add_argument("--scratch", type=Path, default=None, help="folder for the temporary workspaces")
     args = parser.parse_args()
-    print(f"{'media GB':>8} {'files':>6} {'items':>6} {'sha256sum s':>11} {'build s':>8} {'ratio':>6}  (goal <= 1.5)")
+    print(
+        f"{'media GB':>8} {'files':>6} {'items':>6} {'sha256sum s':>11} {'build s':>8} {'ratio':>6} "
+        f"{'1st build s':>11} {'1st ratio':>9}  (goal: ratio <= 1.5)"
+    )
     with tempfile.TemporaryDirectory(dir=args.scratch, prefix="release-bench-") as tmp:
         for gb in args.gb:
             r = measure(gb, Path(tmp))
             print(
                 f"{r['gb']:8.2f} {r['files']:6d} {r['items']:6d} {r['sha256sum_s']:11.2f} {r['build_s']:8.2f} "
-                f"{r['ratio']:6.2f}  each media file hashed once; setup {r['setup_s']:.1f} s",
+                f"{r['ratio']:6.2f} {r['first_build_s']:11.2f} {r['first_build_s'] / r['sha256sum_s']:9.2f}  "
+                f"each media file hashed once; setup {r['setup_s']:.1f} s",
                 flush=True,
             )
 

@@ -118,10 +118,13 @@ class BuildResult:
         }
 
 
-def _parquet_bytes(items: list[dict[str, Any]]) -> bytes:
-    """Fixed schema and writer settings: the same rows always give the same bytes (for one pyarrow version)."""
+def _parquet_bytes(jsonl: bytes) -> bytes:
+    """data/items.parquet from the JSONL bytes, so both hold the same records; fixed schema and writer settings
+    make the same rows give the same bytes (for one pyarrow version). Parsing JSON avoids `pa.array` on Python
+    lists, which imports pandas (a second or more of the build)."""
     try:
         import pyarrow as pa
+        import pyarrow.json as pa_json
         import pyarrow.parquet as pq
     except ModuleNotFoundError as exc:
         raise CurateError("writing data/items.parquet needs pyarrow: pip install 'omnicurate[release]'") from exc
@@ -132,8 +135,16 @@ def _parquet_bytes(items: list[dict[str, Any]]) -> bytes:
         "tier": pa.int32(),
         "revision": pa.int32(),
     }
-    schema = pa.schema([pa.field(c, types.get(c, pa.string()), nullable=False) for c in ITEM_COLUMNS])
-    table = pa.Table.from_pylist(items, schema=schema)
+    schema = pa.schema([pa.field(c, types.get(c, pa.string())) for c in ITEM_COLUMNS])
+    table = (
+        pa_json.read_json(
+            pa.BufferReader(jsonl),
+            read_options=pa_json.ReadOptions(use_threads=False, block_size=max(1 << 20, len(jsonl) + 1)),
+            parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
+        )
+        .select(list(ITEM_COLUMNS))
+        .combine_chunks()
+    )
     sink = pa.BufferOutputStream()
     pq.write_table(
         table,
@@ -331,8 +342,9 @@ def _write(
         media_copied = background.submit(
             writer.copy_media, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media]
         )
-        writer.write_bytes("data/items.parquet", _parquet_bytes(snapshot.items))
-        writer.write_bytes("data/items.jsonl", jsonl_bytes(snapshot.items))
+        items_jsonl = jsonl_bytes(snapshot.items)
+        writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl))
+        writer.write_bytes("data/items.jsonl", items_jsonl)
         writer.write_bytes("admission.jsonl", jsonl_bytes(snapshot.admission))
         reports = run_reports(ws, gates)
         duplicates, duplicates_note = _duplicates(reports, set(released))
