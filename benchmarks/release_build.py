@@ -33,7 +33,7 @@ from curation.workspace import Workspace  # noqa: E402
 from exports import writer as writer_module  # noqa: E402
 from exports.build import build_release  # noqa: E402
 from exports.gates import Gates, media_files_gate  # noqa: E402
-from tests.exports.conftest import REVIEWERS, admitting_reviews  # noqa: E402
+from tests.exports.workspace_factory import REVIEWERS, admitting_reviews  # noqa: E402
 
 REPEATS = 2
 """Builds per size, with sha256sum runs interleaved; the fastest of each counts (a shared machine is noisy). The

@@ -17,7 +17,7 @@ from exports.build import GatesFailed, build_release, list_releases
 from exports.fingerprints import normalize_text
 from exports.gates import Gates, default_gates
 from exports.tables import Release
-from tests.exports.conftest import fill_workspace, group_rows
+from tests.exports.workspace_factory import fill_workspace, group_rows
 
 EPOCH_2026_01_02 = "1767312000"
 

@@ -13,7 +13,7 @@ from curation.cli.main import app
 from curation.workspace import Workspace
 from exports.build import build_release
 from exports.verify import diff_releases, verify_release
-from tests.exports.conftest import fill_workspace, group_rows
+from tests.exports.workspace_factory import fill_workspace, group_rows
 
 runner = CliRunner()
 
