@@ -120,51 +120,51 @@ def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", sourc
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
             )
+        existing = _existing_records(s, {subject for _, subject, _, _ in resolved})
         for p, subject, revision, inputs in resolved:
             r = p.review
             payload = _payload(r)
-            existing = s.execute(
-                select(ReviewRecord).where(
-                    ReviewRecord.subject == subject,
-                    ReviewRecord.stage == r.stage,  # type: ignore[attr-defined]
-                    ReviewRecord.reviewer == r.reviewer,
-                    ReviewRecord.revision == revision,  # type: ignore[attr-defined]
+            key = (subject, r.stage, r.reviewer, revision)  # type: ignore[attr-defined]
+            prior = existing.get(key)
+            if prior is None:
+                prior = ReviewRecord(
+                    subject=subject,
+                    stage=key[1],
+                    reviewer=key[2],
+                    revision=revision,
+                    inputs_hash=inputs,
+                    payload=payload,
+                    source=source,
                 )
-            ).scalar_one_or_none()
-            if existing is None:
-                s.add(
-                    ReviewRecord(
-                        subject=subject,
-                        stage=r.stage,
-                        reviewer=r.reviewer,
-                        revision=revision,  # type: ignore[attr-defined]
-                        inputs_hash=inputs,
-                        payload=payload,
-                        source=source,
-                    )
-                )
+                s.add(prior)
+                existing[key] = prior
                 record_event(
-                    s,
-                    r.reviewer,
-                    "review.recorded",
-                    subject,
-                    None,  # type: ignore[attr-defined]
-                    {"stage": r.stage, "revision": revision, **payload},
-                )  # type: ignore[attr-defined]
+                    s, key[2], "review.recorded", subject, None, {"stage": key[1], "revision": revision, **payload}
+                )
                 report.recorded += 1
-            elif existing.payload == payload and existing.inputs_hash == inputs:
+            elif prior.payload == payload and prior.inputs_hash == inputs:
                 report.unchanged += 1
             else:
-                before = {"stage": existing.stage, **existing.payload}
-                existing.payload = payload
-                existing.inputs_hash = inputs
-                existing.source = source
-                existing.updated_at = utcnow()
-                s.add(existing)
-                record_event(s, r.reviewer, "review.replaced", subject, before, {"stage": r.stage, **payload})  # type: ignore[attr-defined]
+                before = {"stage": prior.stage, **prior.payload}
+                prior.payload = payload
+                prior.inputs_hash = inputs
+                prior.source = source
+                prior.updated_at = utcnow()
+                s.add(prior)
+                record_event(s, key[2], "review.replaced", subject, before, {"stage": key[1], **payload})
                 report.replaced += 1
-            s.flush()
     return report
+
+
+def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], ReviewRecord]:  # type: ignore[no-untyped-def]
+    """Stored records of these subjects, keyed as the uniqueness constraint is (one query per 500)."""
+    out: dict[tuple[str, str, str, int], ReviewRecord] = {}
+    ordered = sorted(subjects)
+    for start in range(0, len(ordered), 500):
+        chunk = ordered[start : start + 500]
+        for rec in s.scalars(select(ReviewRecord).where(ReviewRecord.subject.in_(chunk))):
+            out[(rec.subject, rec.stage, rec.reviewer, rec.revision)] = rec
+    return out
 
 
 def _option_problems(review: BaseModel, item: ItemFacts, where: dict[str, Any]) -> list[Problem]:
