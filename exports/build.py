@@ -14,7 +14,7 @@ import re
 import shutil
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -256,45 +256,31 @@ def build_release(
     statuses = derive_status(ws)
     groups = {st.id: st.group for st in statuses}
     candidates = [st.id for st in statuses if st.state == "admitted"]
+    if not candidates:
+        raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
-    failures = run_item_gates(ws, gates, candidates, groups)
-    workspace_failures = run_workspace_gates(ws, gates)
-    if workspace_failures or (failures and not allow_partial):
-        raise GatesFailed(failures, workspace_failures)
-    released = [i for i in candidates if i not in failures]
-    if not released:
-        raise CheckFailed(
-            "release refused: no item is admitted and passes the gates; see `curate status` for what is pending"
+    with ThreadPoolExecutor(1) as background:
+        # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
+        # into place before they pass
+        workspace_gates = background.submit(run_workspace_gates, ws, gates)
+        failures = run_item_gates(ws, gates, candidates, groups)
+        if failures and not allow_partial:
+            raise GatesFailed(failures, workspace_gates.result())
+        released = [i for i in candidates if i not in failures]
+        if not released:
+            raise CheckFailed(
+                "release refused: every admitted item failed a gate, so nothing is left to release\n  "
+                + "\n  ".join(f"{item}: {', '.join(reasons)}" for item, reasons in failures.items())
+            )
+        target = (out or ws.root / "releases" / version).resolve()
+        result = _publish(
+            target,
+            existing,
+            workspace_gates,
+            lambda temp: _write(
+                ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log
+            ),
         )
-
-    target = (out or ws.root / "releases" / version).resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _stale_builds(target.parent, target.name)
-    token = uuid.uuid4().hex[:12]
-    temp = target.parent / f".{target.name}.tmp-{token}"
-    lock_path = target.parent / f".{target.name}.tmp-{token}.lock"
-    with lock_path.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            result = _write(ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log)
-            if existing is not None and existing.manifest_sha256 != result.manifest_sha256:
-                raise CheckFailed(
-                    f"release refused: version {version} was published on {existing.release_date} with other content "
-                    f"(manifest {existing.manifest_sha256[:12]}, now {result.manifest_sha256[:12]}); published "
-                    "versions are immutable — build a new version (e.g. bump the patch number)"
-                )
-            if target.exists():
-                if _manifest_sha_of(target) != result.manifest_sha256:
-                    raise CheckFailed(
-                        f"release refused: {target} exists and holds other content; remove it or choose --out"
-                    )
-                result.unchanged = True
-            else:
-                os.rename(temp, target)
-        finally:
-            shutil.rmtree(temp, ignore_errors=True)
-            lock_path.unlink(missing_ok=True)
-    result.path = target
     if existing is None:
         with ws.writing() as s:
             if s.get(Release, version) is None:
@@ -317,6 +303,46 @@ def build_release(
                     None,
                     {"manifest_sha256": result.manifest_sha256, "items": result.items, "dropped": failures},
                 )
+    return result
+
+
+def _publish(
+    target: Path,
+    existing: Release | None,
+    workspace_gates: Future[list[str]],
+    write: Callable[[Path], BuildResult],
+) -> BuildResult:
+    """Write into a hidden temporary folder, then rename it into place if every check still allows it."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _stale_builds(target.parent, target.name)
+    token = uuid.uuid4().hex[:12]
+    temp = target.parent / f".{target.name}.tmp-{token}"
+    lock_path = target.parent / f".{target.name}.tmp-{token}.lock"
+    with lock_path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            result = write(temp)
+            workspace_failures = workspace_gates.result()
+            if workspace_failures:
+                raise GatesFailed({}, workspace_failures)
+            if existing is not None and existing.manifest_sha256 != result.manifest_sha256:
+                raise CheckFailed(
+                    f"release refused: version {result.version} was published on {existing.release_date} with other content "
+                    f"(manifest {existing.manifest_sha256[:12]}, now {result.manifest_sha256[:12]}); published "
+                    "versions are immutable — build a new version (e.g. bump the patch number)"
+                )
+            if target.exists():
+                if _manifest_sha_of(target) != result.manifest_sha256:
+                    raise CheckFailed(
+                        f"release refused: {target} exists and holds other content; remove it or choose --out"
+                    )
+                result.unchanged = True
+            else:
+                os.rename(temp, target)
+        finally:
+            shutil.rmtree(temp, ignore_errors=True)
+            lock_path.unlink(missing_ok=True)
+    result.path = target
     return result
 
 
@@ -346,7 +372,7 @@ def _write(
         writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl))
         writer.write_bytes("data/items.jsonl", items_jsonl)
         writer.write_bytes("admission.jsonl", jsonl_bytes(snapshot.admission))
-        reports = run_reports(ws, gates)
+        reports = run_reports(ws, gates, released)
         duplicates, duplicates_note = _duplicates(reports, set(released))
         writer.write_json("duplicates.json", duplicates)
         media = _media_facts(snapshot)

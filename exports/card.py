@@ -63,6 +63,34 @@ class CardFacts:
         return bool(self.dropped)
 
 
+def _figure(result: Any) -> str:
+    if not isinstance(result, dict):
+        return "not reported"
+    if result.get("value") is None:
+        return f"undefined ({result.get('undefined') or 'no data'})"
+    return f"{result['value']:.3f} ({result.get('units', '?')} units, {result.get('coders', '?')} coders)"
+
+
+def agreement_lines(agreement: dict[str, Any] | None) -> list[str]:
+    """One sentence per agreement figure in stats.json, for the datasheet and Croissant."""
+    if not agreement:
+        return ["Inter-annotator agreement was not computed for this release."]
+    lines = []
+    if "subset_checklist" in agreement:
+        lines.append(
+            "Modality-subset checklist, Krippendorff's alpha (nominal, item x view x option): "
+            + _figure(agreement["subset_checklist"].get("all"))
+        )
+    if "answer_check" in agreement:
+        lines.append(
+            "Blind answer check vs the author's label, Cohen's kappa: "
+            + _figure(agreement["answer_check"].get("overall"))
+        )
+    for axis, result in sorted((agreement.get("audio_signoff") or {}).items()):
+        lines.append(f"Audio sign-off ({axis}), Krippendorff's alpha (ordinal): {_figure(result)}")
+    return lines
+
+
 def _size_category(n: int) -> str:
     bounds = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")]
     return next((label for bound, label in bounds if n < bound), "1M<n<10M")
@@ -184,6 +212,10 @@ def dataset_card(facts: CardFacts) -> str:
         f"Audio sources: {_inline(dict(sorted(audio_sources.items())))}.",
         "",
         f"Items of the workspace not in this release, by state: {_inline(not_released)}.",
+        "",
+        "Agreement between reviewers on the released items (stats.json):",
+        "",
+        *[f"- {line}" for line in agreement_lines(facts.stats.get("agreement"))],
         "",
         "### H.4 Pre-processing",
         "",
@@ -327,12 +359,10 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
             entry["arrayShape"] = "-1"
         fields.append(entry)
     annotations = [a["annotations"] for a in facts.admission]
-    agreement = facts.stats.get("agreement")
     analysis = [
         "Admission requires every stage's quorum and rule; the combined modality-subset checklist must satisfy "
-        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl.",
-        "Inter-annotator agreement: "
-        + (json.dumps(agreement, sort_keys=True) if agreement else "not computed for this release."),
+        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json.",
+        *agreement_lines(facts.stats.get("agreement")),
     ]
     document: dict[str, Any] = {
         "@context": CROISSANT_CONTEXT,

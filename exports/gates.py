@@ -20,13 +20,14 @@ from curation.workspace import Workspace
 
 ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, list[str]]]
 WorkspaceGate = Callable[[Workspace], list[str]]
-Report = Callable[[Workspace], dict[str, Any] | None]
+Report = Callable[[Workspace, Sequence[str]], dict[str, Any] | None]
 
 
 @dataclass(frozen=True)
 class Gates:
-    """Named hooks, run in order. ``reports`` supply content, not decisions: ``agreement`` (figures for stats.json
-    and the Croissant RAI fields) and ``duplicates`` (``{"clusters": [...]}`` for duplicates.json)."""
+    """Named hooks, run in order. ``reports`` take the released item ids and supply content, not decisions:
+    ``agreement`` (figures for stats.json and the Croissant RAI fields) and ``duplicates``
+    (``{"clusters": [...]}`` for duplicates.json)."""
 
     item: tuple[tuple[str, ItemGate], ...] = ()
     workspace: tuple[tuple[str, WorkspaceGate], ...] = ()
@@ -105,9 +106,35 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
     return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
 
 
+def agreement_gate(ws: Workspace) -> list[str]:
+    """The workspace's agreement thresholds (``[agreement]`` in curate.toml); a failure refuses the build."""
+    from curation.agreement.gates import check_agreement_gates
+
+    return [failure.message for failure in check_agreement_gates(ws)]
+
+
+def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
+    """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist)."""
+    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+
+    wanted = set(released)
+    report = agreement_report([item for item in load_reviewed_items(ws) if item.id in wanted])
+    answer = {k: v for k, v in report["answer_check"].items() if k != "pairs"}  # per-person pairs stay private
+    return {
+        "items": report["items"],
+        "answer_check": answer,
+        "audio_signoff": report["audio_signoff"],
+        "subset_checklist": report["subset_checklist"],
+    }
+
+
 def default_gates() -> Gates:
     """The gates every `curate release build` runs; add a line here when a checker lands."""
-    return Gates(item=(("media_files", media_files_gate),))
+    return Gates(
+        item=(("media_files", media_files_gate),),
+        workspace=(("agreement", agreement_gate),),
+        reports=(("agreement", agreement_figures),),
+    )
 
 
 def run_item_gates(
@@ -130,10 +157,10 @@ def run_workspace_gates(ws: Workspace, gates: Gates) -> list[str]:
     return [f"{name}: {message}" for name, gate in gates.workspace for message in gate(ws)]
 
 
-def run_reports(ws: Workspace, gates: Gates) -> dict[str, Any]:
+def run_reports(ws: Workspace, gates: Gates, released: Sequence[str]) -> dict[str, Any]:
     reports = {}
     for name, report in gates.reports:
-        result = report(ws)
+        result = report(ws, list(released))
         if result is not None:
             reports[name] = result
     return reports

@@ -183,7 +183,7 @@ def test_versions_must_be_semantic(admitted_ws: Workspace, version: str) -> None
 
 
 def test_nothing_admitted_is_refused(workspace: Workspace, tmp_path: Path) -> None:
-    with pytest.raises(CheckFailed, match="no item is admitted"):
+    with pytest.raises(CheckFailed, match="no item is admitted yet"):
         build_release(workspace, "0.1.0", out=tmp_path / "r")
 
 
@@ -259,3 +259,10 @@ def test_builds_in_separate_processes_with_other_hash_seeds_are_identical(
         done = subprocess.run([sys.executable, "-c", command, *args], env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
     assert tree(tmp_path / "1") == tree(tmp_path / "2")
+
+
+def test_allow_partial_with_every_item_failing_is_refused(admitted_ws: Workspace, tmp_path: Path) -> None:
+    gates = Gates(item=(("everything", lambda ws, ids: {i: ["media:format"] for i in ids}),))
+    with pytest.raises(CheckFailed, match="every admitted item failed a gate") as refused:
+        build_release(admitted_ws, "1.0.0", out=tmp_path / "r", gates=gates, allow_partial=True)
+    assert "g2-b: media:format" in str(refused.value) and not (tmp_path / "r").exists()

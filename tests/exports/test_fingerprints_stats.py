@@ -87,5 +87,5 @@ def test_stats_json_of_a_release(admitted_ws: Workspace, tmp_path: Path) -> None
         "acc_g": round((1 / 16 + 1 / 9) / 2, 6),
     }
     assert stats == release_stats(
-        [json.loads(x) for x in (tmp_path / "r" / "data" / "items.jsonl").read_text().splitlines()], None
+        [json.loads(x) for x in (tmp_path / "r" / "data" / "items.jsonl").read_text().splitlines()], stats["agreement"]
     )

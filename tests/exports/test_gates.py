@@ -63,11 +63,44 @@ def test_hooks_are_called_with_the_workspace_and_only_the_candidates(admitted_ws
     groups = {"g1-a": "g1", "g1-b": "g1"}
     assert run_item_gates(admitted_ws, Gates(item=(("record", record),)), ["g1-a", "g1-b"], groups) == {}
     assert calls == [["g1-a", "g1-b"]]
-    gates = Gates(workspace=(("kappa", lambda ws: ["kappa 0.3 < 0.6"]),), reports=(("agreement", lambda ws: None),))
+    gates = Gates(
+        workspace=(("kappa", lambda ws: ["kappa 0.3 < 0.6"]),), reports=(("agreement", lambda ws, ids: None),)
+    )
     assert run_workspace_gates(admitted_ws, gates) == ["kappa: kappa 0.3 < 0.6"]
-    assert run_reports(admitted_ws, gates) == {}
+    assert run_reports(admitted_ws, gates, ["g1-a"]) == {}
 
 
 def test_lazy_hooks_import_on_first_call() -> None:
     hook = lazy("exports.stats", "random_baselines")
     assert hook([{"group": "g", "options": ["a", "b"]}]) == {"acc_q": 0.5, "acc_g": 0.5}
+
+
+def test_the_agreement_thresholds_refuse_a_release(admitted_ws: Workspace, tmp_path: Path) -> None:
+    import json
+
+    from curation.reviews import import_reviews
+    from tests.exports.workspace_factory import consistent_sets
+
+    split = consistent_sets("A") | {"text": ["A", "B", "C", "D"]}  # rev3 disagrees on one cell; still well posed
+    record = {"item": "g1-a", "stage": "subset_checklist", "reviewer": "rev3", "consistent": split}
+    (tmp_path / "split.jsonl").write_text(json.dumps(record) + "\n")
+    import_reviews(admitted_ws, tmp_path / "split.jsonl")
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "ok")  # default thresholds: alpha still >= 0.667
+
+    admitted_ws.settings.agreement.checklist_alpha_min = 0.99
+    with pytest.raises(GatesFailed) as refused:
+        build_release(admitted_ws, "1.1.0", out=tmp_path / "r", allow_partial=True)
+    assert refused.value.items == {}
+    assert len(refused.value.workspace) == 1 and "agreement: subset-checklist alpha" in refused.value.workspace[0]
+    assert "below the minimum 0.990" in str(refused.value) and not (tmp_path / "r").exists()
+
+
+def test_agreement_figures_reach_stats_and_croissant(admitted_ws: Workspace, tmp_path: Path) -> None:
+    import json
+
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "r")
+    agreement = json.loads((tmp_path / "r" / "stats.json").read_text())["agreement"]
+    assert agreement["items"] == 4 and agreement["answer_check"]["overall"]["value"] == 1.0
+    assert "pairs" not in agreement["answer_check"]  # no per-person figures in a public release
+    analysis = json.loads((tmp_path / "r" / "croissant.json").read_text())["rai:dataAnnotationAnalysis"]
+    assert "Blind answer check vs the author's label, Cohen's kappa: 1.000 (4 units, 2 coders)" in analysis

@@ -14,7 +14,7 @@ from tests.media_factory import item_row, write_items
 REVIEWERS = ("rev1", "rev2", "rev3")
 
 
-def _consistent(answer: str) -> dict[str, list[str]]:
+def consistent_sets(answer: str) -> dict[str, list[str]]:
     """Checklist sets satisfying TRIAD Definition 1 for answer A or B (options A-D)."""
     other = "B" if answer == "A" else "A"
     return {
@@ -38,7 +38,7 @@ def admitting_reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             scores = {"naturalness": 4, "clarity": 5, "artefacts": 4}
             records.append({"item": item, "stage": "audio_signoff", "reviewer": reviewer, "scores": scores})
         for reviewer in REVIEWERS:
-            consistent = _consistent(row["answer"])
+            consistent = consistent_sets(row["answer"])
             records.append({"item": item, "stage": "subset_checklist", "reviewer": reviewer, "consistent": consistent})
         records.append({"item": item, "stage": "answer_check", "reviewer": "rev3", "answer": row["answer"]})
     for group in sorted({row["group"] for row in rows}):
