@@ -124,7 +124,6 @@ def front_matter(facts: CardFacts) -> str:
         else:
             lines.append(f"    dtype: {dtype}")
     parquet = next((f for f in facts.data_files if f.path == "data/items.parquet"), None)
-    lines += ["  splits:", "  - name: test", f"    num_examples: {len(facts.items)}"]
     if parquet is not None:
         lines.append(f"  download_size: {parquet.size}")
     lines.append("---")

@@ -43,9 +43,17 @@ def test_datasets_loads_the_parquet_with_the_declared_features(release: Path, tm
     assert features["tier"] == datasets.Value("int32") and features["context"] == datasets.Value("string")
     assert ds[2]["options"] == ["grateful", "sarcastic", "ambivalent"]
     assert all((release / row["audio"]).is_file() and (release / row["image"]).is_file() for row in ds)
-    features_yaml = (release / "README.md").read_text().split("  features:\n")[1].split("  splits:")[0]
+    features_yaml = (release / "README.md").read_text().split("  features:\n")[1].split("  download_size:")[0]
     declared = [line.split(": ", 1)[1] for line in features_yaml.splitlines() if line.startswith("  - name: ")]
     assert declared == list(features)
+
+
+def test_the_release_folder_loads_through_its_dataset_card(release: Path, tmp_path: Path, monkeypatch) -> None:
+    datasets = require("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    ds = datasets.load_dataset(str(release), split="test", cache_dir=str(tmp_path / "hf"))
+    assert ds.num_rows == 4 and ds.features["ambiguous"] == datasets.List(datasets.Value("string"))
+    assert ds.info.features == ds.features
 
 
 def test_croissant_validates_and_yields_the_items(release: Path) -> None:
