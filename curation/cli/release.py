@@ -26,7 +26,10 @@ def build_cmd(
         Path | None, typer.Option("--out", help="Release folder (default: <workspace>/releases/VERSION).")
     ] = None,
     notes: Annotated[
-        Path | None, typer.Option("--notes", help="Markdown file with release notes for the dataset card.")
+        Path | None,
+        typer.Option(
+            "--notes", help="Markdown file with release notes for the dataset card.", exists=True, dir_okay=False
+        ),
     ] = None,
     allow_partial: Annotated[
         bool,

@@ -108,6 +108,8 @@ def test_cli_build_list_and_refusals(admitted_ws: Workspace, tmp_path: Path) -> 
     assert "First public release." in (Path(document["path"]) / "README.md").read_text()
     listed = json.loads(runner.invoke(app, [*ws, "release", "list", "--json"]).stdout)
     assert [(r["version"], r["present"]) for r in listed] == [("0.1.0", True)]
+    missing_notes = runner.invoke(app, [*ws, "release", "build", "0.2.0", "--notes", str(tmp_path / "none.md")])
+    assert missing_notes.exit_code == 2 and "does not exist" in missing_notes.output
     bad = runner.invoke(app, [*ws, "release", "build", "0.1"])
     assert bad.exit_code == 2 and "semantic version" in bad.output
     shutil.rmtree(admitted_ws.root / "media")
