@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from curation.items import import_items  # noqa: E402
-from curation.reviews import _Pending, record_reviews  # noqa: E402
+from curation.reviews import PendingReview, record_reviews  # noqa: E402
 from curation.schema import REVIEW_MODELS  # noqa: E402
 from curation.tables import Item  # noqa: E402
 from curation.workflow import derive_status  # noqa: E402
@@ -127,7 +127,7 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     t_status_cli, out = timed(lambda: subprocess.run(cli, check=True, capture_output=True, text=True).stdout)
     assert len(json.loads(out)) == n
     rows = [r for i in range(n) for r in seven_records(f"item-{i:06d}", "ABCD"[i % 4])]
-    pending = [_Pending(k + 1, REVIEW_MODELS[r["stage"]].model_validate(r)) for k, r in enumerate(rows)]
+    pending = [PendingReview(k + 1, REVIEW_MODELS[r["stage"]].model_validate(r)) for k, r in enumerate(rows)]
     t_record, rep = timed(lambda: record_reviews(ws, pending))
     assert rep.recorded == 7 * n
     t_derive, statuses = timed(lambda: derive_status(ws))
