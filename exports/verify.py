@@ -93,11 +93,21 @@ def read_items(folder: Path) -> dict[str, dict[str, Any]]:
     return items
 
 
-def verify_release(folder: Path) -> VerifyReport:
-    """Every file against the manifest (hashed once), extra files, and every item's media references."""
+def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyReport:
+    """Every file against the manifest (hashed once), extra files, and every item's media references.
+
+    With ``manifest_sha256`` (as `curate release list` shows it) the manifest itself is checked too, which
+    catches files and manifest edited together.
+    """
     folder = folder.resolve()
     manifest = _read_manifest(folder)
     report = VerifyReport(folder, str(manifest.get("version", "")))
+    if manifest_sha256 is not None:
+        actual, _ = sha256_file(folder / "manifest.json")
+        if actual != manifest_sha256.lower():
+            report.mismatches.append(
+                Mismatch("changed", "manifest.json", f"sha256 {actual[:12]}…, expected {manifest_sha256[:12]}…")
+            )
     listed: dict[str, dict[str, Any]] = {}
     for number, entry in enumerate(manifest["files"], 1):
         rel = entry.get("path") if isinstance(entry, dict) else None

@@ -79,12 +79,18 @@ def build_cmd(
 @app.command("verify")
 def verify_cmd(
     folder: Annotated[Path, typer.Argument(help="A release folder.")],
+    manifest_sha256: Annotated[
+        str | None,
+        typer.Option(
+            "--manifest-sha256", help="Expected SHA-256 of manifest.json (from `curate release list` or the publisher)."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Check every file against manifest.json, list extra files and broken media references; exit 1 on any."""
     from exports.verify import verify_release
 
-    report = verify_release(folder)
+    report = verify_release(folder, manifest_sha256)
     if json_out:
         print_json(report.as_json())
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -128,3 +129,19 @@ def test_a_manifest_pointing_outside_the_release_is_invalid(release: Path) -> No
         "file entry '../outside.txt' points outside the release",
         f"file entry {count + 2} lacks path, sha256 or size",
     }
+
+
+def test_manifest_and_files_edited_together_are_caught_with_the_published_digest(
+    admitted_ws: Workspace, tmp_path: Path
+) -> None:
+    result = build_release(admitted_ws, "1.0.0", out=tmp_path / "r")
+    readme = tmp_path / "r" / "README.md"
+    readme.write_text("forged\n")
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        if entry["path"] == "README.md":
+            entry.update(sha256=hashlib.sha256(b"forged\n").hexdigest(), size=7)
+    (tmp_path / "r" / "manifest.json").write_text(json.dumps(manifest))
+    assert verify_release(tmp_path / "r").ok  # consistent with itself
+    caught = runner.invoke(app, ["release", "verify", str(tmp_path / "r"), "--manifest-sha256", result.manifest_sha256])
+    assert caught.exit_code == 1 and "changed: manifest.json" in caught.output
