@@ -1,14 +1,14 @@
 """release: one row per published release version (its fixed date and content digest)
 
 Revision ID: 0005_release
-Revises: 0001_initial
+Revises: 0004_labelstudio
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_release"
-down_revision = "0001_initial"
+down_revision = "0004_labelstudio"
 branch_labels = None
 depends_on = None
 
