@@ -89,3 +89,14 @@ def test_stats_json_of_a_release(admitted_ws: Workspace, tmp_path: Path) -> None
     assert stats == release_stats(
         [json.loads(x) for x in (tmp_path / "r" / "data" / "items.jsonl").read_text().splitlines()], stats["agreement"]
     )
+
+
+def test_minhash_follows_its_documented_recipe() -> None:
+    """Recompute the sketch from the docstring's recipe with plain integers (no numpy)."""
+    recipe = []
+    xs = [int.from_bytes(hashlib.blake2b(s.encode(), digest_size=8).digest()[:4], "little") for s in shingles(LONG)]
+    for i in range(128):
+        digest = hashlib.blake2b(f"omnicurate-minhash-{i}".encode(), digest_size=8).digest()
+        a, b = int.from_bytes(digest[:4], "little") | 1, int.from_bytes(digest[4:], "little")
+        recipe.append(min(((a * x + b) % (2**61 - 1)) % 2**32 for x in xs))
+    assert minhash_hex(LONG) == b"".join(v.to_bytes(4, "big") for v in recipe).hex()
