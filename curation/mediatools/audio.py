@@ -217,16 +217,24 @@ def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> Normaliz
         "target_lufs": settings.audio_lufs,
         "true_peak_ceiling_dbtp": settings.audio_true_peak_dbtp,
         "resampler": f"soxr {RESAMPLER_QUALITY}",
-        "source": {"format": decoded.format, "subtype": decoded.subtype,
-                   "sample_rate": decoded.sample_rate, "channels": decoded.channels},
+        "source": {
+            "format": decoded.format,
+            "subtype": decoded.subtype,
+            "sample_rate": decoded.sample_rate,
+            "channels": decoded.channels,
+        },
         "input_lufs": round(before.lufs, 3),
         "input_true_peak_dbtp": round(before.true_peak_dbtp, 3),
     }
     if _is_canonical(decoded, settings) and abs(gain_db) < GAIN_EPSILON_DB:
         assert decoded.pcm16 is not None
         out = _wav_bytes(decoded.pcm16[:, 0], rate)
-        params.update(gain_db=0.0, peak_limited=False, output_lufs=params["input_lufs"],
-                      output_true_peak_dbtp=params["input_true_peak_dbtp"])
+        params.update(
+            gain_db=0.0,
+            peak_limited=False,
+            output_lufs=params["input_lufs"],
+            output_true_peak_dbtp=params["input_true_peak_dbtp"],
+        )
         return NormalizedMedia(out, "wav", "audio/wav", params, unchanged=True)
     pcm16 = _to_pcm16(signal * 10.0 ** (gain_db / 20.0))
     after = measure_level(pcm16.astype(np.float64) / 32768.0, rate)
@@ -256,8 +264,10 @@ def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
         findings.add("channels", f"{channels} channels, expected {settings.audio_channels}")
     duration = frames / rate if rate else 0.0
     if not settings.audio_min_seconds <= duration <= settings.audio_max_seconds:
-        findings.add("duration", f"{duration:.2f} s, expected {settings.audio_min_seconds:g}-"
-                                 f"{settings.audio_max_seconds:g} s")
+        findings.add(
+            "duration",
+            f"{duration:.2f} s, expected {settings.audio_min_seconds:g}-{settings.audio_max_seconds:g} s",
+        )
         if duration > settings.audio_max_seconds or duration < MIN_MEASURABLE_SECONDS:
             return findings.result()
     try:
@@ -277,11 +287,16 @@ def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
         and level.true_peak_dbtp >= settings.audio_true_peak_dbtp - PEAK_LIMITED_MARGIN_DB
     )
     if abs(level.lufs - settings.audio_lufs) > LOUDNESS_TOLERANCE_LU and not peak_limited:
-        findings.add("loudness", f"{level.lufs:.1f} LUFS, expected {settings.audio_lufs:g} "
-                                 f"+- {LOUDNESS_TOLERANCE_LU} LU")
+        findings.add(
+            "loudness",
+            f"{level.lufs:.1f} LUFS, expected {settings.audio_lufs:g} +- {LOUDNESS_TOLERANCE_LU} LU",
+        )
     if level.true_peak_dbtp > settings.audio_true_peak_dbtp + TRUE_PEAK_TOLERANCE_DB:
-        findings.add("clipping", f"true peak {level.true_peak_dbtp:.2f} dBTP, above the "
-                                 f"{settings.audio_true_peak_dbtp:g} dBTP ceiling")
+        findings.add(
+            "clipping",
+            f"true peak {level.true_peak_dbtp:.2f} dBTP, above the "
+            f"{settings.audio_true_peak_dbtp:g} dBTP ceiling",
+        )
     return findings.result()
 
 

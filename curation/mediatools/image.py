@@ -122,8 +122,12 @@ def _jpeg_problems(data: bytes, im: Image.Image, settings: MediaSettings) -> _Fi
     if im.mode != "RGB":
         findings.add("format", f"JPEG in {im.mode} mode, expected RGB")
     if metadata := sorted({m for m in markers if m in _METADATA_MARKERS}):
-        findings.add("metadata", "metadata segments " + ", ".join(f"0x{m:02X}" for m in metadata)
-                     + " (EXIF, XMP, ICC or comments)")
+        findings.add(
+            "metadata",
+            "metadata segments "
+            + ", ".join(f"0x{m:02X}" for m in metadata)
+            + " (EXIF, XMP, ICC or comments)",
+        )
     if any(m not in _ALLOWED_JPEG_MARKERS | _METADATA_MARKERS for m in markers):
         findings.add("format", "not a baseline JPEG (progressive or unusual segments)")
     quant = tuple(tuple(t) for _, t in sorted(getattr(im, "quantization", {}).items()))
@@ -144,8 +148,14 @@ def normalize_image(data: bytes, name: str, settings: MediaSettings) -> Normaliz
     conforming = not _jpeg_problems(data, im, settings).result().reasons
     if max(width, height) <= settings.image_max_edge and conforming:
         decode_image(data, name, settings)  # a truncated scan must still be refused
-        params = {"transform": "image_normalize", "quality": settings.image_quality,
-                  "max_edge": settings.image_max_edge, "width": width, "height": height, "resized": False}
+        params = {
+            "transform": "image_normalize",
+            "quality": settings.image_quality,
+            "max_edge": settings.image_max_edge,
+            "width": width,
+            "height": height,
+            "resized": False,
+        }
         return NormalizedMedia(data, "jpg", "image/jpeg", params, unchanged=True)
     rgb = decode_image(data, name, settings)
     source_size = rgb.size
