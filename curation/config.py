@@ -32,6 +32,8 @@ class ReviewSettings(_Section):
     answer_check_quorum: int = Field(1, ge=1)
     group_integration_quorum: int = Field(1, ge=1)
     min_group_size: int = Field(2, ge=1)
+    group_answers: Literal["not_all_same", "all_distinct"] = "not_all_same"
+    """``group:duplicate_answers`` when all sisters share one answer, or (stricter) when any two do."""
 
 
 class MediaSettings(_Section):
@@ -71,8 +73,7 @@ class Settings(_Section):
             return cls.model_validate(data)
         except ValidationError as exc:
             problems = [
-                Problem(err["msg"], field=".".join(str(p) for p in err["loc"]), file=str(path))
-                for err in exc.errors()
+                Problem(err["msg"], field=".".join(str(p) for p in err["loc"]), file=str(path)) for err in exc.errors()
             ]
             raise ValidationFailed(problems, "fix curate.toml and try again") from exc
 

@@ -52,8 +52,7 @@ def make_engine(url: str) -> Engine:
         return create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as exc:
         raise WorkspaceError(
-            f"the database driver for {parsed.drivername} is not installed: "
-            "pip install 'omnicurate[postgres]'"
+            f"the database driver for {parsed.drivername} is not installed: pip install 'omnicurate[postgres]'"
         ) from exc
 
 
@@ -66,11 +65,10 @@ def write_session(engine: Engine) -> Iterator[Session]:
     """
     is_sqlite = engine.dialect.name == "sqlite"
     bound = engine.execution_options(sqlite_begin="IMMEDIATE") if is_sqlite else engine
-    with Session(bound, expire_on_commit=False) as session:
-        with session.begin():
-            if not is_sqlite:
-                session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
-            yield session
+    with Session(bound, expire_on_commit=False) as session, session.begin():
+        if not is_sqlite:
+            session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
+        yield session
 
 
 def _alembic_config(connection):  # type: ignore[no-untyped-def]
@@ -98,9 +96,8 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def head_revision() -> str:
-    from alembic.script import ScriptDirectory
-
     from alembic.config import Config
+    from alembic.script import ScriptDirectory
 
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))

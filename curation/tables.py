@@ -51,6 +51,7 @@ class Asset(SQLModel, table=True):
     sample_rate: int | None = None
     channels: int | None = None
     original_name: str = ""
+    provenance: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     derived_from: str | None = Field(default=None, foreign_key="asset.sha256", index=True)
     transform: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     created_at: datetime = Field(default_factory=utcnow)
@@ -135,3 +136,16 @@ class Event(SQLModel, table=True):
     subject: str = Field(max_length=210, index=True)
     before: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     after: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+
+
+class GateResult(SQLModel, table=True):
+    """The latest result of one item-level gate (media, audit, probe) on one item's content."""
+
+    __tablename__ = "gate_result"
+    item_id: str = Field(foreign_key="item.id", primary_key=True, max_length=200)
+    gate: str = Field(primary_key=True, max_length=30)
+    content_hash: str = Field(max_length=64, description="the item content the gate judged; stale otherwise")
+    reasons: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    blocking: bool = True
+    details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    updated_at: datetime = Field(default_factory=utcnow)

@@ -22,9 +22,7 @@ def view_modalities(view: str) -> frozenset[str]:
     return frozenset() if view == "none" else frozenset(view.split("+"))
 
 
-ALL_VIEWS: Final = tuple(
-    view_name(set(c)) for k in range(0, 4) for c in combinations(MODALITIES, k)
-)
+ALL_VIEWS: Final = tuple(view_name(set(c)) for k in range(0, 4) for c in combinations(MODALITIES, k))
 """``none``, the three single-modality views, the three pairs, the full view."""
 FULL_VIEW: Final = "text+image+audio"
 CHECKLIST_VIEWS: Final = tuple(v for v in ALL_VIEWS if v != "none")

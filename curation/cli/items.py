@@ -1,0 +1,145 @@
+"""``curate import|export|review|decide``: moving items and reviews in and out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .common import err_console, open_workspace, out_console, print_json
+
+import_app = typer.Typer(help="Import items or review records from JSONL (all or nothing).", no_args_is_help=True)
+export_app = typer.Typer(help="Export items as JSONL with their media.", no_args_is_help=True)
+review_app = typer.Typer(help="Review queues.", no_args_is_help=True)
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+
+
+@import_app.command("items")
+def import_items_cmd(
+    file: Annotated[Path, typer.Argument(help="Items JSONL; media paths are relative to its folder.")],
+    actor: Annotated[str, typer.Option(help="Who is importing (recorded in the event log).")] = "cli",
+    json_out: JsonFlag = False,
+) -> None:
+    """Validate every line, then import all items in one transaction (re-importing changes nothing)."""
+    from curation.items import import_items
+
+    report = import_items(open_workspace(), file, actor=actor)
+    if json_out:
+        print_json(
+            {
+                "created": report.created,
+                "revised": report.revised,
+                "unchanged": report.unchanged,
+                "new_media": report.new_media,
+            }
+        )
+    else:
+        out_console.print(report.summary())
+
+
+@import_app.command("reviews")
+def import_reviews_cmd(
+    file: Annotated[Path, typer.Argument(help="Review records JSONL (design.md format), any stage, any order.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Validate every record, then store them all in one transaction."""
+    from curation.reviews import import_reviews
+
+    report = import_reviews(open_workspace(), file)
+    if json_out:
+        print_json({"recorded": report.recorded, "replaced": report.replaced, "unchanged": report.unchanged})
+    else:
+        out_console.print(report.summary())
+
+
+@export_app.command("items")
+def export_items_cmd(
+    file: Annotated[Path, typer.Argument(help="Where to write the JSONL; media go to a folder beside it.")],
+    media_dir: Annotated[str, typer.Option(help="Name of the media folder beside FILE.")] = "media",
+) -> None:
+    """Export every item; importing the file into a new workspace gives the same items."""
+    from curation.items import export_items
+
+    n = export_items(open_workspace(), file, media_dir)
+    err_console.print(f"exported {n} item(s) to {file}")
+
+
+@review_app.command("queue")
+def queue_cmd(
+    stage: Annotated[
+        str, typer.Argument(help="grammar, audio_signoff, subset_checklist, answer_check or group_integration.")
+    ],
+    reviewer: Annotated[str, typer.Option(help="The reviewer whose queue to show.")],
+    limit: Annotated[int, typer.Option(help="Show at most this many (0: all).")] = 0,
+    json_out: JsonFlag = False,
+) -> None:
+    """What this person may review next at STAGE (never their own items)."""
+    from curation.reviews import review_queue
+
+    queue = review_queue(open_workspace(), stage, reviewer, limit or None)
+    if json_out:
+        key = "group" if stage == "group_integration" else "id"
+        print_json([{key: x, "stage": stage} for x in queue])
+    else:
+        for x in queue:
+            out_console.print(x)
+        err_console.print(f"{len(queue)} waiting for {reviewer} at {stage}")
+
+
+def decide_cmd(
+    item: Annotated[str, typer.Argument(help="Item id.")],
+    action: Annotated[str, typer.Argument(help="discard, restore or override.")],
+    by: Annotated[str, typer.Option("--by", help="The maintainer deciding.")],
+    reason: Annotated[str, typer.Option(help="Written reason (required; kept in the event log).")],
+    stage: Annotated[str | None, typer.Option(help="Stage whose verdict to override.")] = None,
+    verdict: Annotated[str | None, typer.Option(help="pass or fail (override only).")] = None,
+) -> None:
+    """A maintainer discards or restores an item, or overrides one stage's verdict."""
+    from curation.errors import Problem, ValidationFailed
+    from curation.reviews import decide
+
+    if action not in ("discard", "restore", "override"):
+        raise ValidationFailed([Problem(f"unknown action {action!r}; use discard, restore or override", "action")])
+    decide(open_workspace(), item, by, action, reason, stage, verdict)
+    out_console.print(f"{item}: {action} recorded")
+
+
+def history_cmd(
+    item: Annotated[str, typer.Argument(help="Item id.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Every event of an item and its group: who, when, what, before and after."""
+    from curation.reviews import history
+
+    events = history(open_workspace(), item)
+    if json_out:
+        print_json(
+            [
+                {
+                    "at": e.at.isoformat(),
+                    "actor": e.actor,
+                    "action": e.action,
+                    "subject": e.subject,
+                    "before": e.before,
+                    "after": e.after,
+                }
+                for e in events
+            ]
+        )
+        return
+    table = Table("at", "actor", "action", "subject", "change")
+    for e in events:
+        change = ", ".join(f"{k}={v}" for k, v in (e.after or {}).items())
+        table.add_row(e.at.strftime("%Y-%m-%d %H:%M:%S"), e.actor, e.action, e.subject, change[:100])
+    out_console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(import_app, name="import")
+    app.add_typer(export_app, name="export")
+    app.add_typer(review_app, name="review")
+    app.command("decide")(decide_cmd)
+    app.command("history")(history_cmd)

@@ -1,0 +1,93 @@
+"""``curate init|status|funnel|demo``: creating a workspace and seeing where items stand."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .common import err_console, open_workspace, out_console, print_json
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+
+
+def init_cmd(
+    directory: Annotated[Path, typer.Argument(help="Folder to create (or upgrade in place).")],
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="Database URL, e.g. postgresql+psycopg://user@127.0.0.1/curate (default: SQLite in the folder).",
+        ),
+    ] = None,
+) -> None:
+    """Create a workspace: curate.toml, a database and a content-addressed media store."""
+    from curation.workspace import Workspace
+
+    ws = Workspace.init(directory, db)
+    out_console.print(f"workspace ready at {ws.root} ({ws.engine.dialect.name})")
+
+
+def status_cmd(
+    json_out: JsonFlag = False,
+    state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
+) -> None:
+    """Per item: group, state, next stage and reasons."""
+    from curation.workflow import derive_status
+
+    statuses = derive_status(open_workspace())
+    if state:
+        statuses = [st for st in statuses if st.state == state]
+    if json_out:
+        print_json([st.as_json() for st in statuses])
+        return
+    print_status_table(statuses)
+
+
+def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
+    table = Table("item", "group", "state", "stage")
+    table.add_column("reasons", overflow="fold")
+    colours = {"admitted": "green", "returned": "red", "held": "yellow", "in_review": "cyan", "discarded": "dim"}
+    for st in statuses:
+        table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", ", ".join(st.reasons))
+    out_console.print(table)
+    counts = Counter(st.state for st in statuses)
+    out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no items")
+
+
+def funnel_cmd(json_out: JsonFlag = False) -> None:
+    """Counts per stage and state, the admission rate and the most common reasons."""
+    from curation.workflow import derive_status, funnel
+
+    report = funnel(derive_status(open_workspace()))
+    if json_out:
+        print_json(report)
+        return
+    table = Table("stage", "in_review", "returned")
+    for stage, counts in report["stages"].items():
+        table.add_row(stage, str(counts.get("in_review", 0)), str(counts.get("returned", 0)))
+    out_console.print(table)
+    out_console.print(", ".join(f"{n} {s}" for s, n in report["states"].items()))
+    rate = report["admission_rate"]
+    out_console.print(f"admission rate: {rate:.1%}" if rate is not None else "admission rate: no items")
+    for row in report["reasons"][:10]:
+        out_console.print(f"  {row['count']:>4}  {row['reason']}")
+
+
+def demo_cmd(
+    directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
+) -> None:
+    """Build a demo workspace from the bundled demo data and run the pipeline on it."""
+    from curation.demo import build_demo
+
+    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False))
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init_cmd)
+    app.command("status")(status_cmd)
+    app.command("funnel")(funnel_cmd)
+    app.command("demo")(demo_cmd)

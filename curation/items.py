@@ -1,0 +1,364 @@
+"""Importing and exporting items: validation, media intake, revisions and the round trip."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from .errors import MediaError, Problem, ValidationFailed
+from .jsonl import read_jsonl, validate_line, write_jsonl
+from .media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
+from .schema import ItemContent
+from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
+from .workspace import Workspace, record_event
+
+CONTENT_FIELDS = (
+    "id",
+    "group",
+    "perturbed",
+    "language",
+    "author",
+    "context",
+    "image",
+    "audio",
+    "question",
+    "options",
+    "answer",
+    "taxonomy",
+    "ambiguous",
+    "provenance",
+)
+
+
+def canonical_content(content: ItemContent, image_sha: str, audio_sha: str) -> dict[str, Any]:
+    """The stored form of an item: media replaced by content hashes, keys in a fixed order."""
+    data = content.model_dump(mode="json")
+    data["image"] = image_sha
+    data["audio"] = audio_sha
+    return {k: data[k] for k in CONTENT_FIELDS}
+
+
+def content_hash(canonical: dict[str, Any]) -> str:
+    blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def item_content(item: Item, perturbed: str) -> dict[str, Any]:
+    """The canonical content of a stored item (same shape as ``canonical_content``)."""
+    return {
+        "id": item.id,
+        "group": item.group_id,
+        "perturbed": perturbed,
+        "language": item.language,
+        "author": item.author,
+        "context": item.context,
+        "image": item.image,
+        "audio": item.audio,
+        "question": item.question,
+        "options": item.options,
+        "answer": item.answer,
+        "taxonomy": item.taxonomy,
+        "ambiguous": item.ambiguous,
+        "provenance": item.provenance,
+    }
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    revised: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    new_media: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.created)} created, {len(self.revised)} revised, {len(self.unchanged)} unchanged, "
+            f"{self.new_media} new media file(s)"
+        )
+
+
+@dataclass
+class _Line:
+    number: int
+    content: ItemContent
+    image: MediaInfo
+    audio: MediaInfo
+    image_path: Path
+    audio_path: Path
+
+
+class _MediaCache:
+    """Hash and decode each distinct file once per import (sisters share media)."""
+
+    def __init__(self, ws: Workspace, known: dict[str, Asset]) -> None:
+        self.ws = ws
+        self.known = known
+        self.by_path: dict[Path, MediaInfo] = {}
+
+    def inspect(self, path: Path, kind: str) -> MediaInfo:
+        if path in self.by_path:
+            info = self.by_path[path]
+        else:
+            sha = sha256_file(path)
+            asset = self.known.get(sha)
+            if asset is not None:
+                info = MediaInfo(
+                    sha,
+                    asset.kind,
+                    asset.mime,
+                    asset.ext,
+                    asset.size_bytes,
+                    asset.width,
+                    asset.height,
+                    asset.duration_s,
+                    asset.sample_rate,
+                    asset.channels,
+                )
+            else:
+                max_bytes = self.ws.settings.media.max_file_mb * 1024 * 1024
+                size = path.stat().st_size
+                if size == 0:
+                    raise MediaError(f"{path.name}: file is empty")
+                if size > max_bytes:
+                    raise MediaError(
+                        f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of "
+                        f"{self.ws.settings.media.max_file_mb:g} MB ([media] max_file_mb)"
+                    )
+                if kind == "image":
+                    info = inspect_image(path, sha, self.ws.settings.media.max_image_pixels)
+                else:
+                    info = inspect_audio(path, sha)
+            self.by_path[path] = info
+        if info.kind != kind:
+            raise MediaError(f"{path.name}: is {info.kind}, but the field expects {kind}")
+        return info
+
+
+def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
+    """Validate every line, then import all items in one transaction, or nothing."""
+    ws.recover_media()
+    file = str(path)
+    base = path.parent
+    problems: list[Problem] = []
+    lines: list[_Line] = []
+    seen_ids: dict[str, int] = {}
+    group_perturbed: dict[str, tuple[str, int]] = {}
+
+    with ws.session() as s:
+        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    media = _MediaCache(ws, known_assets)
+
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        parsed = validate_line(ItemContent, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+            continue
+        assert isinstance(parsed, ItemContent)
+        content = parsed
+        if content.id in seen_ids:
+            problems.append(
+                Problem(f"duplicate id {content.id!r} (first on line {seen_ids[content.id]})", "id", number, file)
+            )
+            continue
+        seen_ids[content.id] = number
+        first = group_perturbed.setdefault(content.group, (content.perturbed, number))
+        if first[0] != content.perturbed:
+            problems.append(
+                Problem(
+                    f"group {content.group!r} is {first[0]!r}-perturbed on line {first[1]}, "
+                    f"but {content.perturbed!r} here: sisters must agree",
+                    "perturbed",
+                    number,
+                    file,
+                )
+            )
+        infos: dict[str, tuple[MediaInfo, Path]] = {}
+        for kind in ("image", "audio"):
+            try:
+                media_path = safe_media_path(base, getattr(content, kind))
+                infos[kind] = (media.inspect(media_path, kind), media_path)
+            except MediaError as exc:
+                problems.append(Problem(str(exc), kind, number, file))
+        if len(infos) == 2:
+            lines.append(
+                _Line(number, content, infos["image"][0], infos["audio"][0], infos["image"][1], infos["audio"][1])
+            )
+
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
+
+    report = ImportReport()
+    staging = ws.media.stage()
+    try:
+        with ws.writing() as s:
+            _check_against_store(s, lines, file)
+            _write(s, ws, lines, staging, report, actor, file)
+        staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    return report
+
+
+def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ignore[no-untyped-def]
+    problems: list[Problem] = []
+    people = {p.name: p for p in s.execute(select(Person)).scalars()}
+    groups = {g.id: g.perturbed for g in s.execute(select(SceneGroup)).scalars()}
+    for line in lines:
+        c = line.content
+        person = people.get(c.author)
+        if person is None:
+            problems.append(
+                Problem(
+                    f"unknown author {c.author!r}; add them with `curate people add {c.author} --role author`",
+                    "author",
+                    line.number,
+                    file,
+                )
+            )
+        elif "author" not in person.role_set:
+            problems.append(Problem(f"{c.author!r} does not have the author role", "author", line.number, file))
+        stored = groups.get(c.group)
+        if stored is not None and stored != c.perturbed:
+            problems.append(
+                Problem(
+                    f"group {c.group!r} is {stored!r}-perturbed in the workspace, not {c.perturbed!r}",
+                    "perturbed",
+                    line.number,
+                    file,
+                )
+            )
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
+
+
+def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
+    existing = {row[0]: row for row in s.execute(select(Item.id, Item.content_hash, Item.revision))}
+    groups = set(s.execute(select(SceneGroup.id)).scalars())
+    assets = set(s.execute(select(Asset.sha256)).scalars())
+    now = utcnow()
+    for line in lines:
+        for info, src, kind in ((line.image, line.image_path, "image"), (line.audio, line.audio_path, "audio")):
+            if info.sha256 not in assets:
+                s.add(
+                    Asset(
+                        sha256=info.sha256,
+                        kind=info.kind,
+                        mime=info.mime,
+                        ext=info.ext,
+                        size_bytes=info.size_bytes,
+                        width=info.width,
+                        height=info.height,
+                        duration_s=info.duration_s,
+                        sample_rate=info.sample_rate,
+                        channels=info.channels,
+                        original_name=src.name,
+                        provenance=line.content.provenance.model_dump(mode="json")[kind],
+                    )
+                )
+                assets.add(info.sha256)
+                report.new_media += 1
+            staging.add(src, info.sha256, info.ext)
+        c = line.content
+        if c.group not in groups:
+            s.add(SceneGroup(id=c.group, perturbed=c.perturbed))
+            record_event(s, actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed})
+            groups.add(c.group)
+    s.flush()
+    for line in lines:
+        c = line.content
+        canonical = canonical_content(c, line.image.sha256, line.audio.sha256)
+        digest = content_hash(canonical)
+        prior = existing.get(c.id)
+        if prior is not None and prior[1] == digest:
+            report.unchanged.append(c.id)
+            continue
+        fields = dict(
+            group_id=c.group,
+            author=c.author,
+            language=c.language,
+            context=c.context,
+            question=c.question,
+            options=canonical["options"],
+            answer=c.answer,
+            taxonomy=canonical["taxonomy"],
+            ambiguous=canonical["ambiguous"],
+            image=line.image.sha256,
+            audio=line.audio.sha256,
+            provenance=canonical["provenance"],
+            content_hash=digest,
+            updated_at=now,
+        )
+        if prior is None:
+            item = Item(id=c.id, revision=1, created_at=now, **fields)
+            s.add(item)
+            revision = 1
+            report.created.append(c.id)
+            before = None
+        else:
+            item = s.get(Item, c.id)
+            old = s.get(ItemRevision, (c.id, item.revision))
+            before = old.content if old else None
+            revision = item.revision + 1
+            for key, value in fields.items():
+                setattr(item, key, value)
+            item.revision = revision
+            s.add(item)
+            report.revised.append(c.id)
+        s.flush()
+        s.add(
+            ItemRevision(
+                item_id=c.id,
+                revision=revision,
+                content=canonical,
+                content_hash=digest,
+                created_by=actor,
+                created_at=now,
+            )
+        )
+        record_event(
+            s,
+            actor,
+            "item.created" if before is None else "item.revised",
+            f"item:{c.id}",
+            _changed(before, canonical)[0] if before else None,
+            {"revision": revision, "source": Path(file).name, **(_changed(before, canonical)[1] if before else {})},
+        )
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    keys = [k for k in after if before.get(k) != after[k]]
+    return {k: before.get(k) for k in keys}, {k: after[k] for k in keys}
+
+
+def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
+    """Write every item as JSONL with its media copied beside it; importing it gives the same items."""
+    path = path.resolve()
+    out_media = path.parent / media_dir
+    out_media.mkdir(parents=True, exist_ok=True)
+    with ws.session() as s:
+        items = list(s.execute(select(Item).order_by(Item.group_id, Item.id)).scalars())
+        groups = {g.id: g.perturbed for g in s.execute(select(SceneGroup)).scalars()}
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    rows = []
+    for item in items:
+        row = item_content(item, groups[item.group_id])
+        for kind in ("image", "audio"):
+            asset = assets[row[kind]]
+            name = f"{asset.sha256}{asset.ext}"
+            target = out_media / name
+            if not target.exists():
+                shutil.copyfile(ws.asset_path(asset), target)
+            row[kind] = f"{media_dir}/{name}"
+        rows.append(row)
+    write_jsonl(path, rows)
+    return len(rows)

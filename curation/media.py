@@ -1,0 +1,206 @@
+"""The content-addressed media store and the checks every incoming file passes.
+
+Files are named by the SHA-256 of their bytes (``media/ab/abcd....wav``) and stored once.
+New files are staged per writer and moved into place only when the database transaction commits;
+staging left by a killed writer is rolled forward (referenced) or discarded (unreferenced) on the
+next open, so an interrupted import leaves the store as it was.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import uuid
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import MediaError
+
+IMAGE_TYPES = {"JPEG": ("image/jpeg", ".jpg"), "PNG": ("image/png", ".png"), "WEBP": ("image/webp", ".webp")}
+AUDIO_TYPES = {
+    "WAV": ("audio/wav", ".wav"),
+    "FLAC": ("audio/flac", ".flac"),
+    "OGG": ("audio/ogg", ".ogg"),
+    "MP3": ("audio/mpeg", ".mp3"),
+}
+
+
+@dataclass(frozen=True)
+class MediaInfo:
+    """What the store records about a file after decoding it."""
+
+    sha256: str
+    kind: str
+    mime: str
+    ext: str
+    size_bytes: int
+    width: int | None = None
+    height: int | None = None
+    duration_s: float | None = None
+    sample_rate: int | None = None
+    channels: int | None = None
+
+
+def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def inspect_image(path: Path, sha256: str, max_pixels: int) -> MediaInfo:
+    """Decode the whole image; refuse non-images, unsupported formats and decompression bombs."""
+    from PIL import Image, UnidentifiedImageError
+
+    name = path.name
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as img:
+                fmt = img.format or ""
+                width, height = img.size
+                if width * height > max_pixels:
+                    raise MediaError(
+                        f"{name}: image of {width}x{height} pixels exceeds the limit of {max_pixels:,} "
+                        "(possible decompression bomb); resize it first"
+                    )
+                img.load()
+    except MediaError:
+        raise
+    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise MediaError(f"{name}: not a readable image ({exc})") from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise MediaError(f"{name}: image is corrupt or truncated ({exc})") from exc
+    if fmt not in IMAGE_TYPES:
+        raise MediaError(f"{name}: image format {fmt or 'unknown'} is not supported; use JPEG, PNG or WebP")
+    mime, ext = IMAGE_TYPES[fmt]
+    return MediaInfo(sha256, "image", mime, ext, path.stat().st_size, width=width, height=height)
+
+
+def inspect_audio(path: Path, sha256: str) -> MediaInfo:
+    """Decode the whole clip; refuse undecodable or empty audio."""
+    import soundfile as sf
+
+    name = path.name
+    try:
+        info = sf.info(str(path))
+        data, _ = sf.read(str(path), dtype="int16", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
+        raise MediaError(f"{name}: not decodable audio ({exc})") from exc
+    if info.format not in AUDIO_TYPES:
+        raise MediaError(f"{name}: audio format {info.format} is not supported; use WAV, FLAC, OGG or MP3")
+    if data.shape[0] == 0 or info.samplerate <= 0:
+        raise MediaError(f"{name}: audio has no samples")
+    mime, ext = AUDIO_TYPES[info.format]
+    return MediaInfo(
+        sha256,
+        "audio",
+        mime,
+        ext,
+        path.stat().st_size,
+        duration_s=round(data.shape[0] / info.samplerate, 4),
+        sample_rate=info.samplerate,
+        channels=info.channels,
+    )
+
+
+def safe_media_path(base: Path, relative: str) -> Path:
+    """Resolve a media path from a JSONL line, refusing anything that escapes the JSONL's folder."""
+    if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
+        raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
+    root = base.resolve()
+    candidate = (base / relative).resolve()
+    if not candidate.is_relative_to(root):
+        raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
+    if not candidate.is_file():
+        raise MediaError(f"{relative}: file not found")
+    return candidate
+
+
+class MediaStore:
+    """Blobs named by content hash under ``root``."""
+
+    STAGING = ".staging"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, sha256: str, ext: str) -> Path:
+        return self.root / sha256[:2] / f"{sha256}{ext}"
+
+    def has(self, sha256: str, ext: str) -> bool:
+        return self.path(sha256, ext).is_file()
+
+    def stage(self) -> Staging:
+        return Staging(self)
+
+    def recover(self, referenced: Iterable[tuple[str, str]]) -> None:
+        """Roll forward staged blobs that the database references; drop the rest of dead stagings."""
+        staging_root = self.root / self.STAGING
+        if not staging_root.is_dir():
+            return
+        wanted = {f"{sha}{ext}" for sha, ext in referenced}
+        for folder in staging_root.iterdir():
+            lock = folder / ".lock"
+            try:
+                fh = lock.open("a")
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.close()
+                continue  # its writer is alive
+            try:
+                for blob in folder.iterdir():
+                    if blob.name in wanted:
+                        target = self.path(blob.stem, blob.suffix)
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        os.replace(blob, target)
+                shutil.rmtree(folder, ignore_errors=True)
+            finally:
+                fh.close()
+
+
+class Staging:
+    """New blobs of one write transaction, held in a locked folder until commit."""
+
+    def __init__(self, store: MediaStore) -> None:
+        self.store = store
+        self.folder = store.root / MediaStore.STAGING / uuid.uuid4().hex
+        self.folder.mkdir(parents=True)
+        self._lock = (self.folder / ".lock").open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
+        self.pending: dict[str, Path] = {}
+
+    def add(self, source: Path, sha256: str, ext: str) -> None:
+        key = f"{sha256}{ext}"
+        if key in self.pending or self.store.has(sha256, ext):
+            return
+        staged = self.folder / key
+        shutil.copyfile(source, staged)
+        self.pending[key] = staged
+
+    def add_bytes(self, data: bytes, sha256: str, ext: str) -> None:
+        key = f"{sha256}{ext}"
+        if key in self.pending or self.store.has(sha256, ext):
+            return
+        staged = self.folder / key
+        staged.write_bytes(data)
+        self.pending[key] = staged
+
+    def commit(self) -> None:
+        for key, staged in self.pending.items():
+            target = self.store.path(key[:64], key[64:])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staged, target)
+        self.discard()
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self._lock.close()

@@ -1,0 +1,287 @@
+"""Recording reviews and maintainers' decisions; review queues; item history."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import select
+
+from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
+from .jsonl import read_jsonl, validate_line
+from .schema import REVIEW_MODELS
+from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
+from .vocab import STAGES
+from .workflow import ItemFacts, derive_status, group_inputs, load_facts
+from .workspace import Workspace, record_event
+
+
+@dataclass
+class ReviewReport:
+    recorded: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    problems: list[Problem] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{self.recorded} recorded, {self.replaced} replaced, {self.unchanged} unchanged"
+
+
+@dataclass
+class _Pending:
+    line: int
+    review: BaseModel
+
+
+def _payload(review: BaseModel) -> dict[str, Any]:
+    data = review.model_dump(mode="json")
+    for key in ("item", "group", "stage", "reviewer"):
+        data.pop(key, None)
+    return data
+
+
+def parse_reviews(path: Path) -> tuple[list[_Pending], list[Problem]]:
+    file = str(path)
+    pending: list[_Pending] = []
+    problems: list[Problem] = []
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        stage = obj.get("stage")
+        model = REVIEW_MODELS.get(stage) if isinstance(stage, str) else None
+        if model is None:
+            problems.append(Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage", number, file))
+            continue
+        parsed = validate_line(model, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+        else:
+            pending.append(_Pending(number, parsed))
+    return pending, problems
+
+
+def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", source: str = "import") -> ReviewReport:
+    """Validate against the workspace and store all records in one transaction, or none."""
+    report = ReviewReport()
+    with ws.writing() as s:
+        items, perturbed = load_facts(s)
+        by_id = {i.id: i for i in items}
+        sisters: dict[str, list[ItemFacts]] = defaultdict(list)
+        for i in items:
+            sisters[i.group].append(i)
+        people = {p.name: p for p in s.execute(select(Person)).scalars()}
+        problems: list[Problem] = []
+        resolved: list[tuple[_Pending, str, int, str]] = []
+        for p in reviews:
+            r = p.review
+            reviewer = people.get(r.reviewer)  # type: ignore[attr-defined]
+            where = dict(line=p.line, file=file)
+            if reviewer is None:
+                problems.append(Problem(f"unknown person {r.reviewer!r}", "reviewer", **where))  # type: ignore[attr-defined]
+                continue
+            if "reviewer" not in reviewer.role_set:
+                problems.append(Problem(f"{reviewer.name!r} does not have the reviewer role", "reviewer", **where))
+                continue
+            if r.stage == "group_integration":  # type: ignore[attr-defined]
+                group = r.group  # type: ignore[attr-defined]
+                members = sisters.get(group)
+                if not members:
+                    problems.append(Problem(f"unknown group {group!r}", "group", **where))
+                    continue
+                if reviewer.name in {m.author for m in members}:
+                    problems.append(
+                        Problem(
+                            f"{reviewer.name!r} authored an item of group {group!r} and cannot review it",
+                            "reviewer",
+                            **where,
+                        )
+                    )
+                    continue
+                resolved.append((p, f"group:{group}", 0, group_inputs(perturbed[group], members)))
+                continue
+            item = by_id.get(r.item)  # type: ignore[attr-defined]
+            if item is None:
+                problems.append(Problem(f"unknown item {r.item!r}", "item", **where))  # type: ignore[attr-defined]
+                continue
+            if item.author == reviewer.name:
+                problems.append(
+                    Problem(
+                        f"{reviewer.name!r} authored {item.id!r}: nobody reviews their own item", "reviewer", **where
+                    )
+                )
+                continue
+            problems += _option_problems(r, item, where)
+            resolved.append((p, f"item:{item.id}", item.revision, item.stage_inputs(r.stage)))  # type: ignore[attr-defined]
+        if problems:
+            raise ValidationFailed(
+                problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
+            )
+        for p, subject, revision, inputs in resolved:
+            r = p.review
+            payload = _payload(r)
+            existing = s.execute(
+                select(ReviewRecord).where(
+                    ReviewRecord.subject == subject,
+                    ReviewRecord.stage == r.stage,  # type: ignore[attr-defined]
+                    ReviewRecord.reviewer == r.reviewer,
+                    ReviewRecord.revision == revision,  # type: ignore[attr-defined]
+                )
+            ).scalar_one_or_none()
+            if existing is None:
+                s.add(
+                    ReviewRecord(
+                        subject=subject,
+                        stage=r.stage,
+                        reviewer=r.reviewer,
+                        revision=revision,  # type: ignore[attr-defined]
+                        inputs_hash=inputs,
+                        payload=payload,
+                        source=source,
+                    )
+                )
+                record_event(
+                    s,
+                    r.reviewer,
+                    "review.recorded",
+                    subject,
+                    None,  # type: ignore[attr-defined]
+                    {"stage": r.stage, "revision": revision, **payload},
+                )  # type: ignore[attr-defined]
+                report.recorded += 1
+            elif existing.payload == payload and existing.inputs_hash == inputs:
+                report.unchanged += 1
+            else:
+                before = {"stage": existing.stage, **existing.payload}
+                existing.payload = payload
+                existing.inputs_hash = inputs
+                existing.source = source
+                existing.updated_at = utcnow()
+                s.add(existing)
+                record_event(s, r.reviewer, "review.replaced", subject, before, {"stage": r.stage, **payload})  # type: ignore[attr-defined]
+                report.replaced += 1
+            s.flush()
+    return report
+
+
+def _option_problems(review: BaseModel, item: ItemFacts, where: dict[str, Any]) -> list[Problem]:
+    keys = set(item.options)
+    if review.stage == "subset_checklist":  # type: ignore[attr-defined]
+        return [
+            Problem(
+                f"option(s) {', '.join(sorted(set(opts) - keys))} are not options of {item.id!r} "
+                f"({', '.join(sorted(keys))})",
+                f"consistent.{view}",
+                **where,
+            )
+            for view, opts in review.consistent.items()  # type: ignore[attr-defined]
+            if set(opts) - keys
+        ]
+    if review.stage == "answer_check" and review.answer not in keys:  # type: ignore[attr-defined]
+        return [Problem(f"{review.answer!r} is not an option of {item.id!r}", "answer", **where)]  # type: ignore[attr-defined]
+    return []
+
+
+def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
+    pending, problems = parse_reviews(path)
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; nothing was recorded")
+    return record_reviews(ws, pending, str(path))
+
+
+def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
+    """Items (or groups) this reviewer may review next at STAGE: pending there, not their own, not yet done."""
+    if stage not in STAGES:
+        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage")])
+    ws.require_role(reviewer, "reviewer")
+    statuses = derive_status(ws)
+    with ws.session() as s:
+        items, perturbed = load_facts(s)
+        done = {
+            (subj, rev_hash)
+            for subj, rev_hash in s.execute(
+                select(ReviewRecord.subject, ReviewRecord.inputs_hash).where(
+                    ReviewRecord.stage == stage, ReviewRecord.reviewer == reviewer
+                )
+            )
+        }
+    by_id = {i.id: i for i in items}
+    out: list[str] = []
+    if stage == "group_integration":
+        members: dict[str, list[ItemFacts]] = defaultdict(list)
+        for i in items:
+            members[i.group].append(i)
+        ready = sorted({st.group for st in statuses if st.state == "in_review" and st.stage == stage})
+        for group in ready:
+            sisters = [m for m in members[group] if m.id in {st.id for st in statuses if st.state != "discarded"}]
+            if reviewer in {m.author for m in sisters}:
+                continue
+            if (f"group:{group}", group_inputs(perturbed[group], sisters)) in done:
+                continue
+            out.append(group)
+    else:
+        for st in statuses:
+            if st.state != "in_review" or st.stage != stage:
+                continue
+            item = by_id[st.id]
+            if item.author == reviewer or (f"item:{item.id}", item.stage_inputs(stage)) in done:
+                continue
+            out.append(item.id)
+    return out[:limit] if limit else out
+
+
+def decide(
+    ws: Workspace,
+    item_id: str,
+    actor: str,
+    kind: str,
+    reason: str,
+    stage: str | None = None,
+    verdict: str | None = None,
+) -> None:
+    """A maintainer discards, restores or overrides; the written reason is kept as an event."""
+    ws.require_role(actor, "maintainer")
+    if not reason.strip():
+        raise ValidationFailed([Problem("a written reason is required", "reason")])
+    if kind == "override" and (stage not in STAGES or verdict not in ("pass", "fail")):
+        raise ValidationFailed([Problem("an override needs --stage STAGE and --verdict pass|fail", "stage")])
+    with ws.writing() as s:
+        item = s.get(Item, item_id)
+        if item is None:
+            raise NotFoundError(f"no item {item_id!r}")
+        s.add(
+            Decision(
+                item_id=item_id,
+                kind=kind,
+                stage=stage,
+                verdict=verdict,
+                reason=reason,
+                actor=actor,
+                revision=item.revision,
+            )
+        )
+        record_event(
+            s,
+            actor,
+            f"item.{kind}",
+            f"item:{item_id}",
+            None,
+            {"stage": stage, "verdict": verdict, "reason": reason, "revision": item.revision},
+        )
+
+
+def history(ws: Workspace, item_id: str) -> list[Event]:
+    item = ws.item(item_id)
+    with ws.session() as s:
+        rows = s.execute(
+            select(Event).where(Event.subject.in_([f"item:{item_id}", f"group:{item.group_id}"])).order_by(Event.id)
+        ).scalars()
+        return list(rows)
+
+
+def require_not_author(ws: Workspace, item_id: str, person: str) -> None:
+    if ws.item(item_id).author == person:
+        raise PermissionDenied(f"{person!r} authored {item_id!r}: nobody reviews their own item")

@@ -1,0 +1,215 @@
+"""A workspace: a folder with ``curate.toml``, a database and a media store."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlmodel import Session
+
+from . import db
+from .config import CONFIG_NAME, Settings
+from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed, WorkspaceError
+from .media import MediaStore
+from .tables import Asset, Event, Item, Person
+from .vocab import ROLES
+
+
+class Workspace:
+    """Opened once per command; cheap to construct, the engine connects lazily."""
+
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.settings = settings
+        self.url = db.resolve_url(settings.database.url, root)
+        self._engine: Engine | None = None
+        self.media = MediaStore(root / "media")
+
+    # ----- creation and opening -------------------------------------------------------------
+    @classmethod
+    def init(cls, root: Path, db_url: str | None = None) -> Workspace:
+        """Create a workspace folder (or upgrade an existing one in place)."""
+        root = root.resolve()
+        config_path = root / CONFIG_NAME
+        if config_path.exists():
+            ws = cls.open(root)
+            if db_url and db_url != ws.settings.database.url:
+                raise WorkspaceError(
+                    f"{root} is already a workspace on {ws.settings.database.url}; "
+                    "edit curate.toml to move it to another database"
+                )
+            return ws
+        root.mkdir(parents=True, exist_ok=True)
+        settings = Settings()
+        if db_url:
+            settings.database.url = db_url
+        ws = cls(root, settings)
+        ws.media.root.mkdir(parents=True, exist_ok=True)
+        db.upgrade(ws.engine)
+        settings.save(config_path)
+        return ws
+
+    @classmethod
+    def open(cls, root: Path) -> Workspace:
+        root = root.resolve()
+        config_path = root / CONFIG_NAME
+        if not config_path.is_file():
+            raise WorkspaceError(
+                f"{root} is not a workspace (no {CONFIG_NAME}); create one with `curate init {root}` "
+                "or choose one with -w DIR / CURATE_WORKSPACE"
+            )
+        ws = cls(root, Settings.load(config_path))
+        ws.ensure_schema()
+        return ws
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = db.make_engine(self.url)
+        return self._engine
+
+    def ensure_schema(self) -> None:
+        """Upgrade an older workspace in place; refuse one newer than this program."""
+        current = db.current_revision(self.engine)
+        head = db.head_revision()
+        if current == head:
+            return
+        try:
+            db.upgrade(self.engine)
+        except Exception as exc:  # alembic raises plain errors for unknown revisions
+            raise WorkspaceError(
+                f"cannot upgrade the workspace database from schema {current} to {head}: {exc}"
+            ) from exc
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    # ----- sessions -------------------------------------------------------------------------
+    def session(self) -> Session:
+        """A read session (use ``writing()`` for changes)."""
+        return Session(self.engine, expire_on_commit=False)
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A serialized write transaction; everything in it commits or nothing does."""
+        with db.write_session(self.engine) as session:
+            yield session
+
+    def recover_media(self) -> None:
+        with self.session() as s:
+            referenced = s.execute(select(Asset.sha256, Asset.ext)).all()
+        self.media.recover((sha, ext) for sha, ext in referenced)
+
+    def asset_path(self, asset: Asset) -> Path:
+        return self.media.path(asset.sha256, asset.ext)
+
+    # ----- people ---------------------------------------------------------------------------
+    def add_person(self, name: str, roles: list[str], email: str | None = None, actor: str = "cli") -> Person:
+        bad = [r for r in roles if r not in ROLES]
+        if bad:
+            raise ValidationFailed(
+                [Problem(f"unknown role {r!r}; roles are {', '.join(ROLES)}", field="role") for r in bad]
+            )
+        if not roles:
+            raise ValidationFailed([Problem("give at least one --role", field="role")])
+        with self.writing() as s:
+            person = s.get(Person, name)
+            before = _person_view(person) if person else None
+            if person is None:
+                person = Person(name=name, roles=",".join(sorted(set(roles))), email=email)
+            else:
+                person.roles = ",".join(sorted(person.role_set | set(roles)))
+                if email:
+                    person.email = email
+            s.add(person)
+            after = _person_view(person)
+            if before != after:
+                record_event(s, actor, "person.saved", f"person:{name}", before, after)
+        return person
+
+    def people(self) -> list[Person]:
+        with self.session() as s:
+            return list(s.exec(select(Person).order_by(Person.name)).scalars())  # type: ignore[call-overload]
+
+    def person(self, name: str) -> Person:
+        with self.session() as s:
+            person = s.get(Person, name)
+        if person is None:
+            raise NotFoundError(f"no person named {name!r}; add them with `curate people add {name} --role ...`")
+        return person
+
+    def set_password(self, name: str, password: str, actor: str = "cli") -> None:
+        if len(password) < 8:
+            raise ValidationFailed([Problem("a password needs at least 8 characters", field="password")])
+        with self.writing() as s:
+            person = s.get(Person, name)
+            if person is None:
+                raise NotFoundError(f"no person named {name!r}")
+            person.password_hash = hash_password(password)
+            s.add(person)
+            record_event(s, actor, "person.password_set", f"person:{name}", None, None)
+
+    def check_password(self, name: str, password: str) -> Person:
+        person = self.person(name)
+        if not person.password_hash or not verify_password(password, person.password_hash):
+            raise PermissionDenied(f"wrong password for {name!r} (or none set: `curate people passwd {name}`)")
+        return person
+
+    def require_role(self, name: str, role: str) -> Person:
+        person = self.person(name)
+        if role not in person.role_set:
+            raise PermissionDenied(f"{name} does not have the {role} role (roles: {person.roles or 'none'})")
+        return person
+
+    # ----- items ----------------------------------------------------------------------------
+    def item(self, item_id: str) -> Item:
+        with self.session() as s:
+            item = s.get(Item, item_id)
+        if item is None:
+            raise NotFoundError(f"no item {item_id!r} in this workspace")
+        return item
+
+    def events(self, subject: str) -> list[Event]:
+        with self.session() as s:
+            rows = s.execute(select(Event).where(Event.subject == subject).order_by(Event.id)).scalars()
+            return list(rows)
+
+
+def _person_view(person: Person | None) -> dict[str, Any] | None:
+    if person is None:
+        return None
+    return {"roles": person.roles, "email": person.email}
+
+
+def record_event(
+    session: Session,
+    actor: str,
+    action: str,
+    subject: str,
+    before: dict[str, Any] | None,
+    after: dict[str, Any] | None,
+) -> None:
+    """Append to the permanent event log, inside the caller's transaction."""
+    session.add(Event(actor=actor, action=action, subject=subject, before=before, after=after))
+
+
+def hash_password(password: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
+    return f"scrypt$16384$8$1${salt.hex()}${digest.hex()}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    try:
+        _, n, r, p, salt, digest = stored.split("$")
+        candidate = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p))
+    except ValueError:
+        return False
+    return secrets.compare_digest(candidate.hex(), digest)

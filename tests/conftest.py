@@ -1,0 +1,88 @@
+"""Shared fixtures: workspaces on SQLite and (when CURATE_TEST_PG_URL is set) PostgreSQL, and media makers.
+
+In CI (CI=true) a missing PostgreSQL server is an error, not a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from curation.workspace import Workspace
+
+PG_URL = os.environ.get("CURATE_TEST_PG_URL", "")
+BACKENDS = ["sqlite", "postgres"] if PG_URL or os.environ.get("CI") == "true" else ["sqlite"]
+
+
+def _pg_database() -> tuple[str, Callable[[], None]]:
+    """A fresh, empty PostgreSQL database and a function that drops it."""
+    if not PG_URL:
+        pytest.fail("CI=true but CURATE_TEST_PG_URL is not set: .ci/run must start PostgreSQL")
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"oc_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_URL).set(database=name).render_as_string(hide_password=False)
+
+    def drop() -> None:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+    return url, drop
+
+
+@pytest.fixture(params=BACKENDS)
+def db_backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def make_workspace(tmp_path: Path, db_backend: str) -> Iterator[Callable[[str], Workspace]]:
+    """Factory: ``make_workspace("name")`` creates a fresh workspace on the test's database backend."""
+    cleanups: list[Callable[[], None]] = []
+    opened: list[Workspace] = []
+
+    def make(name: str = "ws") -> Workspace:
+        url = None
+        if db_backend == "postgres":
+            url, drop = _pg_database()
+            cleanups.append(drop)
+        ws = Workspace.init(tmp_path / name, url)
+        opened.append(ws)
+        return ws
+
+    yield make
+    for ws in opened:
+        ws.close()
+    for cleanup in cleanups:
+        cleanup()
+
+
+@pytest.fixture
+def workspace(make_workspace: Callable[[str], Workspace]) -> Workspace:
+    return make_workspace("ws")
+
+
+@pytest.fixture
+def demo_workspace(tmp_path: Path, db_backend: str) -> Iterator[Workspace]:
+    """The bundled demo, built into a fresh workspace (on either backend)."""
+    from curation.demo import build_demo
+
+    drop = None
+    root = tmp_path / "demo"
+    if db_backend == "postgres":
+        url, drop = _pg_database()
+        Workspace.init(root, url).close()
+    ws = build_demo(root, log=lambda _msg: None)
+    yield ws
+    ws.close()
+    if drop:
+        drop()
