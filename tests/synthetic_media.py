@@ -47,7 +47,7 @@ def phrase(seed: int, seconds: float = 1.5, rate: int = 22050, level: float = 0.
             phase = 2 * np.pi * np.cumsum(f0) / rate
             formants = rng.uniform(300, 3000, 3)
             syllable = sum(
-                np.sin(k * phase) * sum(np.exp(-(((k * f0.mean()) - f) / 200) ** 2) for f in formants) / k**0.5
+                np.sin(k * phase) * sum(np.exp(-((((k * f0.mean()) - f) / 200) ** 2)) for f in formants) / k**0.5
                 for k in range(1, 25)
             )
         else:
