@@ -23,6 +23,19 @@ def _flip_masks(width: int, radius: int) -> np.ndarray:
     return np.asarray(masks, dtype=np.int64)
 
 
+DENSE_TABLE_BITS = 22
+"""Blocks up to this width get a direct bucket table (O(1) probes); wider ones use binary search."""
+
+
+def _buckets(sorted_keys: np.ndarray, probes: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Start and size of each probe's bucket in ``sorted_keys``."""
+    if width <= DENSE_TABLE_BITS:
+        table = np.searchsorted(sorted_keys, np.arange((1 << width) + 1), side="left")
+        return table[probes], table[probes + 1] - table[probes]
+    starts = np.searchsorted(sorted_keys, probes, side="left")
+    return starts, np.searchsorted(sorted_keys, probes, side="right") - starts
+
+
 def default_blocks(radius: int) -> int:
     """Enough blocks that each is probed within radius 1 (cheap probes, long keys, small buckets)."""
     return max(4, (radius + 2) // 2)
@@ -46,8 +59,7 @@ def pairs_within(hashes: np.ndarray, radius: int, blocks: int | None = None) -> 
         sorted_keys = keys[order]
         probes = (keys[:, None] ^ masks[None, :]).ravel()
         owners = np.repeat(np.arange(n), len(masks))
-        starts = np.searchsorted(sorted_keys, probes, side="left")
-        counts = np.searchsorted(sorted_keys, probes, side="right") - starts
+        starts, counts = _buckets(sorted_keys, probes, width)
         hit = counts > 0
         owners, starts, counts = owners[hit], starts[hit], counts[hit]
         total = int(counts.sum())

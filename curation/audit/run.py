@@ -117,9 +117,7 @@ def _exact_edges(
     return edges
 
 
-def _distinct(
-    keys: Sequence[str | None], signature_key: Callable[[str], str]
-) -> tuple[list[str], list[list[int]]]:
+def _distinct(keys: Sequence[str | None], signature_key: Callable[[str], str]) -> tuple[list[str], list[list[int]]]:
     """Distinct signatures (by ``signature_key``) and, for each, the subjects that use it."""
     index: dict[str, int] = {}
     assets: list[str] = []
@@ -148,17 +146,11 @@ def run_audit(
     text_keys = [text_key(s.context) for s in subjects]
     edges += _exact_edges(subjects, text_keys, "text", "sha256")
     shingle_sets = [shingles(words(s.context)) for s in subjects]
-    near = [
-        (i, j, 1.0 - sim) for i, j, sim in near_duplicate_pairs(shingle_sets) if text_keys[i] != text_keys[j]
-    ]
-    edges += _cross_group_edges(
-        subjects, [[i] for i in range(len(subjects))], near, "text", "minhash_jaccard"
-    )
+    near = [(i, j, 1.0 - sim) for i, j, sim in near_duplicate_pairs(shingle_sets) if text_keys[i] != text_keys[j]]
+    edges += _cross_group_edges(subjects, [[i] for i in range(len(subjects))], near, "text", "minhash_jaccard")
 
     image_keys = [s.image if s.image in images else None for s in subjects]
-    edges += _exact_edges(
-        subjects, [k and images[k].pixels_sha256 for k in image_keys], "image", "sha256_pixels"
-    )
+    edges += _exact_edges(subjects, [k and images[k].pixels_sha256 for k in image_keys], "image", "sha256_pixels")
     assets, owners = _distinct(image_keys, lambda k: images[k].pixels_sha256)
     signatures = [images[k] for k in assets]
     for method in ("phash", "dhash"):
@@ -166,9 +158,7 @@ def run_audit(
         edges += _cross_group_edges(subjects, owners, pairs, "image", method)
 
     audio_keys = [s.audio if s.audio in audio else None for s in subjects]
-    edges += _exact_edges(
-        subjects, [k and audio[k].samples_sha256 for k in audio_keys], "audio", "sha256_samples"
-    )
+    edges += _exact_edges(subjects, [k and audio[k].samples_sha256 for k in audio_keys], "audio", "sha256_samples")
     assets, owners = _distinct(audio_keys, lambda k: audio[k].samples_sha256)
     clips = [audio[k] for k in assets]
     edges += _cross_group_edges(subjects, owners, spectral_pairs(clips), "audio", "spectral_hash")

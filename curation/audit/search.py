@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -55,15 +54,19 @@ def chromaprint_pairs(prints: Sequence[Sequence[int] | None]) -> list[tuple[int,
     owners = np.concatenate([np.full(len(d), i) for i, d in enumerate(distinct)])
     order = np.argsort(values, kind="stable")
     values, owners = values[order], owners[order]
-    boundaries = np.flatnonzero(np.diff(values)) + 1
+    starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+    sizes = np.diff(np.append(starts, len(values)))
     stop = max(50, int(CHROMAPRINT_STOP_FRACTION * len(prints)))
-    shared: Counter[tuple[int, int]] = Counter()
-    for bucket in np.split(owners, boundaries):
-        if 2 <= len(bucket) <= stop:
-            members = bucket.tolist()
-            for x in range(len(members)):
-                for y in range(x + 1, len(members)):
-                    shared[(members[x], members[y])] += 1
+    pairs = [np.stack([owners[starts[sizes == 2]], owners[starts[sizes == 2] + 1]], axis=1)]
+    for start, size in zip(
+        starts[(sizes > 2) & (sizes <= stop)].tolist(), sizes[(sizes > 2) & (sizes <= stop)].tolist(), strict=True
+    ):
+        a, b = np.triu_indices(size, k=1)
+        members = owners[start : start + size]
+        pairs.append(np.stack([members[a], members[b]], axis=1))
+    both = np.sort(np.concatenate(pairs), axis=1)
+    unique, counts = np.unique(both, axis=0, return_counts=True)
+    shared = dict(zip(map(tuple, unique.tolist()), counts.tolist(), strict=True))
     found = []
     for (i, j), count in shared.items():
         needed = max(2, CHROMAPRINT_MIN_SHARED * min(len(distinct[i]), len(distinct[j])))

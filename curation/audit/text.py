@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+import zlib
 from collections.abc import Sequence
+
+import numpy as np
 
 SHINGLE_WORDS = 3
 NEAR_DUPLICATE_JACCARD = 0.5
@@ -48,6 +51,45 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+def minhash_signatures(shingle_sets: Sequence[set[str]], num_perm: int = NUM_PERM) -> np.ndarray:
+    """datasketch MinHash signatures, one row per set (CRC-32 as the base hash: deterministic and fast)."""
+    from datasketch import MinHash
+
+    encoded = [[s.encode("utf-8") for s in sh] or [b""] for sh in shingle_sets]
+    sketches = MinHash.bulk(encoded, num_perm=num_perm, hashfunc=zlib.crc32)
+    return np.stack([m.hashvalues for m in sketches]).astype(np.uint64)
+
+
+def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
+    """datasketch's band layout (bands, rows) for the threshold, weighted against missed pairs."""
+    from datasketch import MinHashLSH
+
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+    return lsh.b, lsh.r
+
+
+def _band_candidates(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """Pairs ``(i, j)``, ``i < j``, that agree on every row of at least one band (vectorized banding)."""
+    n = len(signatures)
+    found = []
+    for band in range(bands):
+        block = signatures[:, band * rows : (band + 1) * rows]
+        keys = np.zeros(n, dtype=np.uint64)
+        for column in range(rows):  # multiplicative mixing; a rare key collision is removed by verification
+            keys = keys * np.uint64(0x9E3779B97F4A7C15) + block[:, column] + np.uint64(column + 1)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        starts = np.flatnonzero(np.concatenate(([True], sorted_keys[1:] != sorted_keys[:-1])))
+        sizes = np.diff(np.append(starts, n))
+        for start, size in zip(starts[sizes > 1].tolist(), sizes[sizes > 1].tolist(), strict=True):
+            members = np.sort(order[start : start + size])
+            a, b = np.triu_indices(size, k=1)
+            found.append(np.stack([members[a], members[b]], axis=1))
+    if not found:
+        return np.empty((0, 2), dtype=np.int64)
+    return np.unique(np.concatenate(found), axis=0)
+
+
 def near_duplicate_pairs(
     shingle_sets: Sequence[set[str]],
     threshold: float = NEAR_DUPLICATE_JACCARD,
@@ -55,23 +97,19 @@ def near_duplicate_pairs(
 ) -> list[tuple[int, int, float]]:
     """Pairs ``(i, j, jaccard)`` with exact Jaccard >= threshold, found through MinHash LSH.
 
-    LSH proposes candidates in near-linear time; every candidate is then verified on the exact
+    LSH banding proposes candidates in near-linear time; every candidate is then verified on the exact
     shingle sets, so a reported pair is never a MinHash estimation artefact.
     """
-    from datasketch import MinHash, MinHashLSH
-
-    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
-    encoded = [[s.encode("utf-8") for s in sh] for sh in shingle_sets]
-    sketches = MinHash.bulk(encoded, num_perm=num_perm)
+    if len(shingle_sets) < 2:
+        return []
+    bands, rows = lsh_bands(threshold, num_perm)
+    candidates = _band_candidates(minhash_signatures(shingle_sets, num_perm), bands, rows)
     pairs: list[tuple[int, int, float]] = []
-    for index, (sketch, shingle_set) in enumerate(zip(sketches, shingle_sets, strict=True)):
-        if not shingle_set:
-            continue
-        for other in lsh.query(sketch):
-            similarity = jaccard(shingle_set, shingle_sets[other])
+    for i, j in candidates.tolist():
+        if shingle_sets[i] and shingle_sets[j]:
+            similarity = jaccard(shingle_sets[i], shingle_sets[j])
             if similarity >= threshold:
-                pairs.append((other, index, similarity))
-        lsh.insert(index, sketch, check_duplication=False)
+                pairs.append((i, j, similarity))
     return pairs
 
 
