@@ -83,3 +83,15 @@ def build_clusters(edges: Iterable[Edge]) -> list[Cluster]:
         by_root.setdefault(forest.find(edge.a), []).append(edge)
     clusters = [Cluster(cluster_id(items), sorted(items), by_root[root]) for root, items in members.items()]
     return sorted(clusters, key=lambda c: c.items)
+
+
+def edge_from_dict(data: dict[str, object]) -> Edge:
+    return Edge(str(data["a"]), str(data["b"]), str(data["modality"]), str(data["method"]), float(data["distance"]))  # type: ignore[arg-type]
+
+
+def cluster_from_dict(data: dict[str, object]) -> Cluster:
+    return Cluster(
+        str(data["id"]),
+        [str(i) for i in data["items"]],  # type: ignore[attr-defined]
+        [edge_from_dict(e) for e in data["edges"]],
+    )  # type: ignore[attr-defined]

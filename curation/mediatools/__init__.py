@@ -11,6 +11,7 @@ from .audio import (
     integrated_loudness,
     normalize_audio,
     probe_audio,
+    recording_problems,
     true_peak_dbtp,
 )
 from .common import MediaCheck, NormalizedMedia
@@ -28,5 +29,6 @@ __all__ = [
     "normalize_audio",
     "normalize_image",
     "probe_audio",
+    "recording_problems",
     "true_peak_dbtp",
 ]

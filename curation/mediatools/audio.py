@@ -300,6 +300,22 @@ def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
     return findings.result()
 
 
+def recording_problems(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
+    """The problems of an original that normalization cannot repair: clipped runs, silence, duration."""
+    findings = _Findings()
+    for code, detail in check_audio(data, name, settings).details.items():
+        problem = code.removeprefix("media:")
+        if problem in ("silence", "duration"):
+            findings.add(problem, detail)
+    try:
+        decoded = decode_audio(data, name, settings)
+    except MediaError:
+        return findings.result()
+    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
+        findings.add("clipping", f"the recording has {runs} clipped run(s); gain cannot undo clipping, re-record")
+    return findings.result()
+
+
 def probe_audio(data: bytes, name: str, settings: MediaSettings, sample_rate: int = 16000) -> np.ndarray:
     """Model-input derivative: mono float32 at ``sample_rate`` (16 kHz for speech encoders)."""
     decoded = decode_audio(data, name, settings)
