@@ -4,6 +4,7 @@ its review records, maintainers' decisions and the stored gate results — never
 Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 - every stage that has its quorum is judged and every violated rule is reported;
 - a failed rule returns the item to its author (state ``returned``, stage = first failing stage);
+  group rules are judged once the item's own stages passed (listed earlier as a heads-up);
 - otherwise the first stage short of its quorum is pending (``in_review``);
 - a review counts only while the inputs it judged are unchanged (``inputs_hash``), so a new revision
   invalidates exactly the stages whose inputs changed;
@@ -284,12 +285,14 @@ class Derivation:
                 rules, review = [], StageOutcome(True)
             elif override == "fail":
                 review = StageOutcome(False, ["overridden:group_integration"])
-            reasons = reasons + rules + review.reasons
-            if first_failed or rules or review.passed is False:
-                stage = first_failed or "group_integration"
-                statuses.append(ItemStatus(item.id, item.group, "returned", stage, reasons))
-            elif first_pending:
-                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons))
+            if first_failed:
+                reasons = reasons + rules + review.reasons
+                statuses.append(ItemStatus(item.id, item.group, "returned", first_failed, reasons))
+            elif first_pending:  # group rules are judged at group integration; shown early as a warning
+                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons + rules))
+            elif rules or review.passed is False:
+                reasons = reasons + rules + review.reasons
+                statuses.append(ItemStatus(item.id, item.group, "returned", "group_integration", reasons))
             elif review.passed is None:
                 statuses.append(ItemStatus(item.id, item.group, "in_review", "group_integration", reasons))
             elif self.gate_reasons.get(item.id):
