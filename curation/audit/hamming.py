@@ -41,6 +41,20 @@ def default_blocks(radius: int) -> int:
     return max(4, (radius + 2) // 2)
 
 
+def _probes(keys: np.ndarray, width: int, radius: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(owner, probe key) arrays whose bucket hits cover every pair within ``radius`` in this block.
+
+    For radius 1 each item probes its own key and its key with one of its *set* bits cleared: of two
+    keys one bit apart exactly one has that bit set, so each such pair is probed once instead of twice.
+    """
+    n = len(keys)
+    if radius == 1:
+        owners, bits = np.nonzero((keys[:, None] >> np.arange(width)[None, :]) & 1)
+        return [(np.arange(n), keys), (owners, keys[owners] ^ (np.int64(1) << bits))]
+    masks = _flip_masks(width, radius)
+    return [(np.repeat(np.arange(n), len(masks)), (keys[:, None] ^ masks[None, :]).ravel())]
+
+
 def pairs_within(hashes: np.ndarray, radius: int, blocks: int | None = None) -> np.ndarray:
     """All pairs ``(i, j, distance)`` with ``i < j`` and Hamming distance <= radius, as an (k, 3) array."""
     values = np.asarray(hashes, dtype=np.uint64)
@@ -52,27 +66,24 @@ def pairs_within(hashes: np.ndarray, radius: int, blocks: int | None = None) -> 
     found = []
     shift = 0
     for width in _block_widths(blocks):
-        masks = _flip_masks(width, probe_radius)
         keys = ((values >> np.uint64(shift)) & np.uint64((1 << width) - 1)).astype(np.int64)
         shift += width
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
-        probes = (keys[:, None] ^ masks[None, :]).ravel()
-        owners = np.repeat(np.arange(n), len(masks))
-        starts, counts = _buckets(sorted_keys, probes, width)
-        hit = counts > 0
-        owners, starts, counts = owners[hit], starts[hit], counts[hit]
-        total = int(counts.sum())
-        if total == 0:
-            continue
-        a = np.repeat(owners, counts)
-        offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
-        b = order[np.repeat(starts, counts) + offsets]
-        forward = a < b
-        a, b = a[forward], b[forward]
-        distance = np.bitwise_count(values[a] ^ values[b]).astype(np.int64)
-        close = distance <= radius
-        found.append(np.stack([a[close], b[close], distance[close]], axis=1))
+        for owners, probes in _probes(keys, width, probe_radius):
+            starts, counts = _buckets(sorted_keys, probes, width)
+            hit = counts > 0
+            owners, starts, counts = owners[hit], starts[hit], counts[hit]
+            total = int(counts.sum())
+            if total == 0:
+                continue
+            a = np.repeat(owners, counts)
+            offsets = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+            b = order[np.repeat(starts, counts) + offsets]
+            a, b = np.minimum(a, b), np.maximum(a, b)
+            distance = np.bitwise_count(values[a] ^ values[b]).astype(np.int64)
+            close = (distance <= radius) & (a != b)
+            found.append(np.stack([a[close], b[close], distance[close]], axis=1))
     if not found:
         return np.empty((0, 3), dtype=np.int64)
     return np.unique(np.concatenate(found), axis=0)
