@@ -143,11 +143,13 @@ def run_audit(
     subjects = sorted(subjects, key=lambda s: s.id)
     edges: list[Edge] = []
 
-    text_keys = [text_key(s.context) for s in subjects]
+    text_keys: list[str | None] = [text_key(s.context) for s in subjects]
     edges += _exact_edges(subjects, text_keys, "text", "sha256")
-    shingle_sets = [shingles(words(s.context)) for s in subjects]
-    near = [(i, j, 1.0 - sim) for i, j, sim in near_duplicate_pairs(shingle_sets) if text_keys[i] != text_keys[j]]
-    edges += _cross_group_edges(subjects, [[i] for i in range(len(subjects))], near, "text", "minhash_jaccard")
+    contexts, owners = _distinct(text_keys, lambda k: k)  # identical contexts are searched once
+    first = {key: owners[n][0] for n, key in enumerate(contexts)}
+    shingle_sets = [shingles(words(subjects[first[key]].context)) for key in contexts]
+    near = [(i, j, 1.0 - sim) for i, j, sim in near_duplicate_pairs(shingle_sets)]
+    edges += _cross_group_edges(subjects, owners, near, "text", "minhash_jaccard")
 
     image_keys = [s.image if s.image in images else None for s in subjects]
     edges += _exact_edges(subjects, [k and images[k].pixels_sha256 for k in image_keys], "image", "sha256_pixels")

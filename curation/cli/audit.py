@@ -71,16 +71,18 @@ def audit_cmd(ctx: typer.Context, actor: Actor = "cli", json_out: JsonFlag = Fal
     decided = {r.target: r for r in resolutions(ws)}
     for cluster in report.clusters:
         note = _decision(decided.get(cluster.id))
-        out_console.print(f"[bold]{cluster.id}[/]: {', '.join(cluster.items)}{note}", highlight=False)
+        out_console.print(f"{cluster.id}: {', '.join(cluster.items)}{note}", highlight=False, markup=False)
         for e in cluster.edges:
-            out_console.print(f"    {e.a} ~ {e.b}  {e.modality} {e.method} distance {e.distance:.3g}", highlight=False)
+            line = f"    {e.a} ~ {e.b}  {e.modality} {e.method} distance {e.distance:.3g}"
+            out_console.print(line, highlight=False, markup=False)
     for leak in report.leaks:
         severity = "warning" if not leak.blocking else "blocks"
         note = _decision(decided.get(leak.id))
         evidence = ", ".join(f"{k}={v}" for k, v in leak.evidence.items() if k != "severity")
         out_console.print(
-            f"[bold]{leak.id}[/] {leak.kind} ({severity}): {', '.join(leak.items)}{note}\n    {evidence}",
+            f"{leak.id} {leak.kind} ({severity}): {', '.join(leak.items)}{note}\n    {evidence}",
             highlight=False,
+            markup=False,
         )
     blocked = report.gate_reasons(decided.values())
     out_console.print(
@@ -92,7 +94,7 @@ def audit_cmd(ctx: typer.Context, actor: Actor = "cli", json_out: JsonFlag = Fal
 def _decision(resolution) -> str:  # type: ignore[no-untyped-def]
     if resolution is None:
         return ""
-    return f"  [resolved: {'distinct' if resolution.distinct else 'keep ' + str(resolution.keep)}]"
+    return f"  (resolved: {'distinct' if resolution.distinct else 'keep ' + str(resolution.keep)})"
 
 
 @audit_app.command("resolve")

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 import soxr
 from PIL import ImageEnhance
-from synthetic_media import encode_audio, encode_image, phrase, scene
 
 from curation.audit import audio_signature, image_signature
 from curation.audit.search import chromaprint_pairs, image_pairs, spectral_pairs
 from curation.config import MediaSettings
 from curation.errors import MediaError
+from tests.synthetic_media import encode_audio, encode_image, phrase, scene
 
 SETTINGS = MediaSettings()
 

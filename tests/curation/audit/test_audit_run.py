@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import soxr
-from synthetic_media import encode_audio, encode_image, phrase, scene
 
 from curation.audit import AuditSubject, Resolution, audio_signature, image_signature, run_audit
 from curation.config import MediaSettings
+from tests.synthetic_media import encode_audio, encode_image, phrase, scene
 
 SETTINGS = MediaSettings()
 OPTIONS = {"A": "grateful", "B": "annoyed", "C": "ambivalent", "D": "surprised"}

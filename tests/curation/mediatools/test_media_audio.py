@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile as sf
-from synthetic_media import encode_audio, phrase
 
 from curation.config import MediaSettings
 from curation.errors import MediaError
 from curation.mediatools import check_audio, normalize_audio, probe_audio, true_peak_dbtp
+from tests.synthetic_media import encode_audio, phrase
 
 SETTINGS = MediaSettings()
 

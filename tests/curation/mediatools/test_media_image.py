@@ -6,12 +6,12 @@ import io
 
 import pytest
 from PIL import Image
-from synthetic_media import encode_image, scene
 
 from curation.config import MediaSettings
 from curation.errors import MediaError
 from curation.mediatools import check_image, normalize_image
 from curation.mediatools.image import _jpeg_markers
+from tests.synthetic_media import encode_image, scene
 
 SETTINGS = MediaSettings()
 
