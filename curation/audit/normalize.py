@@ -207,14 +207,14 @@ def _store(  # type: ignore[no-untyped-def]
             for item_id, (image, audio, digest) in items.items():
                 reasons = sorted(set(by_asset[image].reasons) | set(by_asset[audio].reasons))
                 details = {"image": by_asset[image].details, "audio": by_asset[audio].details}
-                _put_gate(s, item_id, GATE, digest, reasons, details)
+                put_gate(s, item_id, GATE, digest, reasons, details)
         staging.commit()
     except BaseException:
         staging.discard()
         raise
 
 
-def _put_gate(s, item_id: str, gate: str, digest: str, reasons: list[str], details: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+def put_gate(s, item_id: str, gate: str, digest: str, reasons: list[str], details: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     row = s.get(GateResult, (item_id, gate))
     if row is None:
         row = GateResult(item_id=item_id, gate=gate, content_hash=digest, reasons=reasons)

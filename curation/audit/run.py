@@ -34,12 +34,17 @@ class Resolution:
     keep: str | None = None
     distinct: bool = False
     reason: str = ""
+    items: tuple[str, ...] = ()
+    """The members when decided: the decision also covers a later cluster of a subset of them (after the
+    maintainer discards duplicates, the rest form a cluster with a new id that needs no new decision)."""
 
 
 @dataclass
 class AuditReport:
     clusters: list[Cluster] = field(default_factory=list)
     leaks: list[Leak] = field(default_factory=list)
+    groups: dict[str, str] = field(default_factory=dict)
+    """Item -> scene group, so that keeping an item keeps its sisters in the cluster too."""
 
     def to_dict(self) -> dict[str, object]:
         """The ``audit --json`` shape of design.md (leaks carry an ``id`` too, for ``audit resolve``)."""
@@ -57,16 +62,23 @@ class AuditReport:
     def gate_reasons(self, resolutions: Iterable[Resolution] = ()) -> dict[str, list[str]]:
         """Item -> blocking reason codes (``duplicate:<cluster>``, ``leak:<kind>``) left unresolved.
 
-        ``--keep ITEM`` frees that item and leaves the others held as duplicates of it; ``--distinct``
-        frees every member. Warning-only leaks never hold an item.
+        ``--keep ITEM`` frees that item (and its sisters: they share content by design) and leaves the
+        others held as duplicates of it; ``--distinct`` frees every member. Warning-only leaks never hold.
         """
         decided = {r.target: r for r in resolutions}
         reasons: dict[str, list[str]] = {}
 
+        def decision_for(target: str, items: Sequence[str]) -> Resolution | None:
+            if target in decided:
+                return decided[target]
+            covering = [r for r in decided.values() if r.items and set(items) <= set(r.items)]
+            return covering[-1] if covering else None
+
         def hold(items: Sequence[str], code: str, target: str) -> None:
-            decision = decided.get(target)
+            decision = decision_for(target, items)
+            kept_group = self.groups.get(decision.keep, decision.keep) if decision and decision.keep else None
             for item in items:
-                if decision and (decision.distinct or decision.keep == item):
+                if decision and (decision.distinct or kept_group == self.groups.get(item, item)):
                     continue
                 codes = reasons.setdefault(item, [])
                 if code not in codes:
@@ -175,4 +187,4 @@ def run_audit(
         + option_in_context_leaks(leak_subjects)
         + option_modality_leaks(leak_subjects)
     )
-    return AuditReport(build_clusters(edges), leaks)
+    return AuditReport(build_clusters(edges), leaks, {s.id: s.group for s in subjects})

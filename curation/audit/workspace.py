@@ -15,7 +15,7 @@ from .audio import AudioSignature, audio_signature
 from .clusters import Cluster, cluster_from_dict
 from .image import ImageSignature, image_signature
 from .leaks import Leak
-from .normalize import _put_gate
+from .normalize import put_gate
 from .run import AuditReport, AuditSubject, Resolution, run_audit
 from .tables import MediaSignature
 
@@ -72,7 +72,14 @@ def resolutions(ws: Workspace) -> list[Resolution]:
         for event in events:
             after = event.after or {}
             target = str(after.get("target", ""))
-            latest[target] = Resolution(target, after.get("keep"), bool(after.get("distinct")), after.get("reason", ""))
+            latest.pop(target, None)  # keep the order of the latest decisions
+            latest[target] = Resolution(
+                target,
+                after.get("keep"),
+                bool(after.get("distinct")),
+                after.get("reason", ""),
+                tuple(after.get("items", ())),
+            )
     return list(latest.values())
 
 
@@ -118,7 +125,7 @@ def _store_gates(s, report: AuditReport, digests: dict[str, str], decided: list[
             "clusters": [c.to_dict() for c in report.clusters if item_id in c.items],
             "leaks": [leak.to_dict() for leak in report.leaks if item_id in leak.items],
         }
-        _put_gate(s, item_id, GATE, digest, reasons.get(item_id, []), details)
+        put_gate(s, item_id, GATE, digest, reasons.get(item_id, []), details)
 
 
 def stored_report(ws: Workspace) -> tuple[AuditReport, dict[str, str]]:
@@ -134,8 +141,11 @@ def stored_report(ws: Workspace) -> tuple[AuditReport, dict[str, str]]:
             for data in (row.details or {}).get("leaks", []):
                 leak = Leak(data["kind"], list(data["items"]), dict(data["evidence"]))
                 leaks.setdefault(leak.id, leak)
+        groups = dict(s.execute(select(Item.id, Item.group_id)).all())
     report = AuditReport(
-        sorted(clusters.values(), key=lambda c: c.items), sorted(leaks.values(), key=lambda k: (k.kind, k.items))
+        sorted(clusters.values(), key=lambda c: c.items),
+        sorted(leaks.values(), key=lambda k: (k.kind, k.items)),
+        groups,
     )
     return report, digests
 
@@ -155,11 +165,17 @@ def resolve(
         raise NotFoundError(f"no cluster or leak {target!r} in the latest audit; run `curate audit` to list them")
     if keep is not None and keep not in found.items:
         raise ValidationFailed([Problem(f"{keep!r} is not in {target} ({', '.join(found.items)})", field="keep")])
-    decision = Resolution(target, keep, distinct, reason.strip())
+    decision = Resolution(target, keep, distinct, reason.strip(), tuple(found.items))
     decided = [r for r in resolutions(ws) if r.target != target] + [decision]
     with ws.writing() as s:
         for item_id in found.items:
-            after = {"target": target, "keep": keep, "distinct": distinct, "reason": decision.reason}
+            after = {
+                "target": target,
+                "keep": keep,
+                "distinct": distinct,
+                "reason": decision.reason,
+                "items": list(found.items),
+            }
             record_event(s, by, RESOLVED, f"item:{item_id}", None, after)
         _store_gates(s, report, digests, decided)
     return decision

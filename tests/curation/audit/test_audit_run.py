@@ -101,6 +101,11 @@ def test_gate_reasons_follow_resolutions() -> None:
     assert report.gate_reasons([Resolution(cluster, distinct=True, reason="different scenes")]) == {}
     assert report.gate_reasons([Resolution("dup-0000000000", distinct=True)]) == {"x1": [code], "x2": [code]}
     assert report.find(cluster) is report.clusters[0]
+    # a decision on a bigger, earlier cluster covers the smaller cluster left after discarding members
+    earlier = Resolution("dup-earlier000", keep="x2", reason="x3 discarded", items=("x1", "x2", "x3"))
+    assert report.gate_reasons([earlier]) == {"x1": [code]}
+    unrelated = Resolution("dup-other00000", distinct=True, reason="r", items=("x1", "y1"))
+    assert report.gate_reasons([unrelated]) == {"x1": [code], "x2": [code]}
 
 
 def test_leaks_are_found_and_only_warnings_do_not_block() -> None:

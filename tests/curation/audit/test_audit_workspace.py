@@ -176,3 +176,19 @@ def test_cli_commands(demo_workspace: Workspace) -> None:
     assert keep.exit_code == 0
     status = {r["id"]: r for r in json.loads(invoke("-w", root, "status", "--json").stdout)}
     assert status["kitchen-01-a"]["state"] == "held"
+
+
+def test_discarding_duplicates_does_not_reopen_a_decided_cluster(demo_workspace: Workspace) -> None:
+    from curation.reviews import decide
+
+    ws = demo_workspace
+    cluster = next(c for c in audit_workspace(ws).clusters if "kitchen-01-a" in c.items)
+    resolve(ws, cluster.id, "maya", keep="stress-01-a", reason="one drawing is enough")
+    decide(ws, "kitchen-01-b", "maya", "discard", "duplicate picture")
+    smaller = next(c for c in audit_workspace(ws).clusters if "kitchen-01-a" in c.items)
+    assert smaller.id != cluster.id and "kitchen-01-b" not in smaller.items
+    with ws.session() as s:
+        gates = {g.item_id: g.reasons for g in s.scalars(select(GateResult).where(GateResult.gate == "audit"))}
+    assert gates["kitchen-01-a"] == [f"duplicate:{smaller.id}"]  # still a duplicate of the kept one
+    assert gates["stress-01-a"] == gates["stress-01-b"] == gates["stress-01-c"] == []  # the kept one's sisters
+    assert states(ws)["kitchen-01-b"][0] == "discarded"
