@@ -328,13 +328,14 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
                 created_at=now,
             )
         )
+        old_values, new_values = _changed(before, canonical) if before else (None, {})
         record_event(
             s,
             actor,
             "item.created" if before is None else "item.revised",
             f"item:{c.id}",
-            _changed(before, canonical)[0] if before else None,
-            {"revision": revision, "source": Path(file).name, **(_changed(before, canonical)[1] if before else {})},
+            old_values,
+            {"revision": revision, "source": Path(file).name, **new_values},
         )
 
 

@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+import orjson
+from sqlalchemy import String, select, type_coerce
 
 from .config import ReviewSettings
 from .tables import Decision, GateResult, Item, ReviewRecord, SceneGroup
@@ -103,12 +104,13 @@ def combine_checklist(records: list[Mapping[str, list[str]]], rule: str) -> dict
     combined: dict[str, set[str]] = {}
     n = len(records)
     for view in CHECKLIST_VIEWS:
-        counts = Counter(opt for rec in records for opt in set(rec.get(view, [])))
+        sets = [set(rec.get(view, ())) for rec in records]
         if rule == "any":
-            combined[view] = {o for o, c in counts.items() if c >= 1}
+            combined[view] = set().union(*sets)
         elif rule == "all":
-            combined[view] = {o for o, c in counts.items() if c == n}
+            combined[view] = set.intersection(*sets) if sets else set()
         else:
+            counts = Counter(opt for chosen in sets for opt in chosen)
             combined[view] = {o for o, c in counts.items() if c * 2 > n}
     return combined
 
@@ -346,6 +348,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
 
 
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
+    """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records)."""
     rows = session.execute(
         select(
             ReviewRecord.subject,
@@ -353,11 +356,14 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
             ReviewRecord.reviewer,
             ReviewRecord.revision,
             ReviewRecord.inputs_hash,
-            ReviewRecord.payload,
+            type_coerce(ReviewRecord.payload, String),
             ReviewRecord.id,
         )
     ).all()
-    return [RecordFacts(*row) for row in rows]
+    loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
+    return [
+        RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
+    ]
 
 
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]

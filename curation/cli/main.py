@@ -56,11 +56,13 @@ def _root(
 
 
 def _register() -> None:
-    from . import audit, items, people, workspace_cmds
+    from . import agreement, audit, items, people, stats, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
+    app.add_typer(stats.app, name="stats")
+    app.add_typer(agreement.app, name="agreement")
     audit.register(app)
 
 

@@ -222,8 +222,8 @@ def test_export_round_trips_into_a_new_workspace(make_workspace, tmp_path: Path)
     second.add_person("ann1", ["author"])
     import_items(second, tmp_path / "out" / "items.jsonl")
     with first.session() as s1, second.session() as s2:
-        a = {i.id: i.content_hash for i in s1.query(Item).all()}
-        b = {i.id: i.content_hash for i in s2.query(Item).all()}
+        a = {i.id: i.content_hash for i in s1.scalars(select(Item)).all()}
+        b = {i.id: i.content_hash for i in s2.scalars(select(Item)).all()}
     assert a == b and len(a) == 3
     exported = [json.loads(line) for line in (tmp_path / "out" / "items.jsonl").read_text().splitlines()]
     assert all(row["image"].startswith("media/") for row in exported)
