@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from curation.config import MediaSettings
-from curation.errors import MediaError
+from curation.errors import CurateError, MediaError
 from curation.mediatools import probe_audio
 from curation.mediatools.audio import resample
 
@@ -156,8 +156,8 @@ def chromaprint(pcm16: np.ndarray, rate: int, name: str) -> list[int]:
     after a complete fingerprint, so the printed fingerprint, not the exit status, decides success.
     """
     executable = shutil.which("fpcalc")
-    if executable is None:
-        raise MediaError("fpcalc is not installed; install libchromaprint-tools (apt) for audio audits")
+    if executable is None:  # a missing tool is the installation's fault, not the clip's: refuse loudly
+        raise CurateError("fpcalc is not installed; install libchromaprint-tools (apt) to audit audio")
     command = [
         executable,
         "-raw",
