@@ -100,6 +100,8 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
             asset = release_asset(assets, derivatives, sha)
             if asset.sha256 not in verdicts:
                 path = ws.asset_path(asset)
+                if not path.is_file():
+                    continue  # media_files_gate reports it
                 check = checkers[asset.kind](path.read_bytes(), asset.original_name or path.name, ws.settings.media)
                 verdicts[asset.sha256] = list(check.reasons)
             failures.setdefault(item_id, []).extend(verdicts[asset.sha256])
@@ -128,12 +130,41 @@ def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def audit_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Re-run the duplicate and leak audits; unresolved clusters and leaks block (``duplicate:``, ``leak:``)."""
+    from curation.audit.workspace import audit_workspace, resolutions
+
+    reasons = audit_workspace(ws, actor="release").gate_reasons(resolutions(ws))
+    return {item_id: reasons[item_id] for item_id in candidate_ids if reasons.get(item_id)}
+
+
+def duplicates_report(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
+    """duplicates.json: every cluster touching the release, with the maintainer's decision on it."""
+    from curation.audit.workspace import resolutions, stored_report
+
+    report, _ = stored_report(ws)
+    decided = {r.target: r for r in resolutions(ws)}
+    clusters = []
+    for cluster in report.clusters:
+        decision = decided.get(cluster.id)
+        entry = cluster.to_dict()
+        entry["resolution"] = (
+            {"keep": decision.keep, "distinct": decision.distinct, "reason": decision.reason} if decision else None
+        )
+        clusters.append(entry)
+    return {"clusters": clusters}
+
+
 def default_gates() -> Gates:
     """The gates every `curate release build` runs; add a line here when a checker lands."""
     return Gates(
-        item=(("media_files", media_files_gate),),
+        item=(
+            ("media_files", media_files_gate),
+            ("media_conformity", media_conformity_gate),
+            ("audit", audit_gate),
+        ),
         workspace=(("agreement", agreement_gate),),
-        reports=(("agreement", agreement_figures),),
+        reports=(("agreement", agreement_figures), ("duplicates", duplicates_report)),
     )
 
 
