@@ -56,11 +56,12 @@ def _root(
 
 
 def _register() -> None:
-    from . import items, people, workspace_cmds
+    from . import items, people, ui, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
+    app.add_typer(ui.app, name="ui")
 
 
 _register()

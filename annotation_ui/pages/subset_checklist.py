@@ -1,0 +1,101 @@
+"""Subset checklist (TRIAD §4.3): one view at a time, only that view's modalities, all 7 before submitting.
+
+Hidden modalities are replaced by the placeholders the probe checker uses, and their media are not
+sent at all. Ticks are kept per view in the session, since a view's checkboxes exist only while shown.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotation_ui.components import (
+    flash,
+    queue_picker,
+    require,
+    show_audio,
+    show_error,
+    show_image,
+    snapshot,
+    workspace,
+)
+from annotation_ui.logic import checklist_view, queue, submit_review
+from curation.errors import CurateError
+from curation.vocab import CHECKLIST_VIEWS
+
+user = require("reviewer")
+ws = workspace()
+st.title("Subset checklist")
+st.caption(
+    "For each view, tick every option that is still consistent with what this view shows. "
+    "Judge only what you see and hear here; forget the other views."
+)
+snap = snapshot()
+item_id = queue_picker("checklist", queue(ws, snap, "subset_checklist", user.name))
+if item_id is None:
+    st.stop()
+item = snap.facts[item_id]
+answers: dict[str, list[str]] = st.session_state.setdefault(f"cl-answers-{item_id}", {})
+position_key = f"cl-position-{item_id}"
+position = st.session_state.setdefault(position_key, 0)
+view = CHECKLIST_VIEWS[position]
+
+
+def box_key(key: str) -> str:
+    return f"cl-{item_id}-{view}-{key}"
+
+
+def keep_ticks() -> None:
+    """Store the shown view's ticks before its checkboxes disappear."""
+    answers[view] = [key for key in item.options if st.session_state.get(box_key(key))]
+
+
+def move(step: int) -> None:
+    keep_ticks()
+    st.session_state[position_key] = min(max(0, position + step), len(CHECKLIST_VIEWS) - 1)
+
+
+st.progress(len(answers) / len(CHECKLIST_VIEWS), text=f"{len(answers)} of {len(CHECKLIST_VIEWS)} views answered")
+st.subheader(f"View {position + 1} of {len(CHECKLIST_VIEWS)}: {view}")
+content = checklist_view(item, view)
+with st.container(border=True):
+    left, right = st.columns(2)
+    with left:
+        if content.image is not None:
+            show_image(ws, content.image)
+        else:
+            st.info(content.placeholders["image"])
+    with right:
+        st.markdown(
+            f"**Context**\n\n{content.context}" if content.context is not None else content.placeholders["text"]
+        )
+        if content.audio is not None:
+            show_audio(ws, content.audio)
+        else:
+            st.info(content.placeholders["audio"])
+    st.markdown(f"**{content.question}**")
+    for key, text in content.options.items():
+        st.checkbox(f"{key}. {text}", value=key in answers.get(view, []), key=box_key(key))
+
+back, forward, _ = st.columns([1, 1, 3])
+back.button("Previous view", on_click=move, args=(-1,), disabled=position == 0)
+forward.button("Next view", on_click=move, args=(1,), disabled=position == len(CHECKLIST_VIEWS) - 1)
+ready = len(set(answers) | {view}) == len(CHECKLIST_VIEWS)
+note = st.text_area("Note", key=f"cl-note-{item_id}", placeholder="Anything the author should know")
+if st.button("Submit checklist", type="primary", disabled=not ready, on_click=keep_ticks):
+    record = {
+        "item": item_id,
+        "stage": "subset_checklist",
+        "reviewer": user.name,
+        "consistent": {v: answers.get(v, []) for v in CHECKLIST_VIEWS},
+        "note": note,
+    }
+    try:
+        submit_review(ws, record)
+        for key in (f"cl-answers-{item_id}", position_key):
+            st.session_state.pop(key, None)
+        flash(f"Recorded your checklist for {item_id}.")
+        st.rerun()
+    except CurateError as exc:
+        show_error(exc)
+if not ready:
+    st.caption("Submit opens once you have answered all 7 views.")
