@@ -125,13 +125,14 @@ def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]
     """
     ws.require_role(reviewer, "reviewer")
     with ws.session() as s:
-        done = set(
-            s.execute(
+        done = {
+            (subject, inputs)
+            for subject, inputs in s.execute(
                 select(ReviewRecord.subject, ReviewRecord.inputs_hash).where(
                     ReviewRecord.stage == stage, ReviewRecord.reviewer == reviewer
                 )
-            ).tuples()
-        )
+            )
+        }
     pending = [st for st in snap.statuses if st.state == "in_review" and st.stage == stage]
     if stage == "group_integration":
         out = []

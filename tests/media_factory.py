@@ -30,13 +30,23 @@ def make_tone(path: Path, freq: float = 440.0, seconds: float = 1.0, rate: int =
 def item_row(id_: str, group: str = "g1", **overrides: Any) -> dict[str, Any]:
     """A valid item line (design.md format) whose media are media/<id>.jpg and media/<id>.wav."""
     row: dict[str, Any] = {
-        "id": id_, "group": group, "perturbed": "audio", "language": "en", "author": "ann1",
-        "context": f"Sure, that was a really helpful suggestion ({id_}).", "image": "media/shared.jpg",
-        "audio": f"media/{id_}.wav", "question": "How does the speaker feel about the suggestion?",
-        "options": {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}, "answer": "A",
-        "taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "prosodic"}, "ambiguous": ["text", "audio"],
-        "provenance": {"image": {"source": "photo", "license": "CC0-1.0"},
-                       "audio": {"source": "voice_acting", "license": "CC-BY-4.0"}},
+        "id": id_,
+        "group": group,
+        "perturbed": "audio",
+        "language": "en",
+        "author": "ann1",
+        "context": f"Sure, that was a really helpful suggestion ({id_}).",
+        "image": "media/shared.jpg",
+        "audio": f"media/{id_}.wav",
+        "question": "How does the speaker feel about the suggestion?",
+        "options": {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"},
+        "answer": "A",
+        "taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "prosodic"},
+        "ambiguous": ["text", "audio"],
+        "provenance": {
+            "image": {"source": "photo", "license": "CC0-1.0"},
+            "audio": {"source": "voice_acting", "license": "CC-BY-4.0"},
+        },
     }
     row.update(overrides)
     return row
