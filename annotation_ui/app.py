@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation_ui.components import current_user, show_flash, workspace
+from annotation_ui.components import current_user, workspace
 from annotation_ui.logic import pages_for
 
 HERE = Path(__file__).parent
@@ -26,5 +26,4 @@ with st.sidebar:
     st.caption(f"Workspace: `{workspace().root}`")
     if user is not None:
         st.caption(f"Signed in as **{user.name}** ({', '.join(sorted(user.roles))})")
-show_flash()
 navigation.run()

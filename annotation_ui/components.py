@@ -58,6 +58,7 @@ def require(role: str) -> SignedIn:
     if user is None or role not in user.roles:
         st.error(f"This page is for people with the {role} role. Sign in first.")
         st.stop()
+    show_flash()
     return user
 
 

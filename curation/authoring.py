@@ -61,22 +61,22 @@ def save_uploaded_item(
 
     with tempfile.TemporaryDirectory(prefix="curate-upload-") as tmp:
         folder = Path(tmp)
-        (folder / "media").mkdir()
         row = {k: v for k, v in fields.items() if k not in ("image", "audio")}
         row["author"] = actor
         problems: list[Problem] = []
         for kind, upload in (("image", image), ("audio", audio)):
+            (folder / kind).mkdir()
             if upload is not None:
-                name = f"{kind}-{_safe_name(upload.name, kind)}"
-                (folder / "media" / name).write_bytes(upload.data)
-                row[kind] = f"media/{name}"
+                name = _safe_name(upload.name, kind)
+                (folder / kind / name).write_bytes(upload.data)
+                row[kind] = f"{kind}/{name}"
             elif stored is not None:
                 with ws.session() as s:
                     asset = s.get(Asset, getattr(stored, kind))
                 assert asset is not None
-                name = f"{kind}-{_safe_name(asset.original_name, kind)}"
-                shutil.copyfile(ws.asset_path(asset), folder / "media" / name)
-                row[kind] = f"media/{name}"
+                name = _safe_name(asset.original_name, kind)
+                shutil.copyfile(ws.asset_path(asset), folder / kind / name)
+                row[kind] = f"{kind}/{name}"
             else:
                 problems.append(Problem(f"upload an {kind} file", field=kind))
         if problems:

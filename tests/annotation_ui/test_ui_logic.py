@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import APP, PASSWORD, advance, passing_record
+from ui_helpers import APP, PASSWORD, advance, passing_record
 
 from annotation_ui.dashboard import dashboard_data, item_ids, item_rows
 from annotation_ui.logic import (

@@ -63,7 +63,7 @@ def test_new_item_from_uploads_then_an_edit_makes_a_revision(people, uploads):
     assert item.audio == hashlib.sha256(audio.data).hexdigest()
     with ws.session() as s:
         stored = s.get(Asset, item.audio)
-    assert ws.asset_path(stored).read_bytes() == audio.data and stored.original_name == "audio-take_1.wav"
+    assert ws.asset_path(stored).read_bytes() == audio.data and stored.original_name == "take_1.wav"
 
     edited = item_fields(ws, "up-1")
     edited["context"] = "Sure, that was a really helpful suggestion!"
