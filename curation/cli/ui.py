@@ -32,6 +32,8 @@ def streamlit_command(entry: Path, address: str, port: int) -> list[str]:
         "true",
         "--browser.gatherUsageStats",
         "false",
+        "--client.toolbarMode",
+        "viewer",
     ]
 
 

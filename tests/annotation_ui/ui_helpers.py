@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from curation.workspace import Workspace
@@ -65,3 +67,9 @@ def advance(ws: Workspace, item: str, answer: str, through: str) -> None:
             submit_review(ws, passing_record(item, stage, reviewer, answer))
         if stage == through:
             return
+
+
+def chromium_path() -> str | None:
+    """``$CURATE_CHROMIUM``, else Debian's chromium on PATH."""
+    candidate = os.environ.get("CURATE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return candidate if Path(candidate).is_file() else None
