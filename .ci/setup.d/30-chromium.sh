@@ -4,6 +4,6 @@
 set -euo pipefail
 if ! dpkg -s chromium >/dev/null 2>&1; then
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 echo "CURATE_CHROMIUM=$(command -v chromium || echo /usr/bin/chromium)" >> "$CURATE_CI_ENV"
