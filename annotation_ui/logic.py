@@ -124,6 +124,13 @@ def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]
     cached snapshot plus one query for the reviewer's own records.
     """
     ws.require_role(reviewer, "reviewer")
+    cached = snap.queues.get((stage, reviewer))
+    if cached is None:
+        cached = snap.queues[(stage, reviewer)] = _derive_queue(ws, snap, stage, reviewer)
+    return cached
+
+
+def _derive_queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
     with ws.session() as s:
         done = {
             (subject, inputs)

@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from curation.tables import Event, GateResult, Item, ReviewRecord
-from curation.workflow import Derivation, ItemFacts, ItemStatus, derive_status, load_facts
+from curation.tables import Decision, Event, GateResult, Item
+from curation.workflow import Derivation, ItemFacts, ItemStatus, load_facts, load_records
 from curation.workspace import Workspace
 
 
@@ -39,6 +39,8 @@ class Snapshot:
     workload: dict[str, Counter[str]]
     status_by_id: dict[str, ItemStatus] = field(init=False)
     sisters: dict[str, list[str]] = field(init=False)
+    queues: dict[tuple[str, str], list[str]] = field(init=False, default_factory=dict)
+    """(stage, reviewer) -> that reviewer's queue at this stamp: paging a queue re-derives nothing."""
 
     def __post_init__(self) -> None:
         self.status_by_id = {st.id: st for st in self.statuses}
@@ -57,18 +59,19 @@ class Snapshot:
 
 
 def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapshot:
+    """Everything the pages read, loaded in one session (the body of ``derive_status``, whose facts
+    the snapshot keeps instead of loading them twice; a test holds the statuses equal)."""
     stamp = workspace_stamp(ws) if stamp is None else stamp
-    statuses = derive_status(ws)
     with ws.session() as s:
         items, perturbed = load_facts(s)
-        taxonomy = {row[0]: dict(row[1]) for row in s.execute(select(Item.id, Item.taxonomy))}
-        workload: dict[str, Counter[str]] = {}
-        for reviewer, stage, n in s.execute(
-            select(ReviewRecord.reviewer, ReviewRecord.stage, func.count()).group_by(
-                ReviewRecord.reviewer, ReviewRecord.stage
-            )
-        ):
-            workload.setdefault(reviewer, Counter())[stage] = n
+        records = load_records(s)
+        decisions = list(s.execute(select(Decision)).scalars())
+        gates = list(s.execute(select(GateResult)).scalars())
+        taxonomy = {row[0]: row[1] for row in s.execute(select(Item.id, Item.taxonomy))}
+    statuses = Derivation(ws.settings.review, items, perturbed, records, decisions, gates).derive_all()
+    workload: dict[str, Counter[str]] = {}
+    for record in records:
+        workload.setdefault(record.reviewer, Counter())[record.stage] += 1
     return Snapshot(stamp, {i.id: i for i in items}, perturbed, statuses, taxonomy, workload)
 
 

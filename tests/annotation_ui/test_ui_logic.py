@@ -92,6 +92,7 @@ def test_queue_matches_the_domain_and_excludes_own_items(ui_workspace):
 
 def test_queue_matches_the_domain_on_the_demo(demo_workspace):
     snap = load_snapshot(demo_workspace)
+    assert [st.as_json() for st in snap.statuses] == [st.as_json() for st in derive_status(demo_workspace)]
     for stage in STAGES:
         for reviewer in ("rev1", "rev2", "rev3", "rev4", "rev5", "maya"):
             assert queue(demo_workspace, snap, stage, reviewer) == review_queue(demo_workspace, stage, reviewer)
