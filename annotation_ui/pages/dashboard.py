@@ -3,7 +3,6 @@ group sizes), who reviews how much, and every item one click away from its histo
 
 from __future__ import annotations
 
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -39,10 +38,14 @@ with right:
     st.subheader("Taxonomy leaves")
     leaves = [leaf for leaf in data.leaves if leaf.items]
     if leaves:
-        sunburst = px.sunburst(
-            names=[*sorted({leaf.modality for leaf in leaves}), *(f"{leaf.modality}/{leaf.leaf}" for leaf in leaves)],
-            parents=[*("" for _ in sorted({leaf.modality for leaf in leaves})), *(leaf.modality for leaf in leaves)],
-            values=[*(0 for _ in sorted({leaf.modality for leaf in leaves})), *(leaf.items for leaf in leaves)],
+        modalities = sorted({leaf.modality for leaf in leaves})
+        sunburst = go.Figure(
+            go.Sunburst(
+                ids=[*modalities, *(f"{leaf.modality}/{leaf.leaf}" for leaf in leaves)],
+                labels=[*modalities, *(leaf.leaf for leaf in leaves)],
+                parents=[*("" for _ in modalities), *(leaf.modality for leaf in leaves)],
+                values=[*(0 for _ in modalities), *(leaf.items for leaf in leaves)],
+            )
         )
         sunburst.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=360)
         st.plotly_chart(sunburst, width="stretch")
@@ -53,7 +56,12 @@ left, right = st.columns(2)
 with left:
     st.subheader("Reasons")
     if data.reasons:
-        st.bar_chart({reason: count for reason, count in data.reasons[:20]}, horizontal=True)
+        top = data.reasons[:20]
+        bars = go.Figure(go.Bar(x=[c for _, c in top], y=[r for r, _ in top], orientation="h"))
+        bars.update_layout(
+            margin=dict(l=10, r=10, t=10, b=10), height=40 + 24 * len(top), yaxis=dict(autorange="reversed")
+        )
+        st.plotly_chart(bars, width="stretch")
     else:
         st.caption("No open reasons.")
     st.subheader("Group sizes")

@@ -46,11 +46,12 @@ def ui(
 ) -> None:
     """Serve the annotation UI until interrupted (Ctrl+C). Needs the `ui` extra: pip install 'omnicurate[ui]'."""
     ws = open_workspace()
-    if importlib.util.find_spec("streamlit") is None or importlib.util.find_spec("annotation_ui") is None:
+    if importlib.util.find_spec("streamlit") is None:
         raise fail("the annotation UI is not installed: pip install 'omnicurate[ui]'")
-    spec = importlib.util.find_spec("annotation_ui")
-    assert spec is not None and spec.origin is not None
-    entry = Path(spec.origin).parent / "app.py"
+    spec = importlib.util.find_spec("annotation_ui.app")
+    if spec is None or spec.origin is None:
+        raise fail("the annotation UI's entry script is missing: reinstall omnicurate")
+    entry = Path(spec.origin)
     env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
     ws.close()
     err_console.print(f"annotation UI for {ws.root} at http://{address}:{port} (Ctrl+C stops it)")

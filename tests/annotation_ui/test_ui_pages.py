@@ -118,8 +118,8 @@ def test_subset_checklist_shows_one_view_at_a_time_and_needs_all_seven(ui_worksp
         assert len(at.get("image")) == ("image" in shown)
         assert len(at.get("audio")) == ("audio" in shown)
         infos = [i.value for i in at.info]
-        assert infos == [PLACEHOLDERS[m] for m in ("image", "audio") if m not in shown]
-        assert (PLACEHOLDERS["text"] in texts(at)) == ("text" not in shown)
+        assert infos == [PLACEHOLDERS[m] for m in ("image", "text", "audio") if m not in shown]
+        assert ("Context" in texts(at)) == ("text" in shown)
         submit = next(b for b in at.button if b.label == "Submit checklist")
         assert submit.disabled == (n < 6)
         for key in ticks[view]:
@@ -170,7 +170,7 @@ def test_dashboard_page(demo_workspace):
     at = open_page("dashboard", "maya", ("maintainer", "reviewer"))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
     assert len(at.dataframe) >= 4
 
 
