@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
-from curation.reviews import ReviewReport, _Pending, history, record_reviews
+from curation.reviews import PendingReview, ReviewReport, history, record_reviews
 from curation.schema import REVIEW_MODELS
 from curation.tables import Asset, Person, ReviewRecord
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
@@ -274,7 +274,7 @@ def submit_review(ws: Workspace, record: dict[str, Any]) -> ReviewReport:
     except ValidationError as exc:
         raise ValidationFailed(_unlocated(pydantic_problems(exc, "", 0)), "nothing was recorded") from None
     try:
-        return record_reviews(ws, [_Pending(1, review)], source="ui")
+        return record_reviews(ws, [PendingReview(0, review)], source="ui")  # type: ignore[arg-type]
     except ValidationFailed as exc:
         raise ValidationFailed(_unlocated(exc.problems), "nothing was recorded") from None
 

@@ -55,11 +55,30 @@ class GateSettings(_Section):
     probe: Literal["off", "warn", "block"] = "off"
 
 
+class AgreementSettings(_Section):
+    """Workspace-level agreement gates (a release refuses below them) and adjudication thresholds.
+
+    A minimum set to ``-1`` turns that gate off. ``adjudicate_*`` send items to the adjudication queue.
+    """
+
+    checklist_alpha_min: float = Field(0.667, ge=-1, le=1)
+    """Krippendorff's alpha (nominal) over item x view x option checklist decisions."""
+    answer_kappa_min: float = Field(0.6, ge=-1, le=1)
+    """Cohen's kappa between authors' labels and blind answer checks."""
+    audio_alpha_min: float = Field(-1, ge=-1, le=1)
+    """Ordinal alpha of audio sign-off scores, on every axis (off by default)."""
+    adjudicate_checklist_split: float = Field(0.25, ge=0, le=1)
+    """Queue an item when reviewers split on more than this share of its view x option decisions."""
+    adjudicate_audio_spread: int = Field(2, ge=1, le=4)
+    """Queue an item when audio scores on one axis differ by this much or more."""
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
     media: MediaSettings = MediaSettings()
     gates: GateSettings = GateSettings()
+    agreement: AgreementSettings = AgreementSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

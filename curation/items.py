@@ -158,29 +158,32 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
         if isinstance(obj, Problem):
             problems.append(obj)
             continue
+        raw_id, raw_group, raw_perturbed = obj.get("id"), obj.get("group"), obj.get("perturbed")
+        if isinstance(raw_id, str):
+            if raw_id in seen_ids:
+                problems.append(
+                    Problem(f"duplicate id {raw_id!r} (first on line {seen_ids[raw_id]})", "id", number, file)
+                )
+                continue
+            seen_ids[raw_id] = number
+        if isinstance(raw_group, str) and isinstance(raw_perturbed, str):
+            first = group_perturbed.setdefault(raw_group, (raw_perturbed, number))
+            if first[0] != raw_perturbed:
+                problems.append(
+                    Problem(
+                        f"group {raw_group!r} is {first[0]!r}-perturbed on line {first[1]}, "
+                        f"but {raw_perturbed!r} here: sisters must agree",
+                        "perturbed",
+                        number,
+                        file,
+                    )
+                )
         parsed = validate_line(ItemContent, obj, file, number)
         if isinstance(parsed, list):
             problems.extend(parsed)
             continue
         assert isinstance(parsed, ItemContent)
         content = parsed
-        if content.id in seen_ids:
-            problems.append(
-                Problem(f"duplicate id {content.id!r} (first on line {seen_ids[content.id]})", "id", number, file)
-            )
-            continue
-        seen_ids[content.id] = number
-        first = group_perturbed.setdefault(content.group, (content.perturbed, number))
-        if first[0] != content.perturbed:
-            problems.append(
-                Problem(
-                    f"group {content.group!r} is {first[0]!r}-perturbed on line {first[1]}, "
-                    f"but {content.perturbed!r} here: sisters must agree",
-                    "perturbed",
-                    number,
-                    file,
-                )
-            )
         infos: dict[str, tuple[MediaInfo, Path]] = {}
         for kind in ("image", "audio"):
             try:
@@ -325,13 +328,14 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
                 created_at=now,
             )
         )
+        old_values, new_values = _changed(before, canonical) if before else (None, {})
         record_event(
             s,
             actor,
             "item.created" if before is None else "item.revised",
             f"item:{c.id}",
-            _changed(before, canonical)[0] if before else None,
-            {"revision": revision, "source": Path(file).name, **(_changed(before, canonical)[1] if before else {})},
+            old_values,
+            {"revision": revision, "source": Path(file).name, **new_values},
         )
 
 

@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
 from sqlalchemy import select
 
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from .jsonl import read_jsonl, validate_line
-from .schema import REVIEW_MODELS
+from .schema import REVIEW_MODELS, AnswerReview, ChecklistReview, GroupReview, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .vocab import STAGES
 from .workflow import ItemFacts, derive_status, group_inputs, load_facts
@@ -31,21 +30,23 @@ class ReviewReport:
 
 
 @dataclass
-class _Pending:
+class PendingReview:
+    """A parsed review record and the line it came from (0 when it came from the UI or Label Studio)."""
+
     line: int
-    review: BaseModel
+    review: ReviewIn
 
 
-def _payload(review: BaseModel) -> dict[str, Any]:
+def _payload(review: ReviewIn) -> dict[str, Any]:
     data = review.model_dump(mode="json")
     for key in ("item", "group", "stage", "reviewer"):
         data.pop(key, None)
     return data
 
 
-def parse_reviews(path: Path) -> tuple[list[_Pending], list[Problem]]:
+def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
     file = str(path)
-    pending: list[_Pending] = []
+    pending: list[PendingReview] = []
     problems: list[Problem] = []
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
@@ -60,11 +61,11 @@ def parse_reviews(path: Path) -> tuple[list[_Pending], list[Problem]]:
         if isinstance(parsed, list):
             problems.extend(parsed)
         else:
-            pending.append(_Pending(number, parsed))
+            pending.append(PendingReview(number, parsed))  # type: ignore[arg-type]
     return pending, problems
 
 
-def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", source: str = "import") -> ReviewReport:
+def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", source: str = "import") -> ReviewReport:
     """Validate against the workspace and store all records in one transaction, or none."""
     report = ReviewReport()
     with ws.writing() as s:
@@ -75,19 +76,19 @@ def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", sourc
             sisters[i.group].append(i)
         people = {p.name: p for p in s.execute(select(Person)).scalars()}
         problems: list[Problem] = []
-        resolved: list[tuple[_Pending, str, int, str]] = []
+        resolved: list[tuple[PendingReview, str, int, str]] = []
         for p in reviews:
             r = p.review
-            reviewer = people.get(r.reviewer)  # type: ignore[attr-defined]
+            reviewer = people.get(r.reviewer)
             where = dict(line=p.line, file=file)
             if reviewer is None:
-                problems.append(Problem(f"unknown person {r.reviewer!r}", "reviewer", **where))  # type: ignore[attr-defined]
+                problems.append(Problem(f"unknown person {r.reviewer!r}", "reviewer", **where))
                 continue
             if "reviewer" not in reviewer.role_set:
                 problems.append(Problem(f"{reviewer.name!r} does not have the reviewer role", "reviewer", **where))
                 continue
-            if r.stage == "group_integration":  # type: ignore[attr-defined]
-                group = r.group  # type: ignore[attr-defined]
+            if isinstance(r, GroupReview):
+                group = r.group
                 members = sisters.get(group)
                 if not members:
                     problems.append(Problem(f"unknown group {group!r}", "group", **where))
@@ -103,9 +104,9 @@ def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", sourc
                     continue
                 resolved.append((p, f"group:{group}", 0, group_inputs(perturbed[group], members)))
                 continue
-            item = by_id.get(r.item)  # type: ignore[attr-defined]
+            item = by_id.get(r.item)
             if item is None:
-                problems.append(Problem(f"unknown item {r.item!r}", "item", **where))  # type: ignore[attr-defined]
+                problems.append(Problem(f"unknown item {r.item!r}", "item", **where))
                 continue
             if item.author == reviewer.name:
                 problems.append(
@@ -115,61 +116,61 @@ def record_reviews(ws: Workspace, reviews: list[_Pending], file: str = "", sourc
                 )
                 continue
             problems += _option_problems(r, item, where)
-            resolved.append((p, f"item:{item.id}", item.revision, item.stage_inputs(r.stage)))  # type: ignore[attr-defined]
+            resolved.append((p, f"item:{item.id}", item.revision, item.stage_inputs(r.stage)))
         if problems:
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
             )
+        existing = _existing_records(s, {subject for _, subject, _, _ in resolved})
         for p, subject, revision, inputs in resolved:
             r = p.review
             payload = _payload(r)
-            existing = s.execute(
-                select(ReviewRecord).where(
-                    ReviewRecord.subject == subject,
-                    ReviewRecord.stage == r.stage,  # type: ignore[attr-defined]
-                    ReviewRecord.reviewer == r.reviewer,
-                    ReviewRecord.revision == revision,  # type: ignore[attr-defined]
+            key = (subject, r.stage, r.reviewer, revision)
+            prior = existing.get(key)
+            if prior is None:
+                prior = ReviewRecord(
+                    subject=subject,
+                    stage=key[1],
+                    reviewer=key[2],
+                    revision=revision,
+                    inputs_hash=inputs,
+                    payload=payload,
+                    source=source,
                 )
-            ).scalar_one_or_none()
-            if existing is None:
-                s.add(
-                    ReviewRecord(
-                        subject=subject,
-                        stage=r.stage,
-                        reviewer=r.reviewer,
-                        revision=revision,  # type: ignore[attr-defined]
-                        inputs_hash=inputs,
-                        payload=payload,
-                        source=source,
-                    )
-                )
+                s.add(prior)
+                existing[key] = prior
                 record_event(
-                    s,
-                    r.reviewer,
-                    "review.recorded",
-                    subject,
-                    None,  # type: ignore[attr-defined]
-                    {"stage": r.stage, "revision": revision, **payload},
-                )  # type: ignore[attr-defined]
+                    s, key[2], "review.recorded", subject, None, {"stage": key[1], "revision": revision, **payload}
+                )
                 report.recorded += 1
-            elif existing.payload == payload and existing.inputs_hash == inputs:
+            elif prior.payload == payload and prior.inputs_hash == inputs:
                 report.unchanged += 1
             else:
-                before = {"stage": existing.stage, **existing.payload}
-                existing.payload = payload
-                existing.inputs_hash = inputs
-                existing.source = source
-                existing.updated_at = utcnow()
-                s.add(existing)
-                record_event(s, r.reviewer, "review.replaced", subject, before, {"stage": r.stage, **payload})  # type: ignore[attr-defined]
+                before = {"stage": prior.stage, **prior.payload}
+                prior.payload = payload
+                prior.inputs_hash = inputs
+                prior.source = source
+                prior.updated_at = utcnow()
+                s.add(prior)
+                record_event(s, key[2], "review.replaced", subject, before, {"stage": key[1], **payload})
                 report.replaced += 1
-            s.flush()
     return report
 
 
-def _option_problems(review: BaseModel, item: ItemFacts, where: dict[str, Any]) -> list[Problem]:
+def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], ReviewRecord]:  # type: ignore[no-untyped-def]
+    """Stored records of these subjects, keyed as the uniqueness constraint is (one query per 500)."""
+    out: dict[tuple[str, str, str, int], ReviewRecord] = {}
+    ordered = sorted(subjects)
+    for start in range(0, len(ordered), 500):
+        chunk = ordered[start : start + 500]
+        for rec in s.scalars(select(ReviewRecord).where(ReviewRecord.subject.in_(chunk))):
+            out[(rec.subject, rec.stage, rec.reviewer, rec.revision)] = rec
+    return out
+
+
+def _option_problems(review: ReviewIn, item: ItemFacts, where: dict[str, Any]) -> list[Problem]:
     keys = set(item.options)
-    if review.stage == "subset_checklist":  # type: ignore[attr-defined]
+    if isinstance(review, ChecklistReview):
         return [
             Problem(
                 f"option(s) {', '.join(sorted(set(opts) - keys))} are not options of {item.id!r} "
@@ -177,11 +178,11 @@ def _option_problems(review: BaseModel, item: ItemFacts, where: dict[str, Any]) 
                 f"consistent.{view}",
                 **where,
             )
-            for view, opts in review.consistent.items()  # type: ignore[attr-defined]
+            for view, opts in review.consistent.items()
             if set(opts) - keys
         ]
-    if review.stage == "answer_check" and review.answer not in keys:  # type: ignore[attr-defined]
-        return [Problem(f"{review.answer!r} is not an option of {item.id!r}", "answer", **where)]  # type: ignore[attr-defined]
+    if isinstance(review, AnswerReview) and review.answer not in keys:
+        return [Problem(f"{review.answer!r} is not an option of {item.id!r}", "answer", **where)]
     return []
 
 

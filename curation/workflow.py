@@ -4,6 +4,7 @@ its review records, maintainers' decisions and the stored gate results — never
 Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 - every stage that has its quorum is judged and every violated rule is reported;
 - a failed rule returns the item to its author (state ``returned``, stage = first failing stage);
+  group rules are judged once the item's own stages passed (listed earlier as a heads-up);
 - otherwise the first stage short of its quorum is pending (``in_review``);
 - a review counts only while the inputs it judged are unchanged (``inputs_hash``), so a new revision
   invalidates exactly the stages whose inputs changed;
@@ -20,7 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+import orjson
+from sqlalchemy import String, select, type_coerce
 
 from .config import ReviewSettings
 from .tables import Decision, GateResult, Item, ReviewRecord, SceneGroup
@@ -102,12 +104,13 @@ def combine_checklist(records: list[Mapping[str, list[str]]], rule: str) -> dict
     combined: dict[str, set[str]] = {}
     n = len(records)
     for view in CHECKLIST_VIEWS:
-        counts = Counter(opt for rec in records for opt in set(rec.get(view, [])))
+        sets = [set(rec.get(view, ())) for rec in records]
         if rule == "any":
-            combined[view] = {o for o, c in counts.items() if c >= 1}
+            combined[view] = set().union(*sets)
         elif rule == "all":
-            combined[view] = {o for o, c in counts.items() if c == n}
+            combined[view] = set.intersection(*sets) if sets else set()
         else:
+            counts = Counter(opt for chosen in sets for opt in chosen)
             combined[view] = {o for o, c in counts.items() if c * 2 > n}
     return combined
 
@@ -284,12 +287,14 @@ class Derivation:
                 rules, review = [], StageOutcome(True)
             elif override == "fail":
                 review = StageOutcome(False, ["overridden:group_integration"])
-            reasons = reasons + rules + review.reasons
-            if first_failed or rules or review.passed is False:
-                stage = first_failed or "group_integration"
-                statuses.append(ItemStatus(item.id, item.group, "returned", stage, reasons))
-            elif first_pending:
-                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons))
+            if first_failed:
+                reasons = reasons + rules + review.reasons
+                statuses.append(ItemStatus(item.id, item.group, "returned", first_failed, reasons))
+            elif first_pending:  # group rules are judged at group integration; shown early as a warning
+                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons + rules))
+            elif rules or review.passed is False:
+                reasons = reasons + rules + review.reasons
+                statuses.append(ItemStatus(item.id, item.group, "returned", "group_integration", reasons))
             elif review.passed is None:
                 statuses.append(ItemStatus(item.id, item.group, "in_review", "group_integration", reasons))
             elif self.gate_reasons.get(item.id):
@@ -343,6 +348,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
 
 
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
+    """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records)."""
     rows = session.execute(
         select(
             ReviewRecord.subject,
@@ -350,11 +356,14 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
             ReviewRecord.reviewer,
             ReviewRecord.revision,
             ReviewRecord.inputs_hash,
-            ReviewRecord.payload,
+            type_coerce(ReviewRecord.payload, String),
             ReviewRecord.id,
         )
     ).all()
-    return [RecordFacts(*row) for row in rows]
+    loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
+    return [
+        RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
+    ]
 
 
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]

@@ -65,6 +65,8 @@ class Workspace:
             )
         ws = cls(root, Settings.load(config_path))
         ws.ensure_schema()
+        if any((ws.media.root / MediaStore.STAGING).glob("*")):
+            ws.recover_media()  # a writer died: finish or undo its media
         return ws
 
     @property

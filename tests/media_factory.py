@@ -35,7 +35,7 @@ def item_row(id_: str, group: str = "g1", **overrides: Any) -> dict[str, Any]:
         "perturbed": "audio",
         "language": "en",
         "author": "ann1",
-        "context": f"Sure, that was a really helpful suggestion ({id_}).",
+        "context": "Sure, that was a really helpful suggestion.",
         "image": "media/shared.jpg",
         "audio": f"media/{id_}.wav",
         "question": "How does the speaker feel about the suggestion?",

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import orjson
 import typer
 from rich.console import Console
 
@@ -37,7 +37,7 @@ def open_workspace():  # type: ignore[no-untyped-def]
 
 def print_json(document: Any) -> None:
     """Exactly one JSON document on stdout, with plain print (rich would wrap it)."""
-    print(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+    print(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str).decode())
     sys.stdout.flush()
 
 

@@ -101,12 +101,12 @@ def test_problems_name_the_field_not_a_temporary_file(people, uploads):
 
 
 def test_returned_inbox_lists_reasons_and_notes(people, uploads):
-    from curation.reviews import _Pending
+    from curation.reviews import PendingReview
 
     save_uploaded_item(people, "ann1", fields("up-1"), *uploads)
     save_uploaded_item(people, "ann2", fields("up-2", group="other"), *uploads)
     review = GrammarReview(item="up-1", stage="grammar", reviewer="rev1", verdict="fail", note="Typo in option C.")
-    record_reviews(people, [_Pending(1, review)])
+    record_reviews(people, [PendingReview(0, review)])
     inbox = returned_inbox(people, "ann1")
     assert [(e.id, e.stage, e.reasons) for e in inbox] == [("up-1", "grammar", ["grammar", "group:too_small"])]
     assert [(n.reviewer, n.stage, n.note) for n in inbox[0].notes] == [("rev1", "grammar", "Typo in option C.")]
