@@ -138,7 +138,10 @@ def test_group_panel_marks_the_perturbed_modality_and_runs_the_group_checks(ui_w
     assert panel.perturbed == "audio" and panel.varying == frozenset({"audio"})
     assert [s.id for s in panel.sisters] == ["g1-a", "g1-b"] and [s.answer for s in panel.sisters] == ["A", "B"]
     assert panel.rule_reasons == []
-    rows = [item_row("g2-a", group="g2", answer="A"), item_row("g2-b", group="g2", answer="A")]  # contexts differ
+    rows = [
+        item_row("g2-a", group="g2", answer="A", context="One context."),
+        item_row("g2-b", group="g2", answer="A", context="Another context."),
+    ]
     import_items(ui_workspace, write_items(tmp_path / "g2", rows))
     panel = group_panel(ui_workspace, load_snapshot(ui_workspace), "g2")
     assert panel.varying == frozenset({"text", "audio"})
