@@ -55,6 +55,19 @@ class GateSettings(_Section):
     probe: Literal["off", "warn", "block"] = "off"
 
 
+class LabelStudioSettings(_Section):
+    """Where the Label Studio bridge finds its server; LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY override."""
+
+    url: str = "http://localhost:8080"
+    token: str = ""
+    """API token of the account the bridge acts as (better kept in LABEL_STUDIO_API_KEY than here)."""
+    document_root: str = ""
+    """The server's LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT (that variable overrides): media are published there."""
+    media_folder: str = "omnicurate"
+    """Subfolder of document_root that holds published media (content-addressed, shared by all projects)."""
+    timeout_s: float = Field(60.0, gt=0)
+
+
 class AgreementSettings(_Section):
     """Workspace-level agreement gates (a release refuses below them) and adjudication thresholds.
 
@@ -78,6 +91,7 @@ class Settings(_Section):
     review: ReviewSettings = ReviewSettings()
     media: MediaSettings = MediaSettings()
     gates: GateSettings = GateSettings()
+    labelstudio: LabelStudioSettings = LabelStudioSettings()
     agreement: AgreementSettings = AgreementSettings()
 
     @classmethod

@@ -56,13 +56,15 @@ def _root(
 
 
 def _register() -> None:
-    from . import agreement, items, people, stats, ui, workspace_cmds
+    from . import agreement, items, labelstudio, people, stats, ui, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
+    app.add_typer(labelstudio.app, name="ls")
+    app.add_typer(labelstudio.campaign_app, name="campaign")
     app.add_typer(ui.app, name="ui")
 
 

@@ -1,0 +1,523 @@
+"""Rating campaigns over model outputs (Omni-StoryBench App. F.5; Judge Anything §2.3), served through Label Studio.
+
+A campaign rates outputs, not benchmark items: one task per output (``rating``: each criterion on 1..N), or
+one per pair of systems on an item (``pairwise``: A, B or tie, the sides drawn with a recorded seed and
+stored). Raters are people of the workspace, matched by e-mail. A redundancy target per unit (default 2)
+is set as the project's overlap and reported as coverage; skips are kept as skips.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import itertools
+import os
+import random
+import uuid
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+from sqlalchemy import select
+
+from curation.errors import MediaError, Problem, ValidationFailed
+from curation.jsonl import read_jsonl, validate_line
+from curation.media import inspect_audio, inspect_image, safe_media_path, sha256_file
+from curation.schema import Identifier
+from curation.tables import Person, utcnow
+from curation.workspace import Workspace, record_event
+
+from .connection import Connection, Server
+from .projects import (
+    REF_KEY,
+    PushReport,
+    TaskSpec,
+    check_media,
+    ensure_project,
+    export_tasks,
+    known_project,
+    media_url,
+    sync_tasks,
+    users_by_id,
+)
+from .results import Control, ResultRefused, read_result
+from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit, LsAnnotation, LsTask
+
+PRESETS: dict[str, tuple[tuple[str, ...], int]] = {
+    # Omni-StoryBench App. F.5: the four rubric categories of the automated judges, on 1-10.
+    "storybench": (("metadata_alignment", "continuity", "condition_compliance", "ground_truth_consistency"), 10),
+    # Judge Anything: one overall score on 1-5.
+    "judge-anything": (("score",), 5),
+}
+PAIR_CHOICES = ("A", "B", "tie")
+
+
+class OutputLine(BaseModel):
+    """One line of ``--outputs``: a system's output for a benchmark item (text, image and/or audio)."""
+
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    system: Identifier
+    item: Identifier
+    prompt: str = ""
+    text: str | None = None
+    image: str | None = None
+    audio: str | None = None
+
+    @model_validator(mode="after")
+    def _has_output(self) -> OutputLine:
+        if not (self.text or self.image or self.audio):
+            raise ValueError("an output needs at least one of text, image, audio")
+        return self
+
+
+@dataclass(frozen=True)
+class CampaignSpec:
+    name: str
+    kind: Literal["rating", "pairwise"]
+    criteria: tuple[str, ...]
+    scale_max: int
+    redundancy: int = 2
+    seed: int = 0
+
+
+def campaign_spec(
+    name: str,
+    kind: str,
+    preset: str = "storybench",
+    criteria: list[str] | None = None,
+    scale_max: int | None = None,
+    redundancy: int = 2,
+    seed: int = 0,
+) -> CampaignSpec:
+    """Check the campaign's settings; criteria and scale default to the preset's."""
+    problems: list[Problem] = []
+    if not name or len(name) > 200 or not all(c.isalnum() or c in "._-" for c in name):
+        problems.append(Problem("a campaign name uses letters, digits, '.', '_' and '-'", "name"))
+    if kind not in ("rating", "pairwise"):
+        problems.append(Problem(f"unknown kind {kind!r}; use rating or pairwise", "kind"))
+    if preset not in PRESETS:
+        problems.append(Problem(f"unknown preset {preset!r}; presets are {', '.join(PRESETS)}", "preset"))
+    default_criteria, default_max = PRESETS.get(preset, PRESETS["storybench"])
+    chosen = tuple(criteria) if criteria else default_criteria
+    for c in chosen:
+        if not c or not c[0].isalpha() or not c.islower() or not all(x.isalnum() or x == "_" for x in c) or len(c) > 40:
+            problems.append(Problem(f"criterion {c!r}: use lower-case letters, digits and '_' (a-z first)", "criteria"))
+    if len(set(chosen)) != len(chosen):
+        problems.append(Problem("a criterion is listed twice", "criteria"))
+    top = scale_max if scale_max is not None else default_max
+    if not 2 <= top <= 10:
+        problems.append(Problem(f"scale 1–{top}: Label Studio's rating runs from 1 to at most 10", "scale"))
+    if redundancy < 1:
+        problems.append(Problem("the redundancy target is at least 1 rating per unit", "redundancy"))
+    if problems:
+        raise ValidationFailed(problems, "campaign not created")
+    return CampaignSpec(name, kind, chosen, top, redundancy, seed)  # type: ignore[arg-type]
+
+
+# ----- create -------------------------------------------------------------------------------------
+def _store_blob(ws: Workspace, path: Path, kind: str) -> str:
+    """Decode the file (refusing what is not image/audio), copy it into the media store, return its blob name."""
+    sha = sha256_file(path)
+    info = inspect_image(path, sha, ws.settings.media.max_image_pixels) if kind == "image" else inspect_audio(path, sha)
+    target = ws.media.path(sha, info.ext)
+    if not target.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.parent / f".{sha}.{uuid.uuid4().hex}"
+        try:
+            data = path.read_bytes()
+            temporary.write_bytes(data)
+            os.replace(temporary, target)
+        finally:
+            temporary.unlink(missing_ok=True)
+    return f"{sha}{info.ext}"
+
+
+def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str = "cli") -> dict[str, Any]:
+    """Read and check every output line, then store the campaign, its outputs and units in one transaction."""
+    file = str(outputs)
+    problems: list[Problem] = []
+    lines: list[tuple[int, OutputLine, dict[str, str]]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, obj in read_jsonl(outputs):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        parsed = validate_line(OutputLine, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+            continue
+        assert isinstance(parsed, OutputLine)
+        key = (parsed.item, parsed.system)
+        if key in seen:
+            problems.append(
+                Problem(
+                    f"second output of {parsed.system!r} for {parsed.item!r} (first on line {seen[key]})",
+                    "system",
+                    number,
+                    file,
+                )
+            )
+            continue
+        seen[key] = number
+        blobs: dict[str, str] = {}
+        for kind in ("image", "audio"):
+            relative = getattr(parsed, kind)
+            if relative:
+                try:
+                    blobs[kind] = _store_blob(ws, safe_media_path(outputs.parent, relative), kind)
+                except MediaError as exc:
+                    problems.append(Problem(str(exc), kind, number, file))
+        lines.append((number, parsed, blobs))
+    if not lines and not problems:
+        problems.append(Problem("no outputs in the file", file=file))
+    if spec.kind == "pairwise":
+        systems: dict[str, set[str]] = defaultdict(set)
+        for _, line, _ in lines:
+            systems[line.item].add(line.system)
+        problems += [
+            Problem(f"item {item!r} has one system ({next(iter(s))}): a pair needs two", "item", file=file)
+            for item, s in sorted(systems.items())
+            if len(s) < 2
+        ]
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; the campaign was not created")
+
+    with ws.writing() as s:
+        if s.get(Campaign, spec.name) is not None:
+            raise ValidationFailed([Problem(f"campaign {spec.name!r} exists already; choose another name", "name")])
+        s.add(
+            Campaign(
+                name=spec.name,
+                kind=spec.kind,
+                criteria=list(spec.criteria),
+                scale_max=spec.scale_max,
+                redundancy=spec.redundancy,
+                seed=spec.seed,
+                source=outputs.name,
+                created_by=actor,
+            )
+        )
+        s.flush()
+        rows: dict[tuple[str, str], CampaignOutput] = {}
+        for _, line, blobs in lines:
+            row = CampaignOutput(
+                campaign=spec.name,
+                item=line.item,
+                system=line.system,
+                prompt=line.prompt,
+                text=line.text,
+                image=blobs.get("image"),
+                audio=blobs.get("audio"),
+            )
+            s.add(row)
+            rows[(line.item, line.system)] = row
+        s.flush()
+        units = _units(spec, rows)
+        for unit in units:
+            s.add(unit)
+        record_event(
+            s,
+            actor,
+            "campaign.created",
+            f"campaign:{spec.name}",
+            None,
+            {
+                "kind": spec.kind,
+                "criteria": list(spec.criteria),
+                "scale_max": spec.scale_max,
+                "redundancy": spec.redundancy,
+                "seed": spec.seed,
+                "outputs": len(rows),
+                "units": len(units),
+            },
+        )
+    return {
+        "campaign": spec.name,
+        "kind": spec.kind,
+        "outputs": len(rows),
+        "units": len(units),
+        "criteria": list(spec.criteria),
+        "scale": [1, spec.scale_max],
+        "redundancy": spec.redundancy,
+        "seed": spec.seed,
+    }
+
+
+def _units(spec: CampaignSpec, rows: dict[tuple[str, str], CampaignOutput]) -> list[CampaignUnit]:
+    """One unit per output, or per pair of systems on an item with the shown sides drawn from the seed."""
+    if spec.kind == "rating":
+        return [
+            CampaignUnit(campaign=spec.name, key=f"{item}|{system}", item=item, output_a=row.id)
+            for (item, system), row in sorted(rows.items())
+        ]
+    by_item: dict[str, dict[str, CampaignOutput]] = defaultdict(dict)
+    for (item, system), row in rows.items():
+        by_item[item][system] = row
+    units = []
+    for item in sorted(by_item):
+        for a, b in itertools.combinations(sorted(by_item[item]), 2):
+            draw = random.Random(f"{spec.seed}|{spec.name}|{item}|{a}|{b}")
+            left, right = (b, a) if draw.random() < 0.5 else (a, b)
+            units.append(
+                CampaignUnit(
+                    campaign=spec.name,
+                    key=f"{item}|{a}|{b}",
+                    item=item,
+                    output_a=by_item[item][left].id,
+                    output_b=by_item[item][right].id,
+                )
+            )
+    return units
+
+
+# ----- push ---------------------------------------------------------------------------------------
+def project_key(name: str) -> str:
+    return f"campaign:{name}"
+
+
+def load_campaign(ws: Workspace, name: str) -> tuple[Campaign, dict[int, CampaignOutput], list[CampaignUnit]]:
+    from curation.errors import NotFoundError
+
+    with ws.session() as s:
+        campaign = s.get(Campaign, name)
+        if campaign is None:
+            raise NotFoundError(f"no campaign {name!r}; create it with `curate campaign create {name} --outputs FILE`")
+        outputs = {o.id: o for o in s.execute(select(CampaignOutput).where(CampaignOutput.campaign == name)).scalars()}
+        units = list(
+            s.execute(select(CampaignUnit).where(CampaignUnit.campaign == name).order_by(CampaignUnit.id)).scalars()
+        )
+    return campaign, outputs, units  # type: ignore[return-value]
+
+
+def label_config(campaign: Campaign) -> str:
+    if campaign.kind == "pairwise":
+        return (
+            '<View><Header value="Which output is better? Judge the content, not which side it is on."/>'
+            '<HyperText name="prompt" value="$prompt"/>'
+            '<View style="display:flex;gap:1em">'
+            '<View style="flex:1"><Header value="A" size="4"/><HyperText name="output_a" value="$output_a"/></View>'
+            '<View style="flex:1"><Header value="B" size="4"/><HyperText name="output_b" value="$output_b"/></View>'
+            "</View>"
+            '<Choices name="preference" toName="output_a" choice="single-radio" required="true" showInline="true">'
+            + "".join(f'<Choice value="{c}"/>' for c in PAIR_CHOICES)
+            + "</Choices></View>"
+        )
+    ratings = "".join(
+        f'<Header value="{html.escape(c.replace("_", " "))} (1–{campaign.scale_max})" size="5"/>'
+        f'<Rating name="{c}" toName="output" maxRating="{campaign.scale_max}" required="true"/>'
+        for c in campaign.criteria
+    )
+    return f'<View><HyperText name="prompt" value="$prompt"/><HyperText name="output" value="$output"/>{ratings}</View>'
+
+
+def controls(campaign: Campaign) -> dict[str, Control]:
+    if campaign.kind == "pairwise":
+        return {"preference": Control("choices", required=True, choices=PAIR_CHOICES)}
+    return {c: Control("rating", required=True, max_rating=campaign.scale_max) for c in campaign.criteria}
+
+
+def _output_html(connection: Connection, output: CampaignOutput) -> str:
+    parts = []
+    if output.text:
+        parts.append(f"<p>{html.escape(output.text)}</p>")
+    if output.image:
+        parts.append(f'<img src="{media_url(connection, output.image)}" style="max-width:480px" alt="image"/>')
+    if output.audio:
+        parts.append(f'<audio controls preload="none" src="{media_url(connection, output.audio)}"></audio>')
+    return "".join(parts)
+
+
+def wanted_tasks(
+    connection: Connection, campaign: Campaign, outputs: dict[int, CampaignOutput], units: list[CampaignUnit]
+) -> list[TaskSpec]:
+    """One task per unit; the data shows no system name."""
+    specs = []
+    for unit in units:
+        first = outputs[unit.output_a]
+        shown = [first] if unit.output_b is None else [first, outputs[unit.output_b]]
+        data = {"prompt": f"<p>{html.escape(first.prompt)}</p>" if first.prompt else ""}
+        if unit.output_b is None:
+            data["output"] = _output_html(connection, first)
+        else:
+            data["output_a"] = _output_html(connection, shown[0])
+            data["output_b"] = _output_html(connection, shown[1])
+        inputs = hashlib.sha256(repr([(o.id, o.text, o.image, o.audio) for o in shown]).encode()).hexdigest()
+        specs.append(
+            TaskSpec(
+                ref=f"campaign|{campaign.name}|u{unit.id}",
+                subject=f"unit:{unit.id}",
+                inputs_hash=inputs,
+                data=data,
+                media=tuple(b for o in shown for b in (o.image, o.audio) if b),
+            )
+        )
+    return specs
+
+
+def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bool = False) -> PushReport:
+    campaign, outputs, units = load_campaign(ws, name)
+    connection.media_dir()  # refuse early when no document root is configured
+    wanted = wanted_tasks(connection, campaign, outputs, units)
+    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
+    server = Server(connection)
+    key = project_key(name)
+    project_id = ensure_project(
+        ws, server, key, f"{ws.root.name}: campaign {name}", label_config(campaign), campaign.redundancy, recreate
+    )
+    return sync_tasks(ws, server, key, project_id, wanted)
+
+
+# ----- pull ---------------------------------------------------------------------------------------
+@dataclass
+class CampaignPull:
+    campaign: str
+    annotations: int = 0
+    recorded: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "campaign": self.campaign,
+            "annotations": self.annotations,
+            "recorded": self.recorded,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "refused": self.refused,
+        }
+
+    def summary(self) -> str:
+        return (
+            f"campaign {self.campaign}: {self.annotations} annotation(s) — {self.recorded} recorded, "
+            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.skipped} skip(s), "
+            f"{len(self.refused)} refused"
+        )
+
+
+def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignPull:
+    """Validate every annotation and store each rater's latest evaluation per unit, all in one transaction."""
+    campaign, _, units = load_campaign(ws, name)
+    key = project_key(name)
+    project = known_project(ws, key, f"run `curate campaign push {name}` first")
+    server = Server(connection)
+    tasks = export_tasks(server, project)
+    users = users_by_id(server)
+    with ws.session() as s:
+        local = {r.task_id: r for r in s.execute(select(LsTask).where(LsTask.project_key == key)).scalars()}
+        people = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
+    unit_ids = {u.id for u in units}
+    rules = controls(campaign)
+    report = CampaignPull(campaign=name)
+    latest: dict[tuple[int, str], tuple[str, int, dict[str, Any] | None]] = {}
+    outcomes: list[tuple[int, int, str, str, str | None, str, str, str]] = []
+    for task in tasks:
+        task_id = int(task["id"])
+        row = local.get(task_id)
+        for ann in task.get("annotations") or []:
+            report.annotations += 1
+            user_id = ann.get("completed_by")
+            email = users.get(int(user_id), "") if user_id is not None else ""
+            user = email or f"#{user_id}"
+            updated = str(ann.get("updated_at") or ann.get("created_at") or "")
+            person = people.get(email)
+            subject = row.subject if row else "?"
+            reason = ""
+            values: dict[str, Any] | None = None
+            if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref or int(row.subject[5:]) not in unit_ids:
+                reason = "the task was not pushed by this workspace, or its data was changed on the server"
+            elif not ann.get("was_cancelled"):
+                try:
+                    values = read_result(ann.get("result") or [], rules)
+                except ResultRefused as exc:
+                    reason = str(exc)
+            if not reason and person is None:
+                reason = f"no person has the e-mail {email or '(none)'}: add one with `curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+            if reason:
+                report.refused.append(
+                    {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}
+                )
+                outcomes.append((int(ann["id"]), task_id, subject, user, person, "refused", reason, updated))
+                continue
+            assert row is not None and person is not None
+            unit_id = int(row.subject[5:])
+            slot = (unit_id, person)
+            if slot not in latest or (updated, int(ann["id"])) > (latest[slot][0], latest[slot][1]):
+                latest[slot] = (updated, int(ann["id"]), values)
+            outcomes.append(
+                (
+                    int(ann["id"]),
+                    task_id,
+                    subject,
+                    user,
+                    person,
+                    "skipped" if values is None else "recorded",
+                    "",
+                    updated,
+                )
+            )
+            report.skipped += values is None
+    with ws.writing() as s:
+        existing = {
+            (r.unit_id, r.rater): r
+            for r in s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()
+        }
+        for (unit_id, rater), (updated, annotation, values) in sorted(latest.items()):
+            skipped = values is None
+            scores = None if skipped or campaign.kind == "pairwise" else dict(values)  # type: ignore[arg-type]
+            choice = values["preference"][0] if values is not None and campaign.kind == "pairwise" else None
+            after = {"unit": unit_id, "skipped": skipped, "scores": scores, "choice": choice}
+            row = existing.get((unit_id, rater))
+            if row is None:
+                s.add(
+                    CampaignRating(
+                        campaign=name,
+                        unit_id=unit_id,
+                        rater=rater,
+                        annotation_id=annotation,
+                        skipped=skipped,
+                        scores=scores,
+                        choice=choice,
+                        annotation_updated_at=updated,
+                    )
+                )
+                record_event(
+                    s,
+                    rater,
+                    "campaign.skipped" if skipped else "campaign.rating_recorded",
+                    f"campaign:{name}",
+                    None,
+                    after,
+                )
+                report.recorded += 0 if skipped else 1
+            elif (row.skipped, row.scores, row.choice) == (skipped, scores, choice):
+                report.unchanged += 1
+            else:
+                before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
+                row.annotation_id, row.skipped, row.scores, row.choice = annotation, skipped, scores, choice
+                row.annotation_updated_at, row.updated_at = updated, utcnow()
+                s.add(row)
+                record_event(s, rater, "campaign.rating_replaced", f"campaign:{name}", before, after)
+                report.replaced += 1
+        known = {
+            r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
+        }
+        for annotation, task_id, subject, user, person, outcome, reason, updated in outcomes:
+            mark = known.get(annotation)
+            if mark is None:
+                mark = LsAnnotation(
+                    project_key=key,
+                    annotation_id=annotation,
+                    task_id=task_id,
+                    subject=subject,
+                    ls_user=user,
+                    outcome=outcome,
+                    annotation_updated_at=updated,
+                )
+            mark.person, mark.outcome, mark.reason, mark.annotation_updated_at = person, outcome, reason, updated
+            s.add(mark)
+    return report

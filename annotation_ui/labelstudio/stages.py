@@ -1,0 +1,562 @@
+"""Review stages as Label Studio projects: ``curate ls push STAGE`` and ``curate ls pull [STAGE]``.
+
+One project per stage. The subset checklist gets one task per item and view, ordered from the single
+modalities to the full view, each showing only that view's modalities (hidden ones as the placeholders of
+``curation.vocab``), so that a reviewer working through the queue judges a view before seeing more.
+The answer check shows the options and never the label. Pulled annotations are validated here and
+recorded through ``curation.reviews.record_reviews`` — the code path of ``curate import reviews``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from pydantic import ValidationError
+from sqlalchemy import select
+
+from curation.errors import Problem, ValidationFailed
+from curation.reviews import PendingReview, ReviewReport, record_reviews
+from curation.schema import REVIEW_MODELS
+from curation.tables import Asset, Person
+from curation.vocab import AUDIO_AXES, CHECKLIST_VIEWS, PLACEHOLDERS, STAGES, view_modalities
+from curation.workflow import ItemFacts, derive_status, group_inputs, load_facts
+from curation.workspace import Workspace, record_event
+
+from .connection import Connection, Server
+from .projects import (
+    REF_KEY,
+    PushReport,
+    TaskSpec,
+    check_media,
+    ensure_project,
+    export_tasks,
+    known_project,
+    media_url,
+    sync_tasks,
+    users_by_id,
+)
+from .results import Control, ResultRefused, read_result
+from .tables import LsAnnotation, LsProject, LsTask
+
+NOTE = Control("textarea")
+VERDICT = Control("choices", required=True, choices=("pass", "fail"))
+
+CONTROLS: dict[str, dict[str, Control]] = {
+    "grammar": {"verdict": VERDICT, "note": NOTE},
+    "audio_signoff": {**{axis: Control("rating", required=True, max_rating=5) for axis in AUDIO_AXES}, "note": NOTE},
+    "subset_checklist": {"consistent": Control("choices", required=True, from_options=True, multiple=True)},
+    "answer_check": {"answer": Control("choices", required=True, from_options=True), "note": NOTE},
+    "group_integration": {"verdict": VERDICT, "note": NOTE},
+}
+
+_NOTE_TAG = '<TextArea name="note" toName="{to}" placeholder="Note (optional)" maxSubmissions="1" editable="true"/>'
+_VERDICT_TAG = (
+    '<Choices name="verdict" toName="{to}" choice="single-radio" required="true" showInline="true">'
+    '<Choice value="pass"/><Choice value="fail"/></Choices>'
+)
+
+LABEL_CONFIGS: dict[str, str] = {
+    "grammar": (
+        '<View><Header value="Grammar and wording: is the text fluent, unambiguous where it should be, and free of errors?"/>'
+        '<Text name="context" value="$context"/><Text name="question" value="$question"/>'
+        '<HyperText name="options_list" value="$options_html"/>'
+        + _VERDICT_TAG.format(to="context")
+        + _NOTE_TAG.format(to="context")
+        + "</View>"
+    ),
+    "audio_signoff": (
+        '<View><Header value="Listen to the clip and rate it from 1 (bad) to 5 (excellent)."/>'
+        '<Audio name="audio" value="$audio"/><Text name="context" value="$context"/>'
+        + "".join(
+            f'<Header value="{axis}" size="5"/><Rating name="{axis}" toName="audio" maxRating="5" required="true"/>'
+            for axis in AUDIO_AXES
+        )
+        + _NOTE_TAG.format(to="audio")
+        + "</View>"
+    ),
+    "subset_checklist": (
+        '<View><Header value="$view_title"/><HyperText name="panel" value="$panel"/>'
+        '<Text name="question" value="$question"/>'
+        '<Header value="Tick every option that is still consistent with what is shown here." size="5"/>'
+        '<Choices name="consistent" toName="question" value="$options" choice="multiple" required="true"/>'
+        "</View>"
+    ),
+    "answer_check": (
+        '<View><Header value="Answer the question from the text, the image and the audio together."/>'
+        '<Text name="context" value="$context"/><Image name="image" value="$image" maxWidth="640px"/>'
+        '<Audio name="audio" value="$audio"/><Text name="question" value="$question"/>'
+        '<Choices name="answer" toName="question" value="$options" choice="single-radio" required="true"/>'
+        + _NOTE_TAG.format(to="question")
+        + "</View>"
+    ),
+    "group_integration": (
+        '<View><Header value="Scene group: do the sisters form a consistent set (one perturbed modality, same options, '
+        'different answers)?"/><HyperText name="group" value="$panel"/>'
+        + _VERDICT_TAG.format(to="group")
+        + _NOTE_TAG.format(to="group")
+        + "</View>"
+    ),
+}
+
+
+def _require_stage(stage: str) -> None:
+    if stage not in STAGES:
+        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage")])
+
+
+def project_key(stage: str) -> str:
+    return f"stage:{stage}"
+
+
+def quorum(ws: Workspace, stage: str) -> int:
+    return int(getattr(ws.settings.review, f"{stage}_quorum"))
+
+
+# ----- tasks --------------------------------------------------------------------------------------
+def _options(item: ItemFacts) -> list[dict[str, str]]:
+    return [{"value": key, "html": f"<b>{key}</b>&nbsp;{html.escape(text)}"} for key, text in item.options.items()]
+
+
+def _options_html(item: ItemFacts) -> str:
+    return "".join(f"<p><b>{k}</b> {html.escape(v)}</p>" for k, v in item.options.items())
+
+
+def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, str]) -> str:
+    """HTML showing only the view's modalities; the hidden ones as their placeholders."""
+    shown = view_modalities(view)
+    parts = []
+    parts.append(
+        f"<p>{html.escape(item.context)}</p>"
+        if "text" in shown
+        else f"<p><i>{html.escape(PLACEHOLDERS['text'])}</i></p>"
+    )
+    if "image" in shown:
+        parts.append(f'<img src="{media_url(connection, blobs[item.image])}" style="max-width:640px" alt="image"/>')
+    else:
+        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['image'])}</i></p>")
+    if "audio" in shown:
+        parts.append(f'<audio controls preload="none" src="{media_url(connection, blobs[item.audio])}"></audio>')
+    else:
+        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['audio'])}</i></p>")
+    return "".join(parts)
+
+
+def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: str, blobs: dict[str, str]) -> str:
+    rows = [f"<p>perturbed modality: <b>{html.escape(perturbed)}</b></p>"]
+    for s in sisters:
+        options = ", ".join(f"{k}: {html.escape(v)}" for k, v in s.options.items())
+        rows.append(
+            f"<hr/><h4>{html.escape(s.id)} — answer {html.escape(s.answer)}</h4><p>{html.escape(s.context)}</p>"
+            f'<img src="{media_url(connection, blobs[s.image])}" style="max-width:320px" alt="image"/>'
+            f'<audio controls preload="none" src="{media_url(connection, blobs[s.audio])}"></audio>'
+            f"<p>{html.escape(s.question)}</p><p>{options}</p>"
+        )
+    return "".join(rows)
+
+
+def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[TaskSpec]:
+    """The stage's pending items (or groups) as tasks, in the order reviewers should meet them."""
+    statuses = derive_status(ws)
+    with ws.session() as s:
+        items, perturbed = load_facts(s)
+        exts = dict(s.execute(select(Asset.sha256, Asset.ext)).all())
+    blobs = {sha: f"{sha}{ext}" for sha, ext in exts.items()}
+    by_id = {i.id: i for i in items}
+    pending = [by_id[st.id] for st in statuses if st.state == "in_review" and st.stage == stage]
+    specs: list[TaskSpec] = []
+    if stage == "group_integration":
+        live = {st.id for st in statuses if st.state != "discarded"}
+        groups = sorted({i.group for i in pending})
+        for group in groups:
+            sisters = [i for i in items if i.group == group and i.id in live]
+            inputs = group_inputs(perturbed[group], sisters)
+            media = tuple(sorted({blobs[x] for s in sisters for x in (s.image, s.audio)}))
+            specs.append(
+                TaskSpec(
+                    ref=f"{stage}|group:{group}|{inputs[:16]}",
+                    subject=f"group:{group}",
+                    inputs_hash=inputs,
+                    data={"panel": _group_panel(connection, sisters, perturbed[group], blobs), "group": group},
+                    media=media,
+                )
+            )
+        return specs
+    if stage == "subset_checklist":
+        order = sorted(CHECKLIST_VIEWS, key=lambda v: (len(view_modalities(v)), CHECKLIST_VIEWS.index(v)))
+        for view in order:
+            for item in pending:
+                inputs = item.stage_inputs(stage)
+                shown = view_modalities(view)
+                media = tuple(blobs[x] for m, x in (("image", item.image), ("audio", item.audio)) if m in shown)
+                specs.append(
+                    TaskSpec(
+                        ref=f"{stage}|item:{item.id}|{view}|{inputs[:16]}",
+                        subject=f"item:{item.id}",
+                        inputs_hash=inputs,
+                        view=view,
+                        data={
+                            "view_title": f"View: {view} (only these modalities are shown)",
+                            "panel": _panel(connection, item, view, blobs),
+                            "question": item.question,
+                            "options": _options(item),
+                        },
+                        media=media,
+                    )
+                )
+        return specs
+    for item in pending:
+        inputs = item.stage_inputs(stage)
+        data: dict[str, Any] = {"context": item.context, "question": item.question}
+        media: tuple[str, ...] = ()
+        if stage == "grammar":
+            data["options_html"] = _options_html(item)
+        elif stage == "audio_signoff":
+            data["audio"] = media_url(connection, blobs[item.audio])
+            media = (blobs[item.audio],)
+        elif stage == "answer_check":
+            data.update(
+                image=media_url(connection, blobs[item.image]),
+                audio=media_url(connection, blobs[item.audio]),
+                options=_options(item),
+            )
+            media = (blobs[item.image], blobs[item.audio])
+        specs.append(
+            TaskSpec(
+                ref=f"{stage}|item:{item.id}|{inputs[:16]}",
+                subject=f"item:{item.id}",
+                inputs_hash=inputs,
+                data=data,
+                media=media,
+            )
+        )
+    return specs
+
+
+def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool = False) -> PushReport:
+    """Create or update the stage's project and bring its tasks in line with the pending items."""
+    _require_stage(stage)
+    connection.media_dir()  # refuse early when no document root is configured
+    wanted = wanted_tasks(ws, connection, stage)
+    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
+    server = Server(connection)
+    key = project_key(stage)
+    project_id = ensure_project(
+        ws, server, key, f"{ws.root.name}: {stage}", LABEL_CONFIGS[stage], quorum(ws, stage), recreate
+    )
+    return sync_tasks(ws, server, key, project_id, wanted)
+
+
+# ----- pulling ------------------------------------------------------------------------------------
+@dataclass
+class Refusal:
+    annotation: int
+    task: int
+    subject: str
+    user: str
+    reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "annotation": self.annotation,
+            "task": self.task,
+            "subject": self.subject,
+            "user": self.user,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class PullReport:
+    stage: str
+    project_id: int = 0
+    annotations: int = 0
+    recorded: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    incomplete: int = 0
+    superseded: int = 0
+    refused: list[Refusal] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "stage": self.stage,
+            "project": self.project_id,
+            "annotations": self.annotations,
+            "recorded": self.recorded,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "skipped": self.skipped,
+            "incomplete": self.incomplete,
+            "superseded": self.superseded,
+            "refused": [r.as_json() for r in self.refused],
+        }
+
+    def summary(self) -> str:
+        return (
+            f"{self.stage}: {self.annotations} annotation(s) — {self.recorded} recorded, {self.replaced} replaced, "
+            f"{self.unchanged} unchanged, {self.skipped} skipped, {self.incomplete} waiting for the rest of a checklist, "
+            f"{len(self.refused)} refused"
+        )
+
+
+@dataclass
+class _Candidate:
+    annotation: int
+    task: int
+    updated_at: str
+    subject: str
+    user: str
+    person: str
+    view: str | None
+    values: dict[str, Any]
+
+
+@dataclass
+class _Outcome:
+    annotation: int
+    task: int
+    subject: str
+    user: str
+    person: str | None
+    outcome: str
+    reason: str
+    updated_at: str
+
+
+def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> list[PullReport]:
+    """Pull several stages; every project is checked before anything is recorded."""
+    for stage in stages:
+        _require_stage(stage)
+    projects = [
+        (stage, known_project(ws, project_key(stage), f"run `curate ls push {stage}` first")) for stage in stages
+    ]
+    server = Server(connection)
+    exports = [(stage, project, export_tasks(server, project)) for stage, project in projects]
+    users = users_by_id(server)
+    return [_pull_one(ws, stage, project, tasks, users) for stage, project, tasks in exports]
+
+
+def pushed_stages(ws: Workspace) -> list[str]:
+    with ws.session() as s:
+        keys = set(s.execute(select(LsProject.key)).scalars())
+    return [stage for stage in STAGES if project_key(stage) in keys]
+
+
+def _pull_one(
+    ws: Workspace, stage: str, project: LsProject, tasks: list[dict[str, Any]], users: dict[int, str]
+) -> PullReport:
+    report = PullReport(stage=stage, project_id=project.project_id)
+    key = project.key
+    with ws.session() as s:
+        local = {r.task_id: r for r in s.execute(select(LsTask).where(LsTask.project_key == key)).scalars()}
+        people = {(p.email or "").strip().lower(): p for p in s.execute(select(Person)).scalars() if p.email}
+        items, perturbed = load_facts(s)
+    by_id = {i.id: i for i in items}
+    sisters: dict[str, list[ItemFacts]] = defaultdict(list)
+    discarded = (
+        {st.id for st in derive_status(ws) if st.state == "discarded"} if stage == "group_integration" else set()
+    )
+    for i in items:
+        if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
+            sisters[i.group].append(i)
+    outcomes: list[_Outcome] = []
+    candidates: list[_Candidate] = []
+    controls = CONTROLS[stage]
+
+    for task in tasks:
+        task_id = int(task["id"])
+        row = local.get(task_id)
+        for ann in task.get("annotations") or []:
+            report.annotations += 1
+            user_id = ann.get("completed_by")
+            user_id = user_id.get("id") if isinstance(user_id, dict) else user_id
+            email = users.get(int(user_id), "") if user_id is not None else ""
+            user = email or f"#{user_id}"
+            updated = str(ann.get("updated_at") or ann.get("created_at") or "")
+            subject = row.subject if row else str((task.get("data") or {}).get(REF_KEY, "?"))
+            person = people.get(email)
+
+            base = _Outcome(int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated)
+            if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref:
+                reason = "the task was not pushed by this workspace, or its data was changed on the server"
+                outcomes.append(replace(base, outcome="refused", reason=reason))
+                continue
+            if ann.get("was_cancelled"):
+                outcomes.append(replace(base, outcome="skipped"))
+                continue
+            values = _judge_annotation(stage, row, ann, person, email, by_id, sisters, perturbed, controls)
+            if isinstance(values, str):
+                outcomes.append(replace(base, outcome="refused", reason=values))
+                continue
+            assert person is not None
+            candidates.append(
+                _Candidate(int(ann["id"]), task_id, updated, row.subject, user, person.name, row.view, values)
+            )
+
+    pendings, done, superseded = _records(stage, candidates)
+    for outcome, reason, group in (
+        ("superseded", "a later annotation by the same reviewer replaces it", superseded),
+        ("incomplete", "waiting for the reviewer's other views of this item", done["incomplete"]),
+        ("recorded", "", done["recorded"]),
+    ):
+        outcomes += [
+            _Outcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at) for c in group
+        ]
+
+    recorded = record_reviews(
+        ws, pendings, f"Label Studio project {project.project_id} annotation", source="labelstudio"
+    )
+    _store_outcomes(ws, key, outcomes)
+    _count(report, recorded, outcomes)
+    return report
+
+
+def _judge_annotation(
+    stage: str,
+    row: LsTask,
+    ann: dict[str, Any],
+    person: Person | None,
+    email: str,
+    by_id: dict[str, ItemFacts],
+    sisters: dict[str, list[ItemFacts]],
+    perturbed: dict[str, str],
+    controls: dict[str, Control],
+) -> str | dict[str, Any]:
+    """The reason to refuse an annotation, or its values when it is acceptable."""
+    kind, _, ident = row.subject.partition(":")
+    item = by_id.get(ident) if kind == "item" else None
+    if kind == "item" and item is None:
+        return f"item {ident!r} is no longer in the workspace"
+    options = list(item.options) if item else []
+    try:
+        values = read_result(ann.get("result") or [], controls, options)
+    except ResultRefused as exc:
+        return str(exc)
+    if person is None:
+        return (
+            f"no person has the e-mail {email or '(none)'}: add one with "
+            f"`curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+        )
+    if "reviewer" not in person.role_set:
+        return f"{person.name!r} ({email}) does not have the reviewer role"
+    if kind == "group":
+        members = sisters.get(ident, [])
+        if person.name in {m.author for m in members}:
+            return f"{person.name!r} authored an item of group {ident!r}: nobody reviews their own item"
+        current = group_inputs(perturbed.get(ident, ""), [m for m in members])
+    else:
+        assert item is not None
+        if item.author == person.name:
+            return f"{person.name!r} authored {item.id!r}: nobody reviews their own item"
+        current = item.stage_inputs(stage)
+    if current != row.inputs_hash:
+        return "stale: the item (or group) changed after this task was pushed; push again and review the new task"
+    return values
+
+
+def _records(
+    stage: str, candidates: list[_Candidate]
+) -> tuple[list[PendingReview], dict[str, list[_Candidate]], list[_Candidate]]:
+    """Review records from the latest annotation per reviewer, subject (and view); checklists need all 7 views."""
+    latest: dict[tuple[str, str, str | None], _Candidate] = {}
+    superseded: list[_Candidate] = []
+    for c in sorted(candidates, key=lambda c: (c.updated_at, c.annotation)):
+        slot = (c.subject, c.person, c.view)
+        if slot in latest:
+            superseded.append(latest[slot])
+        latest[slot] = c
+    done: dict[str, list[_Candidate]] = {"recorded": [], "incomplete": []}
+    pendings: list[PendingReview] = []
+    by_reviewer: dict[tuple[str, str], list[_Candidate]] = defaultdict(list)
+    for (subject, person, _view), c in latest.items():
+        by_reviewer[(subject, person)].append(c)
+    for (subject, person), cs in sorted(by_reviewer.items()):
+        kind, _, ident = subject.partition(":")
+        record: dict[str, Any] = {"stage": stage, "reviewer": person, "group" if kind == "group" else "item": ident}
+        first = cs[0].values
+        if stage == "subset_checklist":
+            views = {c.view: c.values["consistent"] for c in cs}
+            if set(views) != set(CHECKLIST_VIEWS):
+                done["incomplete"].extend(cs)
+                continue
+            record["consistent"] = views
+        elif stage == "audio_signoff":
+            record["scores"] = {axis: first[axis] for axis in AUDIO_AXES}
+            record["note"] = first.get("note", "")
+        elif stage == "answer_check":
+            record["answer"] = first["answer"][0]
+            record["note"] = first.get("note", "")
+        else:
+            record["verdict"] = first["verdict"][0]
+            record["note"] = first.get("note", "")
+        try:
+            review = REVIEW_MODELS[stage].model_validate(record)
+        except ValidationError as exc:  # read_result already checked every value; kept as a last guard
+            raise ValidationFailed([Problem(str(exc), stage, cs[0].annotation)]) from exc
+        # The annotation id stands in for the line number in any message record_reviews gives.
+        pendings.append(PendingReview(cs[0].annotation, review))  # type: ignore[arg-type]
+        done["recorded"].extend(cs)
+    return pendings, done, superseded
+
+
+def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
+    """Remember each annotation's outcome; a new skip or refusal is also an event."""
+    with ws.writing() as s:
+        existing = {
+            r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
+        }
+        for o in outcomes:
+            row = existing.get(o.annotation)
+            changed = row is None or (row.outcome, row.reason, row.annotation_updated_at) != (
+                o.outcome,
+                o.reason,
+                o.updated_at,
+            )
+            if not changed:
+                continue
+            if row is None:
+                row = LsAnnotation(
+                    project_key=key,
+                    annotation_id=o.annotation,
+                    task_id=o.task,
+                    subject=o.subject,
+                    ls_user=o.user,
+                    outcome=o.outcome,
+                    annotation_updated_at=o.updated_at,
+                )
+            row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
+            row.subject, row.ls_user, row.task_id = o.subject, o.user, o.task
+            s.add(row)
+            if o.outcome in ("skipped", "refused"):
+                action = "review.skipped" if o.outcome == "skipped" else "review.refused"
+                record_event(
+                    s,
+                    o.person or o.user,
+                    action,
+                    o.subject,
+                    None,
+                    {
+                        "source": "labelstudio",
+                        "project": key,
+                        "annotation": o.annotation,
+                        "task": o.task,
+                        "reason": o.reason,
+                    },
+                )
+
+
+def _count(report: PullReport, recorded: ReviewReport, outcomes: list[_Outcome]) -> None:
+    report.recorded, report.replaced, report.unchanged = recorded.recorded, recorded.replaced, recorded.unchanged
+    for o in outcomes:
+        if o.outcome == "skipped":
+            report.skipped += 1
+        elif o.outcome == "incomplete":
+            report.incomplete += 1
+        elif o.outcome == "superseded":
+            report.superseded += 1
+        elif o.outcome == "refused":
+            report.refused.append(Refusal(o.annotation, o.task, o.subject, o.user, o.reason))
