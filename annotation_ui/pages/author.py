@@ -71,23 +71,23 @@ with right:
         st.caption("current audio (upload to replace)")
     errors_for("audio")
 
-# ----- group (outside the form: choosing one shows its sisters) -------------------------------
-groups = sorted(snap.perturbed)
-group_choice = st.selectbox(
-    "Scene group",
-    ["New group", *groups],
-    index=1 + groups.index(current["group"]) if editing else 0,
-    key=f"{prefix}-group-choice",
-)
-if group_choice == "New group":
-    group = st.text_input("New group id", key=f"{prefix}-group-new", placeholder="e.g. kitchen-02")
-    perturbed = st.selectbox("Perturbed modality (what differs between sisters)", PERTURBED, key=f"{prefix}-perturbed")
-else:
-    group, perturbed = group_choice, snap.perturbed[group_choice]
-    sisters = [snap.facts[i] for i in snap.sisters.get(group_choice, []) if i != target]
+# ----- group (outside the form: naming an existing one shows its sisters) -------------------------
+group = st.text_input(
+    "Scene group id (an existing group, or a new one)",
+    value=current.get("group", ""),
+    key=f"{prefix}-group",
+    placeholder="e.g. kitchen-02",
+).strip()
+if group in snap.perturbed:
+    perturbed = snap.perturbed[group]
+    sisters = [snap.facts[i] for i in snap.sisters.get(group, []) if i != target]
     st.caption(f"Perturbed modality: **{perturbed}** · sisters: " + (", ".join(s.id for s in sisters) or "none yet"))
     for sister in sisters:
         st.caption(f"`{sister.id}`: {sister.context} (answer {sister.answer})")
+else:
+    if group:
+        st.caption("A new group: its sisters will share this id.")
+    perturbed = st.selectbox("Perturbed modality (what differs between sisters)", PERTURBED, key=f"{prefix}-perturbed")
 errors_for("group", "perturbed")
 n_options = st.number_input("Number of options", 2, 8, len(current.get("options", {})) or 4, key=f"{prefix}-n-options")
 

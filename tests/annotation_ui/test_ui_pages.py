@@ -195,7 +195,8 @@ def test_author_page_edits_and_reports_problems_beside_fields(ui_workspace):
     assert "saved as a new revision" in at.success[0].value
     # a new item without uploads or a valid id: problems appear, nothing is saved
     at.selectbox(key="author-target").select("New item").run()
-    at.text_input(key="author-New item-group-new").input("g9").run()
+    at.text_input(key="author-New item-group").input("g9").run()
+    assert at.selectbox(key="author-New item-perturbed").value == "text"  # a new group asks what it perturbs
     at.button[0].click().run()
     errors = [e.value for e in at.error]
     assert any(e.startswith("image: upload an image") for e in errors), errors
