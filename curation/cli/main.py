@@ -56,7 +56,7 @@ def _root(
 
 
 def _register() -> None:
-    from . import agreement, audit, items, labelstudio, people, release, stats, workspace_cmds
+    from . import agreement, audit, items, labelstudio, people, release, stats, ui, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
@@ -67,6 +67,7 @@ def _register() -> None:
     app.add_typer(labelstudio.app, name="ls")
     app.add_typer(labelstudio.campaign_app, name="campaign")
     app.add_typer(release.app, name="release")
+    app.add_typer(ui.app, name="ui")
 
 
 _register()
