@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ from .jsonl import read_jsonl, validate_line
 from .schema import REVIEW_MODELS, AnswerReview, ChecklistReview, GroupReview, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .vocab import STAGES
-from .workflow import ItemFacts, derive_status, group_inputs, load_facts
+from .workflow import ItemFacts, derive_status, group_inputs, live_sisters, load_facts
 from .workspace import Workspace, record_event
 
 
@@ -71,9 +70,7 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
     with ws.writing() as s:
         items, perturbed = load_facts(s)
         by_id = {i.id: i for i in items}
-        sisters: dict[str, list[ItemFacts]] = defaultdict(list)
-        for i in items:
-            sisters[i.group].append(i)
+        sisters = live_sisters(s)
         people = {p.name: p for p in s.execute(select(Person)).scalars()}
         problems: list[Problem] = []
         resolved: list[tuple[PendingReview, str, int, str]] = []
@@ -201,6 +198,7 @@ def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = N
     statuses = derive_status(ws)
     with ws.session() as s:
         items, perturbed = load_facts(s)
+        members = live_sisters(s) if stage == "group_integration" else {}
         done = {
             (subj, rev_hash)
             for subj, rev_hash in s.execute(
@@ -212,12 +210,9 @@ def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = N
     by_id = {i.id: i for i in items}
     out: list[str] = []
     if stage == "group_integration":
-        members: dict[str, list[ItemFacts]] = defaultdict(list)
-        for i in items:
-            members[i.group].append(i)
         ready = sorted({st.group for st in statuses if st.state == "in_review" and st.stage == stage})
         for group in ready:
-            sisters = [m for m in members[group] if m.id in {st.id for st in statuses if st.state != "discarded"}]
+            sisters = members[group]
             if reviewer in {m.author for m in sisters}:
                 continue
             if (f"group:{group}", group_inputs(perturbed[group], sisters)) in done:

@@ -130,6 +130,28 @@ def well_posedness_reasons(sets: Mapping[str, set[str]], answer: str) -> list[st
     return reasons
 
 
+def discarded_items(decisions: Iterable[Decision]) -> set[str]:
+    """Items whose latest discard or restore decision is a discard."""
+    discarded: set[str] = set()
+    for d in sorted(decisions, key=lambda d: (d.created_at, d.id or 0)):
+        if d.kind == "discard":
+            discarded.add(d.item_id)
+        elif d.kind == "restore":
+            discarded.discard(d.item_id)
+    return discarded
+
+
+def live_sisters(session) -> dict[str, list[ItemFacts]]:  # type: ignore[no-untyped-def]
+    """Each group's items that are not discarded: what group reviews judge."""
+    items, _ = load_facts(session)
+    gone = discarded_items(session.execute(select(Decision)).scalars())
+    groups: dict[str, list[ItemFacts]] = defaultdict(list)
+    for item in items:
+        if item.id not in gone:
+            groups[item.group].append(item)
+    return groups
+
+
 class Derivation:
     """Derives every item's status from facts loaded once; ``derive_all`` is the entry point."""
 
@@ -148,15 +170,11 @@ class Derivation:
         self.by_subject: dict[str, dict[str, list[RecordFacts]]] = defaultdict(lambda: defaultdict(list))
         for rec in records:
             self.by_subject[rec.subject][rec.stage].append(rec)
-        self.discarded: set[str] = set()
+        self.discarded = discarded_items(decisions)
         self.overrides: dict[tuple[str, str], str] = {}
         revisions = {i.id: i.revision for i in items}
         for d in sorted(decisions, key=lambda d: (d.created_at, d.id or 0)):
-            if d.kind == "discard":
-                self.discarded.add(d.item_id)
-            elif d.kind == "restore":
-                self.discarded.discard(d.item_id)
-            elif d.kind == "override" and d.stage and d.revision == revisions.get(d.item_id):
+            if d.kind == "override" and d.stage and d.revision == revisions.get(d.item_id):
                 self.overrides[(d.item_id, d.stage)] = d.verdict or "pass"
         hashes = {i.id: i.content_hash for i in items}
         self.gate_reasons: dict[str, list[str]] = defaultdict(list)

@@ -56,15 +56,18 @@ def _root(
 
 
 def _register() -> None:
-    from . import agreement, check, items, labelstudio, people, stats, workspace_cmds
+    from . import agreement, audit, check, items, labelstudio, people, release, stats, ui, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
+    audit.register(app)
     app.add_typer(labelstudio.app, name="ls")
     app.add_typer(labelstudio.campaign_app, name="campaign")
+    app.add_typer(release.app, name="release")
+    app.add_typer(ui.app, name="ui")
     app.add_typer(check.app, name="check")
 
 

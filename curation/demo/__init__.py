@@ -37,8 +37,46 @@ def build_demo(directory: Path, log: Callable[[str], None] = print):  # type: ig
     log(f"items: {report.summary()}")
     reviews = import_reviews(ws, DATA / "reviews.jsonl")
     log(f"reviews: {reviews.summary()}")
+    _media_and_audit(ws, log)
     _print_status(ws)
+    _build_release(ws, log)
     return ws
+
+
+def _build_release(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Publish the admitted items as release 0.1.0 (partial: gates may hold some back); a rerun is a no-op."""
+    from importlib.util import find_spec
+
+    from exports.build import build_release
+
+    if find_spec("pyarrow") is None:
+        log("release: skipped (building one needs pyarrow: pip install 'omnicurate[release]')")
+        return
+    result = build_release(ws, "0.1.0", allow_partial=True, name="omnicurate-demo", actor="demo")
+    log(f"release: {result.version} with {result.items} items at {result.path}")
+
+
+KITCHEN_DRAWING = (
+    "the stress group reuses the kitchen drawing with a smile added: the smile is the visual evidence, "
+    "so the pictures differ where it matters"
+)
+
+
+def _media_and_audit(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Normalize the media, run the audits and record the maintainer's decision on the one cluster."""
+    from curation.audit.normalize import normalize_workspace
+    from curation.audit.workspace import audit_workspace, resolutions, resolve
+
+    media = normalize_workspace(ws, actor="demo", log=log).summary()
+    log(f"media: {media['created']} normalized now, {media['nonconforming']} non-conforming")
+    report = audit_workspace(ws, actor="demo", log=log)
+    decided = {r.target for r in resolutions(ws)}
+    for cluster in report.clusters:
+        evidence = ", ".join(f"{e.a}~{e.b} {e.method} {e.distance:g}" for e in cluster.edges[:2])
+        log(f"audit: cluster {cluster.id} ({', '.join(cluster.items)}; {evidence}, ...)")
+        if "kitchen-01-a" in cluster.items and cluster.id not in decided:
+            resolve(ws, cluster.id, "maya", distinct=True, reason=KITCHEN_DRAWING)
+            log(f"audit: maya resolved {cluster.id} as distinct: {KITCHEN_DRAWING}")
 
 
 def _print_status(ws) -> None:  # type: ignore[no-untyped-def]

@@ -220,3 +220,17 @@ def test_decisions_need_a_maintainer_and_a_reason_and_are_events(ws: Workspace) 
     assert {s.id: s.state for s in derive_status(ws)}["a"] == "discarded"
     events = [e for e in history(ws, "a") if e.action == "item.discard"]
     assert events[0].actor == "boss" and events[0].after["reason"] == "duplicate of an older item"
+
+
+def test_group_review_judges_only_live_sisters(ws: Workspace, tmp_path: Path) -> None:
+    folder = tmp_path / "items"
+    import_items(ws, write_items(folder, [item_row("d", answer="C")], "third.jsonl"))
+    for item, answer in (("a", "A"), ("b", "B")):
+        full_round(ws, tmp_path, item, answer, f"r{item}.jsonl")
+    decide(ws, "d", "boss", "discard", "weak distractors")
+    assert review_queue(ws, "group_integration", "rev5") == ["g1"]
+    import_reviews(ws, write_reviews(tmp_path / "g.jsonl", [
+        {"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]))
+    status = {s.id: s.state for s in derive_status(ws)}
+    assert status == {"a": "admitted", "b": "admitted", "c": "in_review", "d": "discarded"}
+    assert review_queue(ws, "group_integration", "rev5") == []

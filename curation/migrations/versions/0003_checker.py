@@ -1,14 +1,14 @@
 """checker: probe result cache
 
 Revision ID: 0003_checker
-Revises: 0004_labelstudio (re-chain when merging)
+Revises: 0006_audit (re-chain when merging)
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0003_checker"
-down_revision = "0004_labelstudio"
+down_revision = "0006_audit"
 branch_labels = None
 depends_on = None
 

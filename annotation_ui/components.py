@@ -1,0 +1,104 @@
+"""Streamlit pieces every page shares: the workspace, the signed-in person, media, errors and queue paging."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from curation.errors import CurateError, ValidationFailed
+from curation.workspace import Workspace
+
+from .dashboard import DashboardCache
+from .logic import QueuePage, SignedIn, media_ref, page_of
+from .snapshot import Snapshot, SnapshotCache
+
+USER_KEY = "user"
+FLASH_KEY = "flash"
+PAGE_SIZES = (10, 25, 50, 100)
+
+
+def workspace_root() -> str:
+    """``$CURATE_WORKSPACE`` (set by ``curate ui``), else the current folder."""
+    return str(Path(os.environ.get("CURATE_WORKSPACE") or Path.cwd()).resolve())
+
+
+@st.cache_resource(show_spinner=False)
+def _open(root: str) -> tuple[Workspace, SnapshotCache, DashboardCache]:
+    ws = Workspace.open(Path(root))
+    return ws, SnapshotCache(ws), DashboardCache()
+
+
+def workspace() -> Workspace:
+    return _open(workspace_root())[0]
+
+
+def snapshot() -> Snapshot:
+    """The derived state of the workspace; recomputed (with a spinner) only after a change."""
+    cache = _open(workspace_root())[1]
+    if cache.is_fresh():
+        return cache.get()
+    with st.spinner("Deriving every item's state…"):
+        return cache.get()
+
+
+def dashboard_cache() -> DashboardCache:
+    return _open(workspace_root())[2]
+
+
+def current_user() -> SignedIn | None:
+    user = st.session_state.get(USER_KEY)
+    return user if isinstance(user, SignedIn) else None
+
+
+def require(role: str) -> SignedIn:
+    """Stop the page unless someone with ROLE is signed in (the navigation already hides it otherwise)."""
+    user = current_user()
+    if user is None or role not in user.roles:
+        st.error(f"This page is for people with the {role} role. Sign in first.")
+        st.stop()
+    show_flash()
+    return user
+
+
+def flash(message: str) -> None:
+    """A confirmation shown once, on the next run (a rerun right after an action would swallow a toast)."""
+    st.session_state[FLASH_KEY] = message
+
+
+def show_flash() -> None:
+    message = st.session_state.pop(FLASH_KEY, None)
+    if message:
+        st.success(message, icon=":material/check_circle:")
+
+
+def show_error(exc: CurateError) -> None:
+    """A domain refusal, worded for the person: every problem of a ValidationFailed, one line each."""
+    if isinstance(exc, ValidationFailed):
+        st.error("\n".join(f"- **{p.field}**: {p.message}" if p.field else f"- {p.message}" for p in exc.problems))
+    else:
+        st.error(str(exc))
+
+
+def show_image(ws: Workspace, sha256: str, caption: str | None = None) -> None:
+    st.image(media_ref(ws, sha256).path, caption=caption)
+
+
+def show_audio(ws: Workspace, sha256: str) -> None:
+    ref = media_ref(ws, sha256)
+    st.audio(ref.path, format=ref.mime)
+
+
+def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
+    """Page through a queue and pick one entry; only the current page's ids are ever rendered."""
+    if not ids:
+        st.info(f"Nothing waits for you here. Every {noun} at this stage is done, yours, or not ready yet.")
+        return None
+    left, right = st.columns(2)
+    size = left.selectbox("Per page", PAGE_SIZES, index=1, key=f"{key}-size")
+    pages = max(1, -(-len(ids) // size))
+    number = right.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key=f"{key}-page")
+    page: QueuePage = page_of(ids, int(number), int(size))
+    st.caption(f"{page.total} {noun}(s) waiting for you · page {page.page} of {page.pages}")
+    return st.radio(f"Pick an {noun}", page.ids, key=f"{key}-pick", horizontal=True)

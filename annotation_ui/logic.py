@@ -1,0 +1,302 @@
+"""Page logic of the annotation UI as plain functions: no Streamlit here, so all of it is unit-tested.
+
+Every action goes through the domain (``curation.reviews.record_reviews``, ``curation.authoring``),
+which enforces roles and the no-self-review rule again whatever the page offered.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import select
+
+from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
+from curation.jsonl import pydantic_problems
+from curation.reviews import PendingReview, ReviewReport, history, record_reviews
+from curation.schema import REVIEW_MODELS
+from curation.tables import Asset, Person, ReviewRecord
+from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
+from curation.workflow import ItemFacts, group_inputs
+from curation.workspace import Workspace
+
+from .snapshot import Snapshot
+
+# ----- sign-in and navigation ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SignedIn:
+    """Who is using this browser session; kept in ``st.session_state``."""
+
+    name: str
+    roles: frozenset[str]
+
+
+def sign_in(ws: Workspace, name: str, password: str) -> SignedIn:
+    """Name and password, checked against the stored scrypt hash; raises PermissionDenied."""
+    person = ws.check_password(name, password)
+    return SignedIn(person.name, frozenset(person.role_set))
+
+
+def sign_in_by_email(ws: Workspace, email: str) -> SignedIn:
+    """An OIDC sign-in: the provider vouches for the e-mail, which must belong to a person here."""
+    wanted = email.strip().casefold()
+    with ws.session() as s:
+        people = [p for p in s.execute(select(Person)).scalars() if (p.email or "").casefold() == wanted]
+    if len(people) != 1:
+        raise PermissionDenied(
+            f"no single person here has the e-mail {email!r}; a maintainer sets it with "
+            "`curate people add NAME --role ... --email ...`"
+        )
+    return SignedIn(people[0].name, frozenset(people[0].role_set))
+
+
+def oidc_providers(secrets: Any) -> list[str | None]:
+    """Providers for ``st.login`` from the ``[auth]`` section of secrets.toml: [] when none is set up,
+    ``[None]`` for the single default provider, else the names of ``[auth.NAME]`` sections."""
+    try:
+        auth = secrets.get("auth") if secrets is not None else None
+    except Exception:  # st.secrets raises when there is no secrets file at all
+        return []
+    if not auth or not auth.get("redirect_uri"):
+        return []
+    named = sorted(k for k, v in auth.items() if hasattr(v, "get") and v.get("client_id"))
+    if named:
+        return list(named)
+    return [None] if auth.get("client_id") else []
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    path: str
+    title: str
+    icon: str
+
+
+SIGN_IN = PageSpec("pages/sign_in.py", "Sign in", ":material/login:")
+PAGES_BY_ROLE: dict[str, list[PageSpec]] = {
+    "author": [
+        PageSpec("pages/author.py", "Write or edit an item", ":material/edit_note:"),
+        PageSpec("pages/returned.py", "Returned to you", ":material/undo:"),
+    ],
+    "reviewer": [
+        PageSpec("pages/grammar.py", "Grammar pass", ":material/spellcheck:"),
+        PageSpec("pages/audio_signoff.py", "Audio sign-off", ":material/graphic_eq:"),
+        PageSpec("pages/subset_checklist.py", "Subset checklist", ":material/checklist:"),
+        PageSpec("pages/answer_check.py", "Blind answer check", ":material/visibility_off:"),
+        PageSpec("pages/group_integration.py", "Group integration", ":material/workspaces:"),
+    ],
+    "maintainer": [
+        PageSpec("pages/dashboard.py", "Dashboard", ":material/monitoring:"),
+        PageSpec("pages/history.py", "Item history", ":material/history:"),
+    ],
+}
+SECTIONS = {"author": "Authoring", "reviewer": "Review", "maintainer": "Maintain"}
+
+
+def pages_for(user: SignedIn | None) -> dict[str, list[PageSpec]]:
+    """The navigation of one person: sections in a fixed order, only for roles they hold."""
+    if user is None:
+        return {"": [SIGN_IN]}
+    pages = {SECTIONS[role]: PAGES_BY_ROLE[role] for role in ("author", "reviewer", "maintainer") if role in user.roles}
+    pages["Account"] = [SIGN_IN]
+    return pages
+
+
+# ----- queues -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueuePage:
+    ids: list[str]
+    total: int
+    page: int
+    pages: int
+
+
+def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
+    """What REVIEWER may review next at STAGE (items, or groups for group integration).
+
+    The same rule as ``curation.reviews.review_queue`` (a test holds them equal), but read from the
+    cached snapshot plus one query for the reviewer's own records.
+    """
+    ws.require_role(reviewer, "reviewer")
+    cached = snap.queues.get((stage, reviewer))
+    if cached is None:
+        cached = snap.queues[(stage, reviewer)] = _derive_queue(ws, snap, stage, reviewer)
+    return cached
+
+
+def _derive_queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
+    with ws.session() as s:
+        done = {
+            (subject, inputs)
+            for subject, inputs in s.execute(
+                select(ReviewRecord.subject, ReviewRecord.inputs_hash).where(
+                    ReviewRecord.stage == stage, ReviewRecord.reviewer == reviewer
+                )
+            )
+        }
+    pending = [st for st in snap.statuses if st.state == "in_review" and st.stage == stage]
+    if stage == "group_integration":
+        out = []
+        for group in sorted({st.group for st in pending}):
+            sisters = snap.live_sisters(group)
+            if reviewer in {m.author for m in sisters}:
+                continue
+            if (f"group:{group}", group_inputs(snap.perturbed[group], sisters)) not in done:
+                out.append(group)
+        return out
+    out = []
+    for st in pending:
+        item = snap.facts[st.id]
+        if item.author != reviewer and (f"item:{item.id}", item.stage_inputs(stage)) not in done:
+            out.append(item.id)
+    return out
+
+
+def page_of(ids: list[str], page: int, page_size: int) -> QueuePage:
+    """One page (numbered from 1, clamped to the last) of a queue; only these rows are rendered."""
+    pages = max(1, math.ceil(len(ids) / page_size))
+    page = min(max(1, page), pages)
+    start = (page - 1) * page_size
+    return QueuePage(ids[start : start + page_size], len(ids), page, pages)
+
+
+# ----- what a reviewer sees ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MediaRef:
+    sha256: str
+    mime: str
+    path: str
+
+
+def media_ref(ws: Workspace, sha256: str) -> MediaRef:
+    with ws.session() as s:
+        asset = s.get(Asset, sha256)
+    if asset is None:
+        raise NotFoundError(f"medium {sha256[:12]}… is not in the media store")
+    return MediaRef(sha256, asset.mime, str(ws.asset_path(asset)))
+
+
+@dataclass(frozen=True)
+class ViewContent:
+    """One modality view of an item: hidden modalities are replaced by the probe checker's placeholders."""
+
+    item: str
+    view: str
+    context: str | None
+    image: str | None
+    audio: str | None
+    placeholders: dict[str, str]
+    question: str
+    options: dict[str, str]
+
+
+def checklist_view(item: ItemFacts, view: str) -> ViewContent:
+    """Only VIEW's modalities; the answer is not part of it."""
+    shown = view_modalities(view)
+    return ViewContent(
+        item=item.id,
+        view=view,
+        context=item.context if "text" in shown else None,
+        image=item.image if "image" in shown else None,
+        audio=item.audio if "audio" in shown else None,
+        placeholders={m: PLACEHOLDERS[m] for m in MODALITIES if m not in shown},
+        question=item.question,
+        options=dict(item.options),
+    )
+
+
+@dataclass(frozen=True)
+class BlindItem:
+    """What the blind answer check shows: the full item and its options, and nothing that holds the label."""
+
+    item: str
+    context: str
+    image: str
+    audio: str
+    question: str
+    options: dict[str, str]
+
+
+def blind_item(item: ItemFacts) -> BlindItem:
+    return BlindItem(item.id, item.context, item.image, item.audio, item.question, dict(item.options))
+
+
+@dataclass(frozen=True)
+class SisterCard:
+    id: str
+    context: str
+    image: str
+    audio: str
+    question: str
+    options: dict[str, str]
+    answer: str
+
+
+@dataclass(frozen=True)
+class GroupPanel:
+    group: str
+    perturbed: str
+    sisters: list[SisterCard]
+    varying: frozenset[str]
+    """Modalities whose content differs between sisters: the perturbed one, and any other is a finding."""
+    rule_reasons: list[str]
+
+
+def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
+    """Sisters side by side with the perturbed modality marked, and the automatic group checks."""
+    if group not in snap.perturbed:
+        raise NotFoundError(f"no group {group!r}")
+    sisters = snap.live_sisters(group)
+    values = {"text": lambda i: i.context, "image": lambda i: i.image, "audio": lambda i: i.audio}
+    varying = frozenset(m for m in MODALITIES if len({values[m](i) for i in sisters}) > 1)
+    cards = [SisterCard(i.id, i.context, i.image, i.audio, i.question, dict(i.options), i.answer) for i in sisters]
+    return GroupPanel(group, snap.perturbed[group], cards, varying, snap.group_rule_reasons(ws, group))
+
+
+# ----- recording --------------------------------------------------------------------------------
+
+
+def submit_review(ws: Workspace, record: dict[str, Any]) -> ReviewReport:
+    """Parse one review record (the JSONL shape of design.md) and record it through the domain."""
+    model: type[BaseModel] | None = REVIEW_MODELS.get(str(record.get("stage")))
+    if model is None:
+        raise ValidationFailed([Problem(f"unknown stage {record.get('stage')!r}", "stage")])
+    try:
+        review = model.model_validate(record)
+    except ValidationError as exc:
+        raise ValidationFailed(_unlocated(pydantic_problems(exc, "", 0)), "nothing was recorded") from None
+    try:
+        return record_reviews(ws, [PendingReview(0, review)], source="ui")  # type: ignore[arg-type]
+    except ValidationFailed as exc:
+        raise ValidationFailed(_unlocated(exc.problems), "nothing was recorded") from None
+
+
+def _unlocated(problems: list[Problem]) -> list[Problem]:
+    """Drop the line number a JSONL import would show: the page has no lines."""
+    return [Problem(p.message, field=p.field) for p in problems]
+
+
+# ----- history ----------------------------------------------------------------------------------
+
+
+def history_rows(ws: Workspace, item_id: str) -> list[dict[str, Any]]:
+    """The item's (and its group's) events, oldest first, as table rows."""
+    return [
+        {
+            "at": e.at.strftime("%Y-%m-%d %H:%M:%S"),
+            "actor": e.actor,
+            "action": e.action,
+            "subject": e.subject,
+            "before": e.before,
+            "after": e.after,
+        }
+        for e in history(ws, item_id)
+    ]

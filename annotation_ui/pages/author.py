@@ -1,0 +1,196 @@
+"""Write a new item or edit one of yours: media with preview, the TRIAD fields, taxonomy leaves with their
+definitions as help, the scene group (sisters shown), provenance. Problems appear beside their field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+from sqlalchemy import select
+
+from annotation_ui.components import flash, require, show_audio, show_image, snapshot, workspace
+from curation.authoring import Upload, item_fields, save_uploaded_item
+from curation.errors import CurateError, ValidationFailed
+from curation.tables import Item
+from curation.taxonomy import TAXONOMY
+from curation.vocab import AUDIO_SOURCES, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, PERTURBED
+
+EDIT_ITEM = "edit_item"
+NEW = "New item"
+
+user = require("author")
+ws = workspace()
+snap = snapshot()
+st.title("Write or edit an item")
+
+with ws.session() as s:
+    mine = list(s.execute(select(Item.id).where(Item.author == user.name).order_by(Item.id)).scalars())
+choices = [NEW, *mine]
+wanted = st.session_state.pop(EDIT_ITEM, None)
+if wanted in mine:
+    st.session_state["author-target"] = wanted
+target = st.selectbox("Item", choices, key="author-target")
+editing = target != NEW
+current: dict[str, Any] = item_fields(ws, target) if editing else {}
+prefix = f"author-{target}"
+PROBLEMS = f"{prefix}-problems"
+problems: dict[str, list[str]] = st.session_state.get(PROBLEMS, {})
+
+
+def errors_for(*fields: str) -> None:
+    """Show the problems of these fields (and their sub-fields) right here."""
+    for name, messages in problems.items():
+        if any(name == f or name.startswith(f"{f}.") for f in fields):
+            for message in messages:
+                st.error(f"{name}: {message}", icon=":material/error:")
+
+
+if editing:
+    status = snap.status_by_id.get(target)
+    if status is not None:
+        st.caption(
+            f"Revision {snap.facts[target].revision} · state **{status.state}** "
+            + " ".join(f"`{r}`" for r in status.reasons)
+        )
+
+# ----- media (outside the form, so the preview shows at once) -----------------------------------
+left, right = st.columns(2)
+with left:
+    image_file = st.file_uploader("Image", type=["jpg", "jpeg", "png", "webp"], key=f"{prefix}-image")
+    if image_file is not None:
+        st.image(image_file.getvalue())
+    elif editing:
+        show_image(ws, snap.facts[target].image, caption="current image (upload to replace)")
+    errors_for("image")
+with right:
+    audio_file = st.file_uploader("Audio", type=["wav", "flac", "ogg", "mp3"], key=f"{prefix}-audio")
+    if audio_file is not None:
+        st.audio(audio_file.getvalue())
+    elif editing:
+        show_audio(ws, snap.facts[target].audio)
+        st.caption("current audio (upload to replace)")
+    errors_for("audio")
+
+# ----- group (outside the form: naming an existing one shows its sisters) -------------------------
+group = st.text_input(
+    "Scene group id (an existing group, or a new one)",
+    value=current.get("group", ""),
+    key=f"{prefix}-group",
+    placeholder="e.g. kitchen-02",
+).strip()
+if group in snap.perturbed:
+    perturbed = snap.perturbed[group]
+    sisters = [snap.facts[i] for i in snap.sisters.get(group, []) if i != target]
+    st.caption(f"Perturbed modality: **{perturbed}** · sisters: " + (", ".join(s.id for s in sisters) or "none yet"))
+    for sister in sisters:
+        st.caption(f"`{sister.id}`: {sister.context} (answer {sister.answer})")
+else:
+    if group:
+        st.caption("A new group: its sisters will share this id.")
+    perturbed = st.selectbox("Perturbed modality (what differs between sisters)", PERTURBED, key=f"{prefix}-perturbed")
+errors_for("group", "perturbed")
+n_options = st.number_input("Number of options", 2, 8, len(current.get("options", {})) or 4, key=f"{prefix}-n-options")
+
+# ----- the item ----------------------------------------------------------------------------------
+with st.form(f"{prefix}-form"):
+    item_id = st.text_input("Item id", value=current.get("id", ""), disabled=editing, placeholder="e.g. kitchen-02-a")
+    errors_for("id", "author")
+    language = st.text_input("Language (BCP 47)", value=current.get("language", "en"))
+    errors_for("language")
+    context = st.text_area("Context (the text modality)", value=current.get("context", ""))
+    errors_for("context")
+    question = st.text_input("Question", value=current.get("question", ""))
+    errors_for("question")
+    keys = OPTION_KEYS[: int(n_options)]
+    options = {
+        key: st.text_input(f"Option {key}", value=current.get("options", {}).get(key, ""), key=f"{prefix}-opt-{key}")
+        for key in keys
+    }
+    errors_for("options")
+    answer_default = list(keys).index(current["answer"]) if current.get("answer") in keys else None
+    answer = st.selectbox("Answer", keys, index=answer_default, placeholder="The option the full item supports")
+    errors_for("answer")
+    st.markdown("**Ambiguity taxonomy** (TRIAD App. A): where does each modality's ambiguity come from?")
+    taxonomy = {}
+    for column, modality in zip(st.columns(3), MODALITIES, strict=True):
+        leaves = list(TAXONOMY[modality])
+        chosen = current.get("taxonomy", {}).get(modality)
+        taxonomy[modality] = column.selectbox(
+            f"{modality.capitalize()} leaf",
+            leaves,
+            index=leaves.index(chosen) if chosen in leaves else None,
+            help="\n\n".join(f"**{leaf}**: {TAXONOMY[modality][leaf].definition}" for leaf in leaves),
+        )
+    errors_for("taxonomy")
+    ambiguous = st.multiselect(
+        "Ambiguous modalities (each is ambiguous alone; the count is the tier)",
+        MODALITIES,
+        default=current.get("ambiguous", []),
+    )
+    errors_for("ambiguous")
+    st.markdown("**Provenance and licence**")
+    prov = current.get("provenance", {})
+    c1, c2, c3, c4 = st.columns(4)
+    image_source = c1.selectbox(
+        "Image source",
+        IMAGE_SOURCES,
+        index=IMAGE_SOURCES.index(prov["image"]["source"])
+        if prov.get("image", {}).get("source") in IMAGE_SOURCES
+        else 0,
+    )
+    image_license = c2.text_input("Image licence (SPDX)", value=prov.get("image", {}).get("license", ""))
+    audio_source = c3.selectbox(
+        "Audio source",
+        AUDIO_SOURCES,
+        index=AUDIO_SOURCES.index(prov["audio"]["source"])
+        if prov.get("audio", {}).get("source") in AUDIO_SOURCES
+        else 0,
+    )
+    audio_license = c4.text_input("Audio licence (SPDX)", value=prov.get("audio", {}).get("license", ""))
+    errors_for("provenance")
+    submitted = st.form_submit_button("Save item", type="primary")
+
+if submitted:
+    fields: dict[str, Any] = {
+        "id": current.get("id", item_id),
+        "group": group,
+        "perturbed": perturbed,
+        "language": language,
+        "context": context,
+        "question": question,
+        "options": options,
+        "answer": answer or "",
+        "taxonomy": {m: leaf or "" for m, leaf in taxonomy.items()},
+        "ambiguous": ambiguous,
+        "provenance": {
+            # keep extra provenance keys (attribution, url, ...) of an edited item
+            "image": {**prov.get("image", {}), "source": image_source, "license": image_license},
+            "audio": {**prov.get("audio", {}), "source": audio_source, "license": audio_license},
+        },
+    }
+    progress = st.progress(0.1, text="Reading the uploads…")
+    image = Upload(image_file.name, image_file.getvalue()) if image_file is not None else None
+    audio = Upload(audio_file.name, audio_file.getvalue()) if audio_file is not None else None
+    progress.progress(0.4, text="Checking the item and decoding its media…")
+    try:
+        report = save_uploaded_item(ws, user.name, fields, image, audio)
+    except ValidationFailed as exc:
+        progress.empty()
+        found: dict[str, list[str]] = {}
+        for p in exc.problems:
+            found.setdefault(p.field or "item", []).append(p.message)
+        st.session_state[PROBLEMS] = found
+        st.rerun()
+    except CurateError as exc:
+        progress.empty()
+        st.session_state[PROBLEMS] = {"item": [str(exc)]}
+        st.rerun()
+    progress.progress(1.0, text="Saved.")
+    st.session_state.pop(PROBLEMS, None)
+    saved = fields["id"]
+    what = "created" if report.created else "saved as a new revision" if report.revised else "unchanged"
+    flash(f"Item {saved} {what}.")
+    st.session_state[EDIT_ITEM] = saved
+    st.rerun()
+
+errors_for("item")

@@ -1,0 +1,89 @@
+"""Maintainer dashboard: where items stall (funnel, reasons), what the benchmark covers (taxonomy leaves,
+group sizes), who reviews how much, and every item one click away from its history."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from annotation_ui.components import PAGE_SIZES, dashboard_cache, require, snapshot
+from annotation_ui.dashboard import item_ids, item_rows
+from annotation_ui.logic import page_of
+from curation.vocab import STAGES, STATES
+
+require("maintainer")
+st.title("Dashboard")
+snap = snapshot()
+data = dashboard_cache().get(snap)
+
+cols = st.columns(4)
+cols[0].metric("Items", data.total)
+cols[1].metric("Admitted", data.states["admitted"])
+cols[2].metric("Admission rate", "–" if data.admission_rate is None else f"{data.admission_rate:.0%}")
+cols[3].metric("Returned to authors", data.states["returned"])
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Funnel by stage")
+    funnel = go.Figure(
+        go.Funnel(y=[*STAGES, "admitted"], x=[*data.reached.values(), data.states["admitted"]], textinfo="value")
+    )
+    funnel.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=320)
+    st.plotly_chart(funnel, width="stretch")
+    st.dataframe(
+        [{"stage": stage, **{state: data.stages[stage].get(state, 0) for state in STATES}} for stage in STAGES],
+        hide_index=True,
+    )
+with right:
+    st.subheader("Taxonomy leaves")
+    leaves = [leaf for leaf in data.leaves if leaf.items]
+    if leaves:
+        modalities = sorted({leaf.modality for leaf in leaves})
+        sunburst = go.Figure(
+            go.Sunburst(
+                ids=[*modalities, *(f"{leaf.modality}/{leaf.leaf}" for leaf in leaves)],
+                labels=[*modalities, *(leaf.leaf for leaf in leaves)],
+                parents=[*("" for _ in modalities), *(leaf.modality for leaf in leaves)],
+                values=[*(0 for _ in modalities), *(leaf.items for leaf in leaves)],
+            )
+        )
+        sunburst.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=360)
+        st.plotly_chart(sunburst, width="stretch")
+    else:
+        st.info("No items yet.")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Reasons")
+    if data.reasons:
+        top = data.reasons[:20]
+        bars = go.Figure(go.Bar(x=[c for _, c in top], y=[r for r, _ in top], orientation="h"))
+        bars.update_layout(
+            margin=dict(l=10, r=10, t=10, b=10), height=40 + 24 * len(top), yaxis=dict(autorange="reversed")
+        )
+        st.plotly_chart(bars, width="stretch")
+    else:
+        st.caption("No open reasons.")
+    st.subheader("Group sizes")
+    st.dataframe(
+        [{"sisters": size, "groups": n} for size, n in data.group_sizes.items()], hide_index=True, width="content"
+    )
+with right:
+    st.subheader("Reviewers' workload")
+    st.dataframe(data.workload, hide_index=True)
+
+st.subheader("Items")
+st.caption("Select a row to open the item's history.")
+f1, f2, f3 = st.columns(3)
+state = f1.selectbox("State", ["all", *STATES], key="dash-state")
+ids = item_ids(snap, None if state == "all" else state)
+size = f2.selectbox("Per page", PAGE_SIZES, index=1, key="dash-size")
+pages = max(1, -(-len(ids) // size))
+number = f3.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key="dash-page")
+page = page_of(ids, int(number), int(size))
+rows = item_rows(snap, page.ids)
+picked = st.dataframe(rows, hide_index=True, on_select="rerun", selection_mode="single-row", key="dash-items")
+selected = picked.selection.rows if picked else []
+if selected:
+    st.session_state["history_item"] = rows[selected[0]]["item"]
+    st.switch_page("pages/history.py")

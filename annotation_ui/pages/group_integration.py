@@ -1,0 +1,78 @@
+"""Group integration (TRIAD C.2 step 6): sisters side by side, the perturbed modality marked,
+the automatic group checks' results, and the reviewer's pass or fail for the whole group."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotation_ui.components import (
+    flash,
+    queue_picker,
+    require,
+    show_audio,
+    show_error,
+    show_image,
+    snapshot,
+    workspace,
+)
+from annotation_ui.logic import group_panel, queue, submit_review
+from curation.errors import CurateError
+
+user = require("reviewer")
+ws = workspace()
+st.title("Group integration")
+st.caption("Sisters must differ only in the perturbed modality, share their options, and not all share one answer.")
+snap = snapshot()
+group = queue_picker("group", queue(ws, snap, "group_integration", user.name), noun="group")
+if group is None:
+    st.stop()
+panel = group_panel(ws, snap, group)
+
+
+def badge(modality: str) -> str:
+    if modality == panel.perturbed or (panel.perturbed == "mixed" and modality in panel.varying):
+        return " :orange-badge[perturbed]"
+    if modality in panel.varying:
+        return " :red-badge[differs, but not perturbed]"
+    return ""
+
+
+st.subheader(f"Group {panel.group}: {len(panel.sisters)} sisters, perturbed modality **{panel.perturbed}**")
+if panel.rule_reasons:
+    st.error("Automatic checks: " + ", ".join(f"`{r}`" for r in panel.rule_reasons), icon=":material/error:")
+else:
+    st.success("Automatic checks: all pass.", icon=":material/check_circle:")
+
+for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=True):
+    with column, st.container(border=True):
+        st.markdown(f"#### {sister.id}")
+        st.markdown(f"**Text**{badge('text')}\n\n{sister.context}")
+        st.markdown(f"**Image**{badge('image')}")
+        show_image(ws, sister.image)
+        st.markdown(f"**Audio**{badge('audio')}")
+        show_audio(ws, sister.audio)
+        st.markdown(f"**{sister.question}**")
+        st.markdown(
+            "\n".join(
+                f"- **{key}.** {text}" + (" ← answer" if key == sister.answer else "")
+                for key, text in sister.options.items()
+            )
+        )
+
+with st.form(f"group-{group}"):
+    verdict = st.radio("Verdict for the group", ["pass", "fail"], index=None, horizontal=True)
+    note = st.text_area("Note", placeholder="Which sister to fix, and why")
+    submitted = st.form_submit_button("Submit", type="primary")
+if submitted:
+    if verdict is None:
+        st.error("Choose pass or fail.")
+    else:
+        try:
+            submit_review(
+                ws,
+                {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
+            )
+            flash(f"Recorded your verdict on group {group}.")
+            st.rerun()
+        except CurateError as exc:
+            show_error(exc)

@@ -1,0 +1,212 @@
+"""Benchmark: `release build` over synthetic media against `sha256sum` over the same files (same run).
+
+The media are random bytes written straight into the store with their asset rows (random bytes are not
+valid media, so no media-conformity gate runs). Items get passing review records through the normal import,
+so the build sees real admitted items. Two kinds of build are timed: with the store-integrity gate only (the
+I/O path) and with every default gate (adds the agreement statistics, a cost per item, not per byte). The goal
+is a build time of at most 1.5x `sha256sum` over the same files (the I/O-and-hashing floor), with every file
+hashed exactly once.
+
+    python benchmarks/release_build.py            # 0.25, 0.5 and 1 GB
+    python benchmarks/release_build.py --gb 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import func, select
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from curation.items import content_hash, item_content  # noqa: E402
+from curation.reviews import import_reviews  # noqa: E402
+from curation.tables import Asset, Item, SceneGroup  # noqa: E402
+from curation.workspace import Workspace  # noqa: E402
+from exports import writer as writer_module  # noqa: E402
+from exports.build import build_release  # noqa: E402
+from exports.gates import Gates, default_gates, media_files_gate  # noqa: E402
+from tests.exports.workspace_factory import REVIEWERS, admitting_reviews  # noqa: E402
+
+REPEATS = 2
+"""Builds per kind and size, with sha256sum runs interleaved; the fastest of each counts (a shared machine is
+noisy, so CPU seconds are printed too). The first all-gates build also pays for importing the agreement
+statistics' libraries, once per process; its wall time is printed as "1st wall"."""
+AUDIO_MB = 2.0
+IMAGE_MB = 0.5
+
+
+def populate(ws: Workspace, total_bytes: int, rng: np.random.Generator) -> list[Path]:
+    """Groups of two sisters (own audio clip each, one shared image) until the media reach total_bytes."""
+    for name, roles in {"ann1": ["author"], **{r: ["reviewer"] for r in REVIEWERS}}.items():
+        ws.add_person(name, roles)
+    per_group = int(2 * AUDIO_MB * 2**20 + IMAGE_MB * 2**20)
+    groups = max(1, total_bytes // per_group)
+    paths: list[Path] = []
+    rows = []
+    with ws.writing() as s:
+        for g in range(groups):
+            group = f"g{g:05d}"
+            s.add(SceneGroup(id=group, perturbed="audio"))
+            image = _store(ws, s, rng.bytes(int(IMAGE_MB * 2**20)), "image", ".jpg", paths)
+            clips = [_store(ws, s, rng.bytes(int(AUDIO_MB * 2**20)), "audio", ".wav", paths) for _ in range(2)]
+            s.flush()  # groups and assets before the items that reference them
+            for (suffix, answer), audio in zip((("a", "A"), ("b", "B")), clips, strict=True):
+                item = Item(
+                    id=f"{group}-{suffix}",
+                    group_id=group,
+                    author="ann1",
+                    language="en",
+                    context=f"Sure, that was a really helpful suggestion about plan {g}.",
+                    question="How does the speaker feel about the suggestion?",
+                    options={"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"},
+                    answer=answer,
+                    taxonomy={"text": "pragmatic", "image": "semiotic", "audio": "prosodic"},
+                    ambiguous=["text", "audio"],
+                    image=image,
+                    audio=audio,
+                    provenance={
+                        "image": {"source": "photo", "license": "CC0-1.0"},
+                        "audio": {"source": "voice_acting", "license": "CC-BY-4.0"},
+                    },
+                    content_hash="",
+                )
+                item.content_hash = content_hash(item_content(item, "audio"))
+                s.add(item)
+                rows.append({"id": item.id, "group": group, "answer": answer})
+    reviews = ws.root / "reviews.jsonl"
+    reviews.write_text("".join(json.dumps(r) + "\n" for r in admitting_reviews(rows)))
+    import_reviews(ws, reviews)
+    return paths
+
+
+def _store(ws: Workspace, session, data: bytes, kind: str, ext: str, paths: list[Path]) -> str:  # type: ignore[no-untyped-def]
+    sha = hashlib.sha256(data).hexdigest()
+    path = ws.media.path(sha, ext)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    session.add(
+        Asset(
+            sha256=sha,
+            kind=kind,
+            mime=f"{kind}/x-synthetic",
+            ext=ext,
+            size_bytes=len(data),
+            provenance={"source": "photo" if kind == "image" else "voice_acting", "license": "CC0-1.0"},
+        )
+    )
+    paths.append(path)
+    return sha
+
+
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sha256sum_seconds(paths: list[Path]) -> tuple[float, float]:
+    """Wall and CPU seconds of sha256sum over the files."""
+    start, cpu = time.perf_counter(), cpu_seconds(resource.RUSAGE_CHILDREN)
+    for i in range(0, len(paths), 500):
+        subprocess.run(["sha256sum", *map(str, paths[i : i + 500])], check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start, cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
+
+
+def timed_builds(
+    ws: Workspace, scratch: Path, version: str, gates: Gates, paths: list[Path]
+) -> list[tuple[float, float]]:
+    """REPEATS builds of one version, (wall, CPU) seconds each; asserts each hashed every media file once."""
+    original = writer_module.copy_hashing
+    times = []
+    for attempt in range(REPEATS):
+        copies = 0
+
+        def counting(source: Path, target: Path) -> tuple[str, int]:
+            nonlocal copies
+            copies += 1
+            return original(source, target)
+
+        writer_module.copy_hashing = counting
+        out = scratch / f"release-{version}-{attempt}"
+        try:
+            t0, cpu = time.perf_counter(), cpu_seconds(resource.RUSAGE_SELF)
+            build_release(ws, version, out=out, gates=gates)
+            times.append((time.perf_counter() - t0, cpu_seconds(resource.RUSAGE_SELF) - cpu))
+        finally:
+            writer_module.copy_hashing = original
+        shutil.rmtree(out)
+        assert copies == len(paths), f"{copies} hash passes over {len(paths)} media files"
+    return times
+
+
+def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
+    rng = np.random.default_rng(7)
+    ws = Workspace.init(scratch / "ws")
+    try:
+        t0 = time.perf_counter()
+        paths = populate(ws, int(gigabytes * 2**30), rng)
+        setup = time.perf_counter() - t0
+        media_bytes = sum(p.stat().st_size for p in paths)
+        sha256sum_seconds(paths)  # warm the page cache for both contenders
+        floors = [sha256sum_seconds(paths)]
+        store_only = timed_builds(ws, scratch, "1.0.0", Gates(item=(("media_files", media_files_gate),)), paths)
+        floors.append(sha256sum_seconds(paths))
+        every_gate = timed_builds(ws, scratch, "2.0.0", default_gates(), paths)
+        floors.append(sha256sum_seconds(paths))
+        with ws.session() as s:
+            items = s.execute(select(func.count()).select_from(Item)).scalar_one()
+        return {
+            "gb": media_bytes / 2**30,
+            "files": len(paths),
+            "items": items,
+            "setup_s": setup,
+            "sha256sum_s": min(f[0] for f in floors),
+            "sha256sum_cpu": min(f[1] for f in floors),
+            "store_s": min(t[0] for t in store_only),
+            "store_cpu": min(t[1] for t in store_only),
+            "all_s": min(t[0] for t in every_gate),
+            "all_first_s": every_gate[0][0],
+            "all_cpu": min(t[1] for t in every_gate),
+        }
+    finally:
+        ws.close()
+        shutil.rmtree(scratch / "ws", ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--gb", type=float, nargs="*", default=[0.25, 0.5, 1.0], help="media sizes to build")
+    parser.add_argument("--scratch", type=Path, default=None, help="folder for the temporary workspaces")
+    args = parser.parse_args()
+    print("seconds: wall (CPU), best of the repeats; goal: wall ratio to sha256sum <= 1.5")
+    print(
+        f"{'media GB':>8} {'files':>6} {'items':>6} | {'sha256sum':>14} | {'store gate':>14} {'ratio':>5} "
+        f"{'cpu':>5} | {'all gates':>14} {'ratio':>5} {'cpu':>5} {'1st wall':>8}"
+    )
+    with tempfile.TemporaryDirectory(dir=args.scratch, prefix="release-bench-") as tmp:
+        for gb in args.gb:
+            r = measure(gb, Path(tmp))
+            floor, floor_cpu = r["sha256sum_s"], r["sha256sum_cpu"]
+            print(
+                f"{r['gb']:8.2f} {r['files']:6d} {r['items']:6d} | {floor:6.2f} ({floor_cpu:5.2f}) | "
+                f"{r['store_s']:6.2f} ({r['store_cpu']:5.2f}) {r['store_s'] / floor:5.2f} "
+                f"{r['store_cpu'] / floor_cpu:5.2f} | {r['all_s']:6.2f} ({r['all_cpu']:5.2f}) "
+                f"{r['all_s'] / floor:5.2f} {r['all_cpu'] / floor_cpu:5.2f} {r['all_first_s']:8.2f}",
+                flush=True,
+            )
+    print("every build hashed each media file exactly once")
+
+
+if __name__ == "__main__":
+    main()

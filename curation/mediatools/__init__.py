@@ -1,0 +1,34 @@
+"""Pure media functions on bytes and arrays: normalization, conformity checks, model-input derivatives.
+
+Nothing here touches the workspace: callers pass bytes plus a file name (used only in messages) and
+get bytes, arrays or reason codes back, so the same code serves the CLI, the release build and tests.
+"""
+
+from .audio import (
+    NormalizedAudioLevel,
+    check_audio,
+    decode_audio,
+    integrated_loudness,
+    normalize_audio,
+    probe_audio,
+    recording_problems,
+    true_peak_dbtp,
+)
+from .common import MediaCheck, NormalizedMedia
+from .image import check_image, decode_image, normalize_image
+
+__all__ = [
+    "MediaCheck",
+    "NormalizedAudioLevel",
+    "NormalizedMedia",
+    "check_audio",
+    "check_image",
+    "decode_audio",
+    "decode_image",
+    "integrated_loudness",
+    "normalize_audio",
+    "normalize_image",
+    "probe_audio",
+    "recording_problems",
+    "true_peak_dbtp",
+]

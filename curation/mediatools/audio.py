@@ -1,0 +1,322 @@
+"""Audio: decode, measure (ITU-R BS.1770 loudness, true peak), normalize, check, derive probe input.
+
+The normalized form is TRIAD's recording spec (App. B.3): 48 kHz, mono, 16-bit PCM WAV at -23 LUFS
+integrated, with a true-peak ceiling so that the gain never clips. Bringing every clip to the same
+integrated loudness is also the sister level-matching of App. B.5.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from curation.config import MediaSettings
+from curation.errors import MediaError
+
+from .common import MediaCheck, NormalizedMedia, _Findings, guard_size
+
+RESAMPLER_QUALITY = "VHQ"
+"""soxr's very-high-quality preset for the delivered audio."""
+TRUE_PEAK_OVERSAMPLING = 4
+"""BS.1770-4 Annex 2 estimates the true peak on a 4x oversampled signal."""
+GAIN_EPSILON_DB = 0.05
+"""A conforming canonical WAV whose needed gain is below this is rewritten sample for sample (idempotence)."""
+LOUDNESS_TOLERANCE_LU = 0.5
+"""``media:loudness`` is reported beyond this distance from the target (unless the clip is peak-limited)."""
+PEAK_LIMITED_MARGIN_DB = 0.5
+"""A clip quieter than the target whose true peak is within this of the ceiling cannot be made louder."""
+TRUE_PEAK_TOLERANCE_DB = 0.1
+CLIP_LEVEL = 0.999
+CLIP_MIN_RUN = 3
+"""Three or more consecutive samples at full scale are counted as a clipped run."""
+SILENCE_LUFS = -70.0
+"""BS.1770's absolute gate: a clip with no block above it has no measurable loudness."""
+MIN_MEASURABLE_SECONDS = 0.4
+"""One BS.1770 gating block; shorter clips have no integrated loudness."""
+
+
+@dataclass(frozen=True)
+class DecodedAudio:
+    """Samples as float64 in [-1, 1) with shape (frames, channels), plus the container's description."""
+
+    samples: np.ndarray
+    sample_rate: int
+    format: str
+    subtype: str
+    pcm16: np.ndarray | None
+    """The exact int16 samples when the file is 16-bit PCM (lossless round trip)."""
+
+    @property
+    def channels(self) -> int:
+        return int(self.samples.shape[1])
+
+    @property
+    def duration_s(self) -> float:
+        return self.samples.shape[0] / self.sample_rate
+
+    def mono(self) -> np.ndarray:
+        """Channel average: the downmix of a mono recording made with several microphones."""
+        return self.samples.mean(axis=1) if self.channels > 1 else self.samples[:, 0]
+
+
+@dataclass(frozen=True)
+class NormalizedAudioLevel:
+    """Loudness and true peak of a signal, in LUFS and dBTP."""
+
+    lufs: float
+    true_peak_dbtp: float
+
+
+def _open(data: bytes, name: str):  # type: ignore[no-untyped-def]
+    import soundfile as sf
+
+    try:
+        return sf.SoundFile(io.BytesIO(data))
+    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        raise MediaError(
+            f"{name}: not a readable audio file ({exc}); export it as WAV or FLAC and import it again"
+        ) from exc
+
+
+def _header(data: bytes, name: str) -> tuple[int, int, int, str, str]:
+    with _open(data, name) as f:
+        return f.frames, f.samplerate, f.channels, f.format, f.subtype
+
+
+def decode_audio(data: bytes, name: str, settings: MediaSettings) -> DecodedAudio:
+    """Decode any format libsndfile reads (WAV, FLAC, OGG, MP3, ...); refuse empty, corrupt, oversized."""
+    import soundfile as sf
+
+    guard_size(data, name, settings)
+    with _open(data, name) as f:
+        if f.samplerate <= 0 or f.channels <= 0:
+            raise MediaError(
+                f"{name}: the audio header is invalid (rate {f.samplerate}, channels {f.channels})"
+            )
+        if f.frames > 0 and f.frames / f.samplerate > settings.audio_max_seconds:
+            raise MediaError(
+                f"{name}: {f.frames / f.samplerate:.1f} s is longer than the limit of "
+                f"{settings.audio_max_seconds:g} s (media.audio_max_seconds); trim the clip"
+            )
+        try:
+            if f.subtype == "PCM_16":
+                pcm16 = f.read(dtype="int16", always_2d=True)
+                samples = pcm16.astype(np.float64) / 32768.0
+            else:
+                pcm16 = None
+                samples = f.read(dtype="float64", always_2d=True)
+        except (sf.LibsndfileError, RuntimeError) as exc:
+            raise MediaError(f"{name}: the audio data is corrupt ({exc}); export the clip again") from exc
+        fmt, subtype, rate = f.format, f.subtype, f.samplerate
+    if samples.shape[0] == 0:
+        raise MediaError(f"{name}: the audio file holds no samples; replace it with a real recording")
+    if samples.shape[0] / rate > settings.audio_max_seconds:
+        raise MediaError(
+            f"{name}: {samples.shape[0] / rate:.1f} s is longer than the limit of "
+            f"{settings.audio_max_seconds:g} s (media.audio_max_seconds); trim the clip"
+        )
+    if not np.all(np.isfinite(samples)):
+        raise MediaError(f"{name}: the audio holds NaN or infinite samples; export the clip again")
+    return DecodedAudio(samples, rate, fmt, subtype, pcm16)
+
+
+def resample(signal: np.ndarray, rate_in: int, rate_out: int, quality: str = RESAMPLER_QUALITY) -> np.ndarray:
+    """Band-limited resampling with soxr (no-op when the rates agree)."""
+    if rate_in == rate_out:
+        return signal
+    import soxr
+
+    return soxr.resample(signal, rate_in, rate_out, quality=quality)
+
+
+def integrated_loudness(signal: np.ndarray, rate: int) -> float:
+    """BS.1770 integrated loudness in LUFS (-inf for silence); needs at least one 400 ms block."""
+    import pyloudnorm
+
+    if signal.shape[0] < MIN_MEASURABLE_SECONDS * rate:
+        return float("nan")
+    with np.errstate(divide="ignore"):
+        return float(pyloudnorm.Meter(rate).integrated_loudness(signal))
+
+
+def true_peak_dbtp(signal: np.ndarray, rate: int) -> float:
+    """True peak in dBTP estimated on a 4x oversampled copy (BS.1770-4 Annex 2)."""
+    oversampled = resample(signal, rate, rate * TRUE_PEAK_OVERSAMPLING, quality="HQ")
+    peak = max(float(np.max(np.abs(signal), initial=0.0)), float(np.max(np.abs(oversampled), initial=0.0)))
+    return 20.0 * math.log10(peak) if peak > 0 else float("-inf")
+
+
+def clipped_runs(signal: np.ndarray) -> int:
+    """How many runs of at least three consecutive full-scale samples the signal holds."""
+    hot = np.abs(signal) >= CLIP_LEVEL
+    if not hot.any():
+        return 0
+    edges = np.diff(np.concatenate(([0], hot.astype(np.int8), [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    return int(np.count_nonzero(ends - starts >= CLIP_MIN_RUN))
+
+
+def measure_level(signal: np.ndarray, rate: int) -> NormalizedAudioLevel:
+    return NormalizedAudioLevel(integrated_loudness(signal, rate), true_peak_dbtp(signal, rate))
+
+
+def _to_pcm16(signal: np.ndarray) -> np.ndarray:
+    return np.clip(np.round(signal * 32768.0), -32768, 32767).astype(np.int16)
+
+
+def _wav_bytes(pcm16: np.ndarray, rate: int) -> bytes:
+    import soundfile as sf
+
+    buf = io.BytesIO()
+    sf.write(buf, pcm16, rate, format="WAV", subtype="PCM_16")
+    return buf.getvalue()
+
+
+def _is_canonical(decoded: DecodedAudio, settings: MediaSettings) -> bool:
+    return (
+        decoded.format == "WAV"
+        and decoded.subtype == settings.audio_subtype
+        and decoded.sample_rate == settings.audio_sample_rate
+        and decoded.channels == settings.audio_channels
+        and decoded.pcm16 is not None
+    )
+
+
+def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> NormalizedMedia:
+    """48 kHz mono 16-bit WAV at the target loudness, gain capped so the true peak stays under the ceiling.
+
+    Idempotent: a canonical WAV that needs less than 0.05 dB of gain is rewritten sample for sample, and
+    a normalized file is such a WAV, so normalizing it again returns the same bytes.
+    """
+    if settings.audio_channels != 1 or settings.audio_subtype != "PCM_16":
+        raise MediaError(
+            "only mono 16-bit PCM output is supported (media.audio_channels, media.audio_subtype)"
+        )
+    decoded = decode_audio(data, name, settings)
+    rate = settings.audio_sample_rate
+    if decoded.duration_s < MIN_MEASURABLE_SECONDS:
+        raise MediaError(
+            f"{name}: {decoded.duration_s:.2f} s is too short to measure loudness (at least "
+            f"{MIN_MEASURABLE_SECONDS} s); record a longer clip"
+        )
+    signal = resample(decoded.mono(), decoded.sample_rate, rate)
+    before = measure_level(signal, rate)
+    if not math.isfinite(before.lufs) or before.lufs < SILENCE_LUFS:
+        raise MediaError(f"{name}: the clip is silent (no block above {SILENCE_LUFS:g} LUFS); re-record it")
+    wanted_gain = settings.audio_lufs - before.lufs
+    gain_db = min(wanted_gain, settings.audio_true_peak_dbtp - before.true_peak_dbtp)
+    params: dict[str, Any] = {
+        "transform": "audio_normalize",
+        "sample_rate": rate,
+        "channels": 1,
+        "subtype": settings.audio_subtype,
+        "target_lufs": settings.audio_lufs,
+        "true_peak_ceiling_dbtp": settings.audio_true_peak_dbtp,
+        "resampler": f"soxr {RESAMPLER_QUALITY}",
+        "source": {
+            "format": decoded.format,
+            "subtype": decoded.subtype,
+            "sample_rate": decoded.sample_rate,
+            "channels": decoded.channels,
+        },
+        "input_lufs": round(before.lufs, 3),
+        "input_true_peak_dbtp": round(before.true_peak_dbtp, 3),
+    }
+    if _is_canonical(decoded, settings) and abs(gain_db) < GAIN_EPSILON_DB:
+        assert decoded.pcm16 is not None
+        out = _wav_bytes(decoded.pcm16[:, 0], rate)
+        params.update(
+            gain_db=0.0,
+            peak_limited=False,
+            output_lufs=params["input_lufs"],
+            output_true_peak_dbtp=params["input_true_peak_dbtp"],
+        )
+        return NormalizedMedia(out, "wav", "audio/wav", params, unchanged=True)
+    pcm16 = _to_pcm16(signal * 10.0 ** (gain_db / 20.0))
+    after = measure_level(pcm16.astype(np.float64) / 32768.0, rate)
+    params.update(
+        gain_db=round(gain_db, 3),
+        peak_limited=gain_db < wanted_gain - 1e-9,
+        output_lufs=round(after.lufs, 3),
+        output_true_peak_dbtp=round(after.true_peak_dbtp, 3),
+    )
+    return NormalizedMedia(_wav_bytes(pcm16, rate), "wav", "audio/wav", params, unchanged=False)
+
+
+def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
+    """Reason codes for every way a clip misses the spec; an unreadable file reports ``media:format``."""
+    findings = _Findings()
+    try:
+        guard_size(data, name, settings)
+        frames, rate, channels, fmt, subtype = _header(data, name)
+    except MediaError as exc:
+        findings.add("size" if data else "format", str(exc))
+        return findings.result()
+    if fmt != "WAV" or subtype != settings.audio_subtype:
+        findings.add("format", f"{fmt}/{subtype}, expected WAV/{settings.audio_subtype}")
+    if rate != settings.audio_sample_rate:
+        findings.add("sample_rate", f"{rate} Hz, expected {settings.audio_sample_rate} Hz")
+    if channels != settings.audio_channels:
+        findings.add("channels", f"{channels} channels, expected {settings.audio_channels}")
+    duration = frames / rate if rate else 0.0
+    if not settings.audio_min_seconds <= duration <= settings.audio_max_seconds:
+        findings.add(
+            "duration",
+            f"{duration:.2f} s, expected {settings.audio_min_seconds:g}-{settings.audio_max_seconds:g} s",
+        )
+        if duration > settings.audio_max_seconds or duration < MIN_MEASURABLE_SECONDS:
+            return findings.result()
+    try:
+        decoded = decode_audio(data, name, settings)
+    except MediaError as exc:
+        findings.add("format", str(exc))
+        return findings.result()
+    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
+        findings.add("clipping", f"{runs} run(s) of >= {CLIP_MIN_RUN} full-scale samples; re-record lower")
+    signal = decoded.mono()
+    level = measure_level(signal, rate)
+    if not math.isfinite(level.lufs) or level.lufs < SILENCE_LUFS:
+        findings.add("silence", f"no block above {SILENCE_LUFS:g} LUFS")
+        return findings.result()
+    peak_limited = (
+        level.lufs < settings.audio_lufs
+        and level.true_peak_dbtp >= settings.audio_true_peak_dbtp - PEAK_LIMITED_MARGIN_DB
+    )
+    if abs(level.lufs - settings.audio_lufs) > LOUDNESS_TOLERANCE_LU and not peak_limited:
+        findings.add(
+            "loudness",
+            f"{level.lufs:.1f} LUFS, expected {settings.audio_lufs:g} +- {LOUDNESS_TOLERANCE_LU} LU",
+        )
+    if level.true_peak_dbtp > settings.audio_true_peak_dbtp + TRUE_PEAK_TOLERANCE_DB:
+        findings.add(
+            "clipping",
+            f"true peak {level.true_peak_dbtp:.2f} dBTP, above the "
+            f"{settings.audio_true_peak_dbtp:g} dBTP ceiling",
+        )
+    return findings.result()
+
+
+def recording_problems(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
+    """The problems of an original that normalization cannot repair: clipped runs, silence, duration."""
+    findings = _Findings()
+    for code, detail in check_audio(data, name, settings).details.items():
+        problem = code.removeprefix("media:")
+        if problem in ("silence", "duration"):
+            findings.add(problem, detail)
+    try:
+        decoded = decode_audio(data, name, settings)
+    except MediaError:
+        return findings.result()
+    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
+        findings.add("clipping", f"the recording has {runs} clipped run(s); gain cannot undo clipping, re-record")
+    return findings.result()
+
+
+def probe_audio(data: bytes, name: str, settings: MediaSettings, sample_rate: int = 16000) -> np.ndarray:
+    """Model-input derivative: mono float32 at ``sample_rate`` (16 kHz for speech encoders)."""
+    decoded = decode_audio(data, name, settings)
+    return resample(decoded.mono(), decoded.sample_rate, sample_rate, quality="HQ").astype(np.float32)

@@ -1,0 +1,197 @@
+"""The gates a release build re-runs on its candidates, as a small registry of hooks.
+
+Item-level gates take ``(workspace, candidate_ids)`` and return ``{item_id: [reason codes]}`` for the items
+that fail; ``--allow-partial`` drops those (with their sisters: a group is released whole or not at all).
+Workspace-level gates take ``(workspace)`` and return failure messages; any message refuses the build.
+Another module plugs in with one line in :func:`default_gates` (imported lazily through :func:`lazy`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.tables import Asset, Item
+from curation.workspace import Workspace
+
+ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, list[str]]]
+WorkspaceGate = Callable[[Workspace], list[str]]
+Report = Callable[[Workspace, Sequence[str]], dict[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Named hooks, run in order. ``reports`` take the released item ids and supply content, not decisions:
+    ``agreement`` (figures for stats.json and the Croissant RAI fields) and ``duplicates``
+    (``{"clusters": [...]}`` for duplicates.json)."""
+
+    item: tuple[tuple[str, ItemGate], ...] = ()
+    workspace: tuple[tuple[str, WorkspaceGate], ...] = ()
+    reports: tuple[tuple[str, Report], ...] = ()
+
+
+def lazy(module: str, attribute: str) -> Callable[..., Any]:
+    """A hook that imports ``module.attribute`` only when a build calls it (keeps `curate --help` fast)."""
+
+    def call(*args: Any) -> Any:
+        return getattr(importlib.import_module(module), attribute)(*args)
+
+    call.__qualname__ = f"{module}.{attribute}"
+    return call
+
+
+def release_asset(assets: Mapping[str, Asset], derivatives: Mapping[str, Asset], sha: str) -> Asset:
+    """The asset a release ships for a stored medium: its normalized derivative if there is one."""
+    return derivatives.get(sha) or assets[sha]
+
+
+def load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
+    """All assets by hash, and for each original its normalized derivative (the latest if several)."""
+    with ws.session() as s:
+        assets = {a.sha256: a for a in s.execute(select(Asset).order_by(Asset.created_at, Asset.sha256)).scalars()}
+    derivatives: dict[str, Asset] = {}
+    for asset in assets.values():
+        if asset.derived_from and str((asset.transform or {}).get("transform", "")).endswith("normalize"):
+            derivatives[asset.derived_from] = asset
+    return assets, derivatives
+
+
+def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Every medium a candidate would ship is in the store with its recorded size (``media:missing``)."""
+    assets, derivatives = load_assets(ws)
+    wanted = set(candidate_ids)
+    with ws.session() as s:
+        rows = s.execute(select(Item.id, Item.image, Item.audio)).all()
+    failures: dict[str, list[str]] = {}
+    for item_id, image, audio in rows:
+        if item_id not in wanted:
+            continue
+        for sha in (image, audio):
+            asset = release_asset(assets, derivatives, sha)
+            path = ws.asset_path(asset)
+            if not path.is_file() or path.stat().st_size != asset.size_bytes:
+                failures.setdefault(item_id, []).append("media:missing")
+                break
+    return failures
+
+
+def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """The media spec (``media:<problem>``) re-checked on the exact file each candidate would ship.
+
+    Needs ``curation.mediatools`` (the normalization issue); each distinct file is read and checked once.
+    """
+    from curation.mediatools import check_audio, check_image
+
+    checkers = {"image": check_image, "audio": check_audio}
+    assets, derivatives = load_assets(ws)
+    wanted = set(candidate_ids)
+    with ws.session() as s:
+        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
+    verdicts: dict[str, list[str]] = {}
+    failures: dict[str, list[str]] = {}
+    for item_id, image, audio in rows:
+        if item_id not in wanted:
+            continue
+        for sha in (image, audio):
+            asset = release_asset(assets, derivatives, sha)
+            if asset.sha256 not in verdicts:
+                path = ws.asset_path(asset)
+                if not path.is_file():
+                    continue  # media_files_gate reports it
+                check = checkers[asset.kind](path.read_bytes(), asset.original_name or path.name, ws.settings.media)
+                verdicts[asset.sha256] = list(check.reasons)
+            failures.setdefault(item_id, []).extend(verdicts[asset.sha256])
+    return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
+
+
+def agreement_gate(ws: Workspace) -> list[str]:
+    """The workspace's agreement thresholds (``[agreement]`` in curate.toml); a failure refuses the build."""
+    from curation.agreement.gates import check_agreement_gates
+
+    return [failure.message for failure in check_agreement_gates(ws)]
+
+
+def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
+    """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist)."""
+    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+
+    wanted = set(released)
+    report = agreement_report([item for item in load_reviewed_items(ws) if item.id in wanted])
+    answer = {k: v for k, v in report["answer_check"].items() if k != "pairs"}  # per-person pairs stay private
+    return {
+        "items": report["items"],
+        "answer_check": answer,
+        "audio_signoff": report["audio_signoff"],
+        "subset_checklist": report["subset_checklist"],
+    }
+
+
+def audit_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Re-run the duplicate and leak audits; unresolved clusters and leaks block (``duplicate:``, ``leak:``)."""
+    from curation.audit.workspace import audit_workspace, resolutions
+
+    reasons = audit_workspace(ws, actor="release").gate_reasons(resolutions(ws))
+    return {item_id: reasons[item_id] for item_id in candidate_ids if reasons.get(item_id)}
+
+
+def duplicates_report(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
+    """duplicates.json: every cluster touching the release, with the maintainer's decision on it."""
+    from curation.audit.workspace import resolutions, stored_report
+
+    report, _ = stored_report(ws)
+    decided = {r.target: r for r in resolutions(ws)}
+    clusters = []
+    for cluster in report.clusters:
+        decision = decided.get(cluster.id)
+        entry = cluster.to_dict()
+        entry["resolution"] = (
+            {"keep": decision.keep, "distinct": decision.distinct, "reason": decision.reason} if decision else None
+        )
+        clusters.append(entry)
+    return {"clusters": clusters}
+
+
+def default_gates() -> Gates:
+    """The gates every `curate release build` runs; add a line here when a checker lands."""
+    return Gates(
+        item=(
+            ("media_files", media_files_gate),
+            ("media_conformity", media_conformity_gate),
+            ("audit", audit_gate),
+        ),
+        workspace=(("agreement", agreement_gate),),
+        reports=(("agreement", agreement_figures), ("duplicates", duplicates_report)),
+    )
+
+
+def run_item_gates(
+    ws: Workspace, gates: Gates, candidates: Sequence[str], groups: Mapping[str, str]
+) -> dict[str, list[str]]:
+    """Reasons per failing candidate; a failing item holds its candidate sisters (``group:sister_pending``)."""
+    failures: dict[str, set[str]] = {}
+    for _name, gate in gates.item:
+        for item_id, reasons in gate(ws, list(candidates)).items():
+            if reasons:
+                failures.setdefault(item_id, set()).update(reasons)
+    failing_groups = {groups[i] for i in failures}
+    for item_id in candidates:
+        if groups[item_id] in failing_groups and item_id not in failures:
+            failures[item_id] = {"group:sister_pending"}
+    return {item_id: sorted(reasons) for item_id, reasons in sorted(failures.items())}
+
+
+def run_workspace_gates(ws: Workspace, gates: Gates) -> list[str]:
+    return [f"{name}: {message}" for name, gate in gates.workspace for message in gate(ws)]
+
+
+def run_reports(ws: Workspace, gates: Gates, released: Sequence[str]) -> dict[str, Any]:
+    reports = {}
+    for name, report in gates.reports:
+        result = report(ws, list(released))
+        if result is not None:
+            reports[name] = result
+    return reports

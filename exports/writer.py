@@ -1,0 +1,132 @@
+"""Writing release files so that each is hashed exactly once, while it is written.
+
+Generated files are serialized in memory, hashed and written; media are copied from the store and hashed block
+by block in parallel (hashlib and the copies release the GIL), and each digest is checked against the store's
+content address, so a corrupt store is caught at no extra read.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from curation.errors import MediaError
+
+CHUNK = 4 << 20
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    sha256: str
+    size: int
+
+
+def canonical_json(document: Any) -> bytes:
+    """Sorted keys, two-space indent, UTF-8, trailing newline: the same document always gives the same bytes."""
+    return (json.dumps(document, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+
+
+def jsonl_bytes(records: Iterable[Any]) -> bytes:
+    return b"".join(
+        json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8") + b"\n"
+        for r in records
+    )
+
+
+def copy_hashing(source: Path, target: Path) -> tuple[str, int]:
+    """Copy one file, hashing it once on the way; returns (sha256, size).
+
+    The kernel copies each block (``copy_file_range``: no trip through user space, which costs more than the
+    hashing on ext4) while the same block, read from the page cache, is hashed. Where the kernel cannot copy
+    (another OS, an old kernel, across file systems) the bytes are read once, hashed and written.
+    """
+    digest = hashlib.sha256()
+    buffer = bytearray(CHUNK)
+    view = memoryview(buffer)
+    size = 0
+    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
+        kernel_copy = hasattr(os, "copy_file_range")
+        while True:
+            if kernel_copy:
+                try:
+                    n = os.copy_file_range(src.fileno(), dst.fileno(), CHUNK, size, size)
+                except OSError as exc:
+                    if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
+                        raise
+                    kernel_copy = False
+                    continue
+                got = 0
+                while got < n:
+                    k = os.preadv(src.fileno(), [view[got:n]], size + got)
+                    if k == 0:
+                        raise MediaError(f"{source}: the file shrank while it was being copied")
+                    got += k
+            else:
+                n = os.preadv(src.fileno(), [view], size)
+                written = 0
+                while written < n:
+                    written += os.pwrite(dst.fileno(), view[written:n], size + written)
+            if n == 0:
+                break
+            digest.update(view[:n])
+            size += n
+    return digest.hexdigest(), size
+
+
+class ReleaseWriter:
+    """Collects the sha256 and size of every file it writes under ``root``."""
+
+    def __init__(self, root: Path, workers: int | None = None) -> None:
+        self.root = root
+        self.files: dict[str, FileEntry] = {}
+        self._lock = threading.Lock()
+        self.workers = workers or max(1, min(4, os.cpu_count() or 1))
+
+    def _target(self, relative: str) -> Path:
+        target = self.root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        return target
+
+    def write_bytes(self, relative: str, data: bytes) -> FileEntry:
+        self._target(relative).write_bytes(data)
+        entry = FileEntry(relative, hashlib.sha256(data).hexdigest(), len(data))
+        with self._lock:
+            self.files[relative] = entry
+        return entry
+
+    def write_json(self, relative: str, document: Any) -> FileEntry:
+        return self.write_bytes(relative, canonical_json(document))
+
+    def copy_media(self, copies: Iterable[tuple[str, Path, str]]) -> None:
+        """Copy ``(relative, source, expected_sha256)`` triples; refuse a store file whose bytes changed."""
+        jobs = list(copies)
+        for relative, _, _ in jobs:
+            self._target(relative)
+
+        def one(job: tuple[str, Path, str]) -> FileEntry:
+            relative, source, expected = job
+            sha, size = copy_hashing(source, self.root / relative)
+            if sha != expected:
+                raise MediaError(
+                    f"{source}: the media store file should have SHA-256 {expected} but has {sha}; "
+                    "the store is corrupt — restore this file from a backup and build again"
+                )
+            return FileEntry(relative, sha, size)
+
+        with ThreadPoolExecutor(self.workers) as pool:
+            for entry in pool.map(one, jobs):
+                with self._lock:
+                    self.files[entry.path] = entry
+
+    def entries(self) -> list[FileEntry]:
+        with self._lock:
+            return [self.files[p] for p in sorted(self.files)]

@@ -1,0 +1,222 @@
+"""Every page of the app through ``streamlit.testing.v1.AppTest``, with a signed-in person seeded."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from ui_helpers import APP, PASSWORD, advance, passing_record
+
+from annotation_ui.components import USER_KEY
+from annotation_ui.logic import SignedIn, submit_review
+from curation.authoring import returned_inbox
+from curation.tables import ReviewRecord
+from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
+
+
+@pytest.fixture(autouse=True)
+def _workspace_env(monkeypatch, request):
+    """Point the app at the test's workspace (the one fixture the test uses)."""
+    for name in ("ui_workspace", "demo_workspace"):
+        if name in request.fixturenames:
+            monkeypatch.setenv("CURATE_WORKSPACE", str(request.getfixturevalue(name).root))
+
+
+def open_page(page: str, name: str | None = None, roles: tuple[str, ...] = ()) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    if name:
+        at.session_state[USER_KEY] = SignedIn(name, frozenset(roles))
+    at.run()
+    if page != "sign_in":
+        at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def records(ws, stage: str) -> list[ReviewRecord]:
+    from sqlalchemy import select
+
+    with ws.session() as s:
+        return list(s.execute(select(ReviewRecord).where(ReviewRecord.stage == stage)).scalars())
+
+
+def texts(at: AppTest) -> str:
+    """Every string the page rendered (markdown, captions, alerts, labels and options), each once."""
+    parts: list[str] = []
+    for node in at.main:  # iterating a block walks all of its descendants
+        seen: set[str] = set()
+        for attr in ("value", "label", "options", "help", "placeholder"):
+            try:
+                v = getattr(node, attr, None)
+            except Exception:  # some nodes compute attributes from protos they lack
+                continue
+            for text in [v] if isinstance(v, str) else list(v) if isinstance(v, list | tuple) else []:
+                if str(text) not in seen:
+                    seen.add(str(text))
+                    parts.append(str(text))
+    return "\n".join(parts)
+
+
+def test_sign_in_page(ui_workspace):
+    at = open_page("sign_in")
+    at.selectbox(key="sign-in-name").select("rev1")
+    at.text_input(key="sign-in-password").input("wrong-password")
+    at.button[0].click().run()
+    assert USER_KEY not in at.session_state and "wrong password" in at.error[0].value
+    at.text_input(key="sign-in-password").input(PASSWORD)
+    at.button[0].click().run()
+    assert at.session_state[USER_KEY] == SignedIn("rev1", frozenset({"reviewer"}))
+    assert "signed in as **rev1**" in at.markdown[0].value
+
+
+def test_pages_refuse_a_missing_role(ui_workspace):
+    with pytest.raises(ValueError, match="Could not find a navigation page"):
+        open_page("dashboard", "rev1", ("reviewer",))  # not in a reviewer's navigation at all
+    direct = AppTest.from_file(str(APP.parent / "pages" / "dashboard.py"), default_timeout=60)
+    direct.session_state[USER_KEY] = SignedIn("rev1", frozenset({"reviewer"}))
+    direct.run()
+    assert "maintainer role" in direct.error[0].value and not direct.title  # and the page itself refuses
+
+
+def test_grammar_page_records_a_verdict(ui_workspace):
+    at = open_page("grammar", "rev1", ("reviewer",))
+    assert at.radio(key="grammar-pick").options == ["g1-a", "g1-b"]
+    at.radio[1].set_value("fail")
+    at.text_area[0].input("Option C reads oddly.")
+    at.button[0].click().run()
+    (rec,) = records(ui_workspace, "grammar")
+    assert (rec.subject, rec.reviewer, rec.payload) == (
+        "item:g1-a",
+        "rev1",
+        {"verdict": "fail", "note": "Option C reads oddly."},
+    )
+    assert "Recorded" in at.success[0].value and at.radio(key="grammar-pick").options == ["g1-b"]
+
+
+def test_own_items_are_not_offered(ui_workspace):
+    at = open_page("grammar", "ann1", ("author", "reviewer"))
+    assert "Nothing waits for you" in at.info[0].value
+
+
+def test_audio_signoff_page_records_three_scores(ui_workspace):
+    advance(ui_workspace, "g1-a", "A", through="grammar")
+    at = open_page("audio_signoff", "rev3", ("reviewer",))
+    assert len(at.get("audio")) == 1
+    at.slider[0].set_value(5)
+    at.slider[1].set_value(2)
+    at.button[0].click().run()
+    (rec,) = records(ui_workspace, "audio_signoff")
+    assert rec.payload["scores"] == {"naturalness": 5, "clarity": 2, "artefacts": 3}
+
+
+def test_subset_checklist_shows_one_view_at_a_time_and_needs_all_seven(ui_workspace):
+    advance(ui_workspace, "g1-a", "A", through="audio_signoff")
+    at = open_page("subset_checklist", "rev4", ("reviewer",))
+    ticks = {view: ["A", "B"] for view in CHECKLIST_VIEWS[:-1]} | {"text+image+audio": ["A"]}
+    for n, view in enumerate(CHECKLIST_VIEWS):
+        assert f"View {n + 1} of 7: {view}" in at.subheader[0].value
+        shown = set(view.split("+"))
+        assert len(at.get("image")) == ("image" in shown)
+        assert len(at.get("audio")) == ("audio" in shown)
+        infos = [i.value for i in at.info]
+        assert infos == [PLACEHOLDERS[m] for m in ("image", "text", "audio") if m not in shown]
+        assert ("Context" in texts(at)) == ("text" in shown)
+        submit = next(b for b in at.button if b.label == "Submit checklist")
+        assert submit.disabled == (n < 6)
+        for key in ticks[view]:
+            at.checkbox(key=f"cl-{'g1-a'}-{view}-{key}").check()
+        at.run()
+        if n < 6:
+            [b for b in at.button if b.label == "Next view"][0].click().run()
+    [b for b in at.button if b.label == "Previous view"][0].click().run()
+    assert at.checkbox(key="cl-g1-a-image+audio-B").value is True  # ticks survive moving between views
+    [b for b in at.button if b.label == "Next view"][0].click().run()
+    [b for b in at.button if b.label == "Submit checklist"][0].click().run()
+    assert not at.exception
+    (rec,) = records(ui_workspace, "subset_checklist")
+    assert rec.reviewer == "rev4" and rec.payload["consistent"] == ticks
+
+
+def test_blind_answer_check_never_shows_the_label(ui_workspace):
+    advance(ui_workspace, "g1-b", "B", through="subset_checklist")
+    at = open_page("answer_check", "maya", ("maintainer", "reviewer"))
+    radio = next(r for r in at.radio if r.label.startswith("How does"))
+    assert radio.options == ["A. grateful", "B. sarcastic", "C. ambivalent", "D. surprised"] and radio.value is None
+    rendered = texts(at)
+    counts = {option: rendered.count(option) for option in ("grateful", "sarcastic", "ambivalent", "surprised")}
+    assert len(set(counts.values())) == 1, counts  # every option shown alike: the label is not singled out
+    assert "answer: B" not in rendered and "← answer" not in rendered
+    radio.set_value("C. ambivalent")
+    at.button[0].click().run()
+    (rec,) = records(ui_workspace, "answer_check")
+    assert rec.payload["answer"] == "C"
+
+
+def test_group_integration_page_shows_sisters_and_checks(ui_workspace):
+    for item, answer in (("g1-a", "A"), ("g1-b", "B")):
+        advance(ui_workspace, item, answer, through="answer_check")
+    at = open_page("group_integration", "maya", ("maintainer", "reviewer"))
+    assert at.radio(key="group-pick").options == ["g1"]
+    page = texts(at)
+    assert "perturbed modality **audio**" in page and "Automatic checks: all pass." in page
+    assert page.count(":orange-badge[perturbed]") == 2 and "differs, but not perturbed" not in page
+    assert len(at.get("audio")) == 2
+    next(r for r in at.radio if r.label == "Verdict for the group").set_value("pass")
+    at.button[0].click().run()
+    (rec,) = records(ui_workspace, "group_integration")
+    assert rec.subject == "group:g1" and rec.payload["verdict"] == "pass"
+
+
+def test_dashboard_page(demo_workspace):
+    at = open_page("dashboard", "maya", ("maintainer", "reviewer"))
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
+    assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
+    assert len(at.dataframe) >= 4
+
+
+def test_history_page(demo_workspace):
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[USER_KEY] = SignedIn("maya", frozenset({"maintainer", "reviewer"}))
+    at.session_state["history_item"] = "kitchen-01-a"
+    at.run()
+    at.switch_page("pages/history.py").run()
+    assert "state **admitted**" in at.markdown[0].value
+    frame = at.dataframe[0].value
+    assert "item.created" in set(frame["action"]) and "review.recorded" in set(frame["action"])
+
+
+def test_author_page_edits_and_reports_problems_beside_fields(ui_workspace):
+    at = open_page("author", "ann1", ("author", "reviewer"))
+    at.selectbox(key="author-target").select("g1-a").run()
+    at.text_area[0].set_value("Sure, that was a really helpful suggestion!")
+    at.button[0].click().run()
+    assert not at.exception
+    assert ui_workspace.item("g1-a").revision == 2
+    assert "saved as a new revision" in at.success[0].value
+    # a new item without uploads or a valid id: problems appear, nothing is saved
+    at.selectbox(key="author-target").select("New item").run()
+    at.text_input(key="author-New item-group").input("g9").run()
+    assert at.selectbox(key="author-New item-perturbed").value == "text"  # a new group asks what it perturbs
+    at.button[0].click().run()
+    errors = [e.value for e in at.error]
+    assert any(e.startswith("image: upload an image") for e in errors), errors
+    assert any(e.startswith("audio: upload an audio") for e in errors), errors
+
+
+def test_returned_page_lists_reasons_and_opens_the_editor(ui_workspace):
+    submit_review(
+        ui_workspace, {"item": "g1-a", "stage": "grammar", "reviewer": "rev1", "verdict": "fail", "note": "Typo."}
+    )
+    assert [e.id for e in returned_inbox(ui_workspace, "ann1")] == ["g1-a"]
+    at = open_page("returned", "ann1", ("author", "reviewer"))
+    page = texts(at)
+    assert "`grammar`" in page and "**rev1** (grammar): Typo." in page
+    at.button(key="edit-g1-a").click().run()
+    assert at.selectbox(key="author-target").value == "g1-a"
+    assert not at.exception
+
+
+def test_checklist_record_from_page_matches_domain_rules(ui_workspace):
+    """A reviewer recording on their own item is refused by the domain even when a page offers it."""
+    with pytest.raises(Exception, match="nobody reviews their own item"):
+        submit_review(ui_workspace, passing_record("g1-a", "grammar", "ann1", "A"))

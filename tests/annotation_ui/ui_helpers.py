@@ -1,0 +1,75 @@
+"""Helpers of the annotation UI tests: people, passwords, and pushing items through stages via the domain."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from curation.workspace import Workspace
+
+PASSWORD = "correct-horse-1"
+CONTEXT = "Sure, that was a really helpful suggestion."
+APP = Path(__file__).resolve().parents[2] / "annotation_ui" / "app.py"
+PEOPLE = {
+    "ann1": ["author", "reviewer"],
+    "ann2": ["author"],
+    "rev1": ["reviewer"],
+    "rev2": ["reviewer"],
+    "rev3": ["reviewer"],
+    "rev4": ["reviewer"],
+    "maya": ["maintainer", "reviewer"],
+}
+
+
+def add_people(ws: Workspace) -> None:
+    for name, roles in PEOPLE.items():
+        ws.add_person(name, roles, email=f"{name}@example.org")
+        ws.set_password(name, PASSWORD)
+
+
+def passing_record(item: str, stage: str, reviewer: str, answer: str, options: str = "ABCD") -> dict:
+    """A review record that passes STAGE for an item whose label is ANSWER."""
+    if stage == "grammar":
+        return {"item": item, "stage": stage, "reviewer": reviewer, "verdict": "pass"}
+    if stage == "audio_signoff":
+        return {
+            "item": item,
+            "stage": stage,
+            "reviewer": reviewer,
+            "scores": dict.fromkeys(("naturalness", "clarity", "artefacts"), 4),
+        }
+    if stage == "subset_checklist":
+        views = ["text", "image", "audio", "text+image", "text+audio", "image+audio"]
+        return {
+            "item": item,
+            "stage": stage,
+            "reviewer": reviewer,
+            "consistent": {**{v: list(options) for v in views}, "text+image+audio": [answer]},
+        }
+    if stage == "answer_check":
+        return {"item": item, "stage": stage, "reviewer": reviewer, "answer": answer}
+    raise ValueError(stage)
+
+
+def advance(ws: Workspace, item: str, answer: str, through: str) -> None:
+    """Record passing reviews for every item stage up to and including THROUGH."""
+    from annotation_ui.logic import submit_review
+
+    plan = [
+        ("grammar", ["rev1"]),
+        ("audio_signoff", ["rev1", "rev2"]),
+        ("subset_checklist", ["rev1", "rev2", "rev3"]),
+        ("answer_check", ["rev4"]),
+    ]
+    for stage, reviewers in plan:
+        for reviewer in reviewers:
+            submit_review(ws, passing_record(item, stage, reviewer, answer))
+        if stage == through:
+            return
+
+
+def chromium_path() -> str | None:
+    """``$CURATE_CHROMIUM``, else Debian's chromium on PATH."""
+    candidate = os.environ.get("CURATE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    return candidate if Path(candidate).is_file() else None

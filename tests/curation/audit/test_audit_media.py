@@ -1,0 +1,112 @@
+"""Planted image and audio duplicates are found; look-alikes are not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import soxr
+from PIL import ImageEnhance
+
+from curation.audit import audio_signature, image_signature
+from curation.audit.search import chromaprint_pairs, image_pairs, spectral_pairs
+from curation.config import MediaSettings
+from curation.errors import MediaError
+from tests.synthetic_media import encode_audio, encode_image, phrase, scene
+
+SETTINGS = MediaSettings()
+
+
+def image_variants(seed: int) -> dict[str, bytes]:
+    original = scene(seed)
+    w, h = original.size
+    return {
+        "original": encode_image(original, "JPEG", quality=92),
+        "requality": encode_image(original, "JPEG", quality=40),
+        "resized": encode_image(original.resize((w // 3, h // 3)), "PNG"),
+        "cropped": encode_image(original.crop((int(w * 0.03), 0, w - int(w * 0.03), h)), "JPEG", quality=85),
+        "recoloured": encode_image(
+            ImageEnhance.Color(ImageEnhance.Brightness(original).enhance(1.1)).enhance(0.8), "JPEG", quality=90
+        ),
+    }
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_transformed_images_are_near_duplicates_of_the_original(seed: int) -> None:
+    variants = image_variants(seed)
+    names = list(variants)
+    signatures = [image_signature(data, name, SETTINGS) for name, data in variants.items()]
+    linked = {(names[i], names[j]) for i, j, _, _ in image_pairs(signatures)}
+    for name in names[1:]:
+        assert ("original", name) in linked, name
+
+
+def test_look_alike_images_are_not_linked() -> None:
+    signatures = [image_signature(encode_image(scene(100 + s), "JPEG"), str(s), SETTINGS) for s in range(60)]
+    assert image_pairs(signatures) == []
+
+
+def test_pixel_hash_sees_through_the_container() -> None:
+    picture = scene(5, (300, 200))
+    png = image_signature(encode_image(picture, "PNG"), "a.png", SETTINGS)
+    webp = image_signature(encode_image(picture, "WEBP", lossless=True), "a.webp", SETTINGS)
+    jpeg = image_signature(encode_image(picture, "JPEG"), "a.jpg", SETTINGS)
+    assert png.pixels_sha256 == webp.pixels_sha256 != jpeg.pixels_sha256
+
+
+def audio_variants(seed: int, seconds: float) -> dict[str, bytes]:
+    rate = 22050
+    x = phrase(seed, seconds, rate)
+    pcm = np.round(x * 32767).astype(np.int16)
+    return {
+        "original": encode_audio(pcm, rate),
+        "gain": encode_audio(0.2 * x, rate),
+        "rate": encode_audio(soxr.resample(x, rate, 48000), 48000),
+        "flac": encode_audio(pcm, rate, "FLAC"),
+        "ogg": encode_audio(x, rate, "OGG", "VORBIS"),
+        "mp3": encode_audio(x, rate, "MP3", "MPEG_LAYER_III"),
+    }
+
+
+@pytest.mark.parametrize(("seed", "seconds"), [(0, 1.0), (1, 1.5), (2, 5.0)])
+def test_transformed_audio_is_a_near_duplicate(seed: int, seconds: float) -> None:
+    variants = audio_variants(seed, seconds)
+    names = list(variants)
+    signatures = [audio_signature(data, name, SETTINGS) for name, data in variants.items()]
+    linked = {(names[i], names[j]) for i, j, _ in spectral_pairs(signatures)}
+    for name in names[1:]:
+        assert ("original", name) in linked, name
+    if seconds >= 3:
+        assert all(s.chromaprint for s in signatures)
+        by_print = {(names[i], names[j]) for i, j, _ in chromaprint_pairs([s.chromaprint for s in signatures])}
+        assert {("original", name) for name in names[1:]} <= by_print
+    else:
+        assert all(s.chromaprint is None for s in signatures)
+    assert signatures[0].samples_sha256 == signatures[3].samples_sha256  # WAV and FLAC: same samples
+
+
+@pytest.mark.parametrize("seconds", [1.0, 4.0])
+def test_look_alike_phrases_are_not_linked(seconds: float) -> None:
+    signatures = [
+        audio_signature(encode_audio(phrase(50 + s, seconds, 16000), 16000), str(s), SETTINGS) for s in range(24)
+    ]
+    assert spectral_pairs(signatures) == []
+    assert chromaprint_pairs([s.chromaprint for s in signatures]) == []
+
+
+def test_signatures_round_trip_through_json() -> None:
+    import json
+
+    from curation.audit import AudioSignature, ImageSignature
+
+    a = audio_signature(encode_audio(phrase(9, 3.5, 16000), 16000), "a.wav", SETTINGS)
+    assert AudioSignature.from_dict(json.loads(json.dumps(a.to_dict()))) == a
+    i = image_signature(encode_image(scene(9, (200, 100)), "PNG"), "i.png", SETTINGS)
+    assert ImageSignature.from_dict(json.loads(json.dumps(i.to_dict()))) == i
+
+
+def test_unreadable_media_is_refused_naming_the_file() -> None:
+    with pytest.raises(MediaError, match="broken.wav"):
+        audio_signature(b"not audio at all", "broken.wav", SETTINGS)
+    with pytest.raises(MediaError, match="broken.jpg"):
+        image_signature(b"\xff\xd8\xff garbage", "broken.jpg", SETTINGS)
+    assert np.isfinite(audio_signature(encode_audio(phrase(1, 1.0, 8000), 8000), "ok.wav", SETTINGS).duration_s)

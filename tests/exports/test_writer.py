@@ -1,0 +1,48 @@
+"""Copying media while hashing them: the kernel-copy path and the portable path give the same bytes."""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from exports import writer
+from exports.writer import CHUNK, copy_hashing
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "source.bin"
+    path.write_bytes(np.random.default_rng(3).bytes(2 * CHUNK + 12345))  # several blocks and a short tail
+    return path
+
+
+def test_copy_hashes_and_copies_every_block(source: Path, tmp_path: Path) -> None:
+    sha, size = copy_hashing(source, tmp_path / "copy.bin")
+    data = source.read_bytes()
+    assert (tmp_path / "copy.bin").read_bytes() == data
+    assert (sha, size) == (hashlib.sha256(data).hexdigest(), len(data))
+
+
+def test_without_kernel_copy_the_bytes_go_through_user_space(source: Path, tmp_path: Path, monkeypatch) -> None:
+    calls = []
+
+    def refuse(*args: object) -> int:
+        calls.append(args)
+        raise OSError(errno.EXDEV, "cross-device")
+
+    monkeypatch.setattr(writer.os, "copy_file_range", refuse, raising=False)
+    sha, size = copy_hashing(source, tmp_path / "copy.bin")
+    data = source.read_bytes()
+    assert calls and (tmp_path / "copy.bin").read_bytes() == data
+    assert sha == hashlib.sha256(data).hexdigest() and size == len(data)
+
+
+def test_an_empty_file_copies(tmp_path: Path) -> None:
+    (tmp_path / "empty").write_bytes(b"")
+    assert copy_hashing(tmp_path / "empty", tmp_path / "copy") == (hashlib.sha256(b"").hexdigest(), 0)
+    assert os.path.getsize(tmp_path / "copy") == 0
