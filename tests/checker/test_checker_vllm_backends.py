@@ -65,7 +65,6 @@ def assert_agree(expected: dict[str, float], got: dict[str, float], where: str) 
         assert math.isclose(got[key], expected[key], abs_tol=TOLERANCE), (where, key, got, expected)
 
 
-@pytest.mark.slow
 def test_vllm_offline_backend_agrees_with_transformers(
     vllm_python: str, tiny_omni: Path, probe_items, hf_logprobs, tmp_path: Path  # type: ignore[no-untyped-def]
 ) -> None:
@@ -131,7 +130,6 @@ def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.Temp
         log.close()
 
 
-@pytest.mark.slow
 def test_openai_backend_against_vllm_server_agrees_with_transformers(vllm_server: str, probe_items, hf_logprobs) -> None:  # type: ignore[no-untyped-def]
     backend = open_backend(f"openai:{vllm_server}#tiny-omni")
     requests = [build_request(i, v) for i in probe_items for v in PROBE_VIEWS]
