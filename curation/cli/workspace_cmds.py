@@ -49,10 +49,10 @@ def status_cmd(
 
 def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
     table = Table("item", "group", "state", "stage")
-    table.add_column("reasons", overflow="fold")
+    table.add_column("reasons", overflow="fold", min_width=18)
     colours = {"admitted": "green", "returned": "red", "held": "yellow", "in_review": "cyan", "discarded": "dim"}
     for st in statuses:
-        table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", ", ".join(st.reasons))
+        table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", "\n".join(st.reasons))
     out_console.print(table)
     counts = Counter(st.state for st in statuses)
     out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no items")
