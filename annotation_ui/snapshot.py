@@ -68,7 +68,9 @@ def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapsh
         decisions = list(s.execute(select(Decision)).scalars())
         gates = list(s.execute(select(GateResult)).scalars())
         taxonomy = {row[0]: row[1] for row in s.execute(select(Item.id, Item.taxonomy))}
-    statuses = Derivation(ws.settings.review, items, perturbed, records, decisions, gates).derive_all()
+    statuses = Derivation(
+        ws.settings.review, items, perturbed, records, decisions, gates, ws.settings.gates.probe
+    ).derive_all()
     workload: dict[str, Counter[str]] = {}
     for record in records:
         workload.setdefault(record.reviewer, Counter())[record.stage] += 1

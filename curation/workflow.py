@@ -9,7 +9,8 @@ Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 - a review counts only while the inputs it judged are unchanged (``inputs_hash``), so a new revision
   invalidates exactly the stages whose inputs changed;
 - sisters pass group integration together; a sister not through holds the others (``group:sister_pending``);
-- item-level gates turn a fully reviewed item into ``held``.
+- item-level gates turn a fully reviewed item into ``held``; non-blocking gate results (a probe gate set
+  to ``warn``) are listed among the reasons without changing the state.
 """
 
 from __future__ import annotations
@@ -163,6 +164,7 @@ class Derivation:
         records: Iterable[RecordFacts],
         decisions: Iterable[Decision] = (),
         gates: Iterable[GateResult] = (),
+        probe_mode: str = "off",
     ) -> None:
         self.settings = settings
         self.items = items
@@ -178,9 +180,14 @@ class Derivation:
                 self.overrides[(d.item_id, d.stage)] = d.verdict or "pass"
         hashes = {i.id: i.content_hash for i in items}
         self.gate_reasons: dict[str, list[str]] = defaultdict(list)
+        self.gate_warnings: dict[str, list[str]] = defaultdict(list)
         for g in gates:
-            if g.blocking and hashes.get(g.item_id) == g.content_hash:
-                self.gate_reasons[g.item_id].extend(g.reasons)
+            if hashes.get(g.item_id) != g.content_hash or not g.reasons:
+                continue  # stale: judged an earlier content of the item
+            blocking = probe_mode == "block" if g.gate == "probe" else g.blocking
+            if g.gate == "probe" and probe_mode == "off":
+                continue
+            (self.gate_reasons if blocking else self.gate_warnings)[g.item_id].extend(g.reasons)
 
     # ----- per stage --------------------------------------------------------------------
     def valid_records(self, item: ItemFacts, stage: str) -> list[RecordFacts]:
@@ -323,6 +330,8 @@ class Derivation:
                 )
             else:
                 statuses.append(ItemStatus(item.id, item.group, "admitted", None, []))
+        for status in statuses:  # warnings (e.g. a probe gate set to warn) are shown, never block
+            status.reasons += [r for r in self.gate_warnings.get(status.id, []) if r not in status.reasons]
         return statuses
 
 
@@ -391,7 +400,9 @@ def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
         records = load_records(s)
         decisions = list(s.execute(select(Decision)).scalars())
         gates = list(s.execute(select(GateResult)).scalars())
-    return Derivation(ws.settings.review, items, perturbed, records, decisions, gates).derive_all()
+    return Derivation(
+        ws.settings.review, items, perturbed, records, decisions, gates, ws.settings.gates.probe
+    ).derive_all()
 
 
 def funnel(statuses: list[ItemStatus]) -> dict[str, Any]:

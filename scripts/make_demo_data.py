@@ -254,8 +254,36 @@ def reviews() -> list[dict]:
     return out
 
 
+def probes(records: list[dict]) -> list[dict]:
+    """Recorded option probabilities per item and view (replay format of design.md) for `curate check`.
+
+    They follow the reviewers' combined checklist sets, except that for kitchen-01-b the "model" hears the
+    sarcasm in the audio alone: a second opinion that disagrees with the humans (reducible:audio).
+    """
+    out = []
+    for it in ITEMS:
+        keys = list(it["options"])
+        union: dict[str, set[str]] = {}
+        for r in records:
+            if r.get("item") == it["id"] and r["stage"] == "subset_checklist":
+                for view, opts in r["consistent"].items():
+                    union.setdefault(view, set()).update(opts)
+        if it["id"] == "kitchen-01-b":
+            union["audio"] = {"B"}
+        union["none"] = set(keys)
+        for view in ("none", "text", "image", "audio", "text+image", "text+audio", "image+audio",
+                     "text+image+audio"):
+            chosen = union[view]
+            rest = [k for k in keys if k not in chosen]
+            high = (1.0 if not rest else 0.96) / len(chosen)
+            probs = {k: round(high if k in chosen else 0.04 / len(rest), 4) for k in keys}
+            out.append({"item": it["id"], "view": view, "probs": probs})
+    return out
+
+
 def main() -> None:
-    for name, rows in (("items.jsonl", ITEMS), ("reviews.jsonl", reviews())):
+    records = reviews()
+    for name, rows in (("items.jsonl", ITEMS), ("reviews.jsonl", records), ("probes.jsonl", probes(records))):
         with (OUT / name).open("w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")

@@ -41,12 +41,17 @@ def check(
     seed: Annotated[int, typer.Option(help="Base seed; each item × view gets its own, spaced by K.")] = 0,
     answer_format: Annotated[
         str,
-        typer.Option("--format", help="letter (one constrained option key) or json (TRIAD P0's free JSON answer, sample "
-                     "estimator, transformers and openai backends: the reference recipe)."),
+        typer.Option(
+            "--format",
+            help="letter (one constrained option key) or json (TRIAD P0's free JSON answer, sample "
+            "estimator, transformers and openai backends: the reference recipe).",
+        ),
     ] = "letter",
     record: Annotated[
         Path | None,
-        typer.Option(help="Also write the run as a replay file (JSONL) that reproduces these verdicts.", dir_okay=False),
+        typer.Option(
+            help="Also write the run as a replay file (JSONL) that reproduces these verdicts.", dir_okay=False
+        ),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
@@ -62,7 +67,11 @@ def check(
     try:
         config = EstimatorConfig(
             name=estimator,  # type: ignore[arg-type]
-            k_strict=k_strict, k_full=k_full, temperature=temperature, tau=tau, seed=seed,
+            k_strict=k_strict,
+            k_full=k_full,
+            temperature=temperature,
+            tau=tau,
+            seed=seed,
             rule=rule,  # type: ignore[arg-type]
             min_probability=min_probability,
         )
@@ -71,8 +80,13 @@ def check(
     ws = open_workspace()
     backend = open_backend(probe)
     progress = Progress(
-        TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(), console=err_console, transient=True,
+        TextColumn("probing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=True,
     )
     task = progress.add_task("probe", total=None, rate="")
     done = {"n": 0}
@@ -86,8 +100,13 @@ def check(
     try:
         with progress:
             document, stats, skipped, results = check_workspace(
-                ws, backend, config, ids=item, answer_format=answer_format,  # type: ignore[arg-type]
-                on_start=lambda total: progress.update(task, total=total), on_item_done=advance,
+                ws,
+                backend,
+                config,
+                ids=item,
+                answer_format=answer_format,  # type: ignore[arg-type]
+                on_start=lambda total: progress.update(task, total=total),
+                on_item_done=advance,
             )
     finally:
         backend.close()
@@ -110,8 +129,14 @@ def check(
         return
     table = Table("item", "verdict", "reducible by", "modal full", "label", "warnings")
     for record in document["items"]:
-        table.add_row(record["item"], record["verdict"], ", ".join(record["reducible_by"]),
-                      str(record["modal_full"]), record["label"], ", ".join(record["warnings"]))
+        table.add_row(
+            record["item"],
+            record["verdict"],
+            ", ".join(record["reducible_by"]),
+            str(record["modal_full"]),
+            record["label"],
+            ", ".join(record["warnings"]),
+        )
     out_console.print(table)
     summary = document["summary"]
     out_console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in summary["verdicts"].items()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,9 +39,27 @@ def build_demo(directory: Path, log: Callable[[str], None] = print):  # type: ig
     reviews = import_reviews(ws, DATA / "reviews.jsonl")
     log(f"reviews: {reviews.summary()}")
     _media_and_audit(ws, log)
+    _probe_check(ws, log)
     _print_status(ws)
     _build_release(ws, log)
     return ws
+
+
+def _probe_check(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Replay recorded probe outputs as a second opinion; the demo's probe gate warns, never blocks."""
+    from checker.backends import open_backend
+    from checker.check import check_workspace
+    from checker.estimators import EstimatorConfig
+    from curation.config import CONFIG_NAME
+
+    if ws.settings.gates.probe == "off":
+        ws.settings.gates.probe = "warn"
+        ws.settings.save(ws.root / CONFIG_NAME)
+    document, *_ = check_workspace(ws, open_backend(f"replay:{DATA / 'probes.jsonl'}"), EstimatorConfig("logprob"))
+    verdicts = Counter(item["verdict"] for item in document["items"])
+    log(f"probe check (replayed): {', '.join(f'{n} {v}' for v, n in sorted(verdicts.items()))}")
+    for row in document["summary"].get("human_agreement", {}).get("disagreements", []):
+        log(f"probe check: on {row['item']} the probe says {row['probe']}, the reviewers {row['human']}")
 
 
 def _build_release(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]

@@ -94,9 +94,7 @@ def decode_audio(data: bytes, name: str, settings: MediaSettings) -> DecodedAudi
     guard_size(data, name, settings)
     with _open(data, name) as f:
         if f.samplerate <= 0 or f.channels <= 0:
-            raise MediaError(
-                f"{name}: the audio header is invalid (rate {f.samplerate}, channels {f.channels})"
-            )
+            raise MediaError(f"{name}: the audio header is invalid (rate {f.samplerate}, channels {f.channels})")
         if f.frames > 0 and f.frames / f.samplerate > settings.audio_max_seconds:
             raise MediaError(
                 f"{name}: {f.frames / f.samplerate:.1f} s is longer than the limit of "
@@ -193,9 +191,7 @@ def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> Normaliz
     a normalized file is such a WAV, so normalizing it again returns the same bytes.
     """
     if settings.audio_channels != 1 or settings.audio_subtype != "PCM_16":
-        raise MediaError(
-            "only mono 16-bit PCM output is supported (media.audio_channels, media.audio_subtype)"
-        )
+        raise MediaError("only mono 16-bit PCM output is supported (media.audio_channels, media.audio_subtype)")
     decoded = decode_audio(data, name, settings)
     rate = settings.audio_sample_rate
     if decoded.duration_s < MIN_MEASURABLE_SECONDS:
@@ -294,8 +290,7 @@ def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
     if level.true_peak_dbtp > settings.audio_true_peak_dbtp + TRUE_PEAK_TOLERANCE_DB:
         findings.add(
             "clipping",
-            f"true peak {level.true_peak_dbtp:.2f} dBTP, above the "
-            f"{settings.audio_true_peak_dbtp:g} dBTP ceiling",
+            f"true peak {level.true_peak_dbtp:.2f} dBTP, above the {settings.audio_true_peak_dbtp:g} dBTP ceiling",
         )
     return findings.result()
 

@@ -124,9 +124,7 @@ def _jpeg_problems(data: bytes, im: Image.Image, settings: MediaSettings) -> _Fi
     if metadata := sorted({m for m in markers if m in _METADATA_MARKERS}):
         findings.add(
             "metadata",
-            "metadata segments "
-            + ", ".join(f"0x{m:02X}" for m in metadata)
-            + " (EXIF, XMP, ICC or comments)",
+            "metadata segments " + ", ".join(f"0x{m:02X}" for m in metadata) + " (EXIF, XMP, ICC or comments)",
         )
     if any(m not in _ALLOWED_JPEG_MARKERS | _METADATA_MARKERS for m in markers):
         findings.add("format", "not a baseline JPEG (progressive or unusual segments)")

@@ -348,3 +348,19 @@ def test_gates_hold_fully_reviewed_items_and_stale_results_are_ignored() -> None
     stale = GateResult(item_id="a", gate="audit", content_hash="old", reasons=["duplicate:c1"], blocking=True)
     warn = GateResult(item_id="b", gate="probe", content_hash="h-b", reasons=["probe:reducible"], blocking=False)
     assert {s.state for s in derive(items, everything(items), gates=[stale, warn]).values()} == {"admitted"}
+
+
+def test_probe_gate_mode_decides_at_derivation_whether_a_probe_verdict_blocks() -> None:
+    items = pair()
+    probe = GateResult(item_id="a", gate="probe", content_hash="h-a", reasons=["probe:reducible"], blocking=False)
+    groups = {"g": "audio"}
+
+    def run(mode: str) -> dict:  # type: ignore[type-arg]
+        return {
+            s.id: s
+            for s in Derivation(ReviewSettings(), items, groups, everything(items), (), [probe], mode).derive_all()
+        }
+
+    assert (run("off")["a"].state, run("off")["a"].reasons) == ("admitted", [])
+    assert (run("warn")["a"].state, run("warn")["a"].reasons) == ("admitted", ["probe:reducible"])
+    assert (run("block")["a"].state, run("block")["a"].reasons) == ("held", ["probe:reducible"])
