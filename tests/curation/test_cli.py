@@ -31,7 +31,8 @@ def test_demo_shows_the_whole_flow(demo_workspace: Workspace) -> None:
     assert states["kitchen-01-a"] == states["kitchen-01-b"] == ("admitted", None)
     reasons = {k: v["reasons"] for k, v in rows.items()}
     assert "reducible:image" in reasons["door-01-a"]
-    assert reasons["traffic-01-b"] == ["underdetermined"]
+    assert reasons["traffic-01-b"] == ["underdetermined", "probe:underdetermined"]
+    assert reasons["kitchen-01-b"] == ["probe:reducible"]  # the replayed probe's second opinion warns
     assert reasons["stress-01-c"] == ["audio_unnatural:naturalness"]
     assert "group:multiple_perturbed" in reasons["bank-01-a"]
     assert "tts_only_audio" in reasons["bank-01-c"]
