@@ -126,7 +126,7 @@ def test_demo_gates_block_and_resolve(demo_workspace: Workspace) -> None:
     resolve(ws, cluster.id, "maya", keep="stress-01-a", reason="one drawing is enough")
     held = states(ws)
     assert held["kitchen-01-a"] == ("held", [f"duplicate:{cluster.id}"])
-    assert held["kitchen-01-b"] == ("held", [f"duplicate:{cluster.id}"])
+    assert held["kitchen-01-b"] == ("held", [f"duplicate:{cluster.id}", "probe:reducible"])  # + the probe warning
     history = json.loads(invoke("-w", str(ws.root), "history", "kitchen-01-a", "--json").stdout)
     assert [e["after"]["keep"] for e in history if e["action"] == "audit.resolved"][-1] == "stress-01-a"
 
