@@ -145,3 +145,14 @@ def test_empty_database_is_upgraded_in_place(tmp_path: Path) -> None:
     (tmp_path / "w" / "curate.db").unlink()
     result = invoke("-w", str(tmp_path / "w"), "status", "--json")
     assert result.exit_code == 0 and json.loads(result.stdout) == []
+
+
+def test_head_revision_read_from_the_scripts_matches_alembic() -> None:
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from curation import db
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(db.MIGRATIONS))
+    assert db.head_revision() == ScriptDirectory.from_config(cfg).get_current_head()
