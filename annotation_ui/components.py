@@ -10,7 +10,7 @@ import streamlit as st
 from curation.errors import CurateError, ValidationFailed
 from curation.workspace import Workspace
 
-from .dashboard import DashboardCache
+from .dashboard import DashboardCache, GatesCache
 from .logic import QueuePage, SignedIn, media_ref, page_of
 from .snapshot import Snapshot, SnapshotCache
 
@@ -25,9 +25,9 @@ def workspace_root() -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _open(root: str) -> tuple[Workspace, SnapshotCache, DashboardCache]:
+def _open(root: str) -> tuple[Workspace, SnapshotCache, DashboardCache, GatesCache]:
     ws = Workspace.open(Path(root))
-    return ws, SnapshotCache(ws), DashboardCache()
+    return ws, SnapshotCache(ws), DashboardCache(), GatesCache()
 
 
 def workspace() -> Workspace:
@@ -45,6 +45,10 @@ def snapshot() -> Snapshot:
 
 def dashboard_cache() -> DashboardCache:
     return _open(workspace_root())[2]
+
+
+def gates_cache() -> GatesCache:
+    return _open(workspace_root())[3]
 
 
 def current_user() -> SignedIn | None:

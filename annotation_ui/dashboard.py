@@ -6,9 +6,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
+
+from curation.tables import GateResult, Item
 from curation.taxonomy import TAXONOMY
 from curation.vocab import MODALITIES, STAGES, STATES
 from curation.workflow import funnel
+from curation.workspace import Workspace
 
 from .snapshot import Snapshot
 
@@ -99,5 +103,98 @@ class DashboardCache:
     def get(self, snap: Snapshot) -> DashboardData:
         if self._data is None or self._key != snap.stamp:
             self._data = dashboard_data(snap)
+            self._key = snap.stamp
+        return self._data
+
+
+@dataclass(frozen=True)
+class GatesData:
+    """What the release gates will say: agreement figures and thresholds, the adjudication queue, duplicate
+    clusters and leaks with their decisions, and the probe checker's verdicts."""
+
+    agreement: list[dict[str, Any]]
+    agreement_failures: list[str]
+    adjudication: list[dict[str, Any]]
+    clusters: list[dict[str, Any]]
+    leaks: list[dict[str, Any]]
+    probe_verdicts: dict[str, int]
+
+
+def _figure(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    value = result.get("value")
+    return {
+        "statistic": name,
+        "value": None if value is None else round(value, 3),
+        "note": result.get("undefined") or "",
+    }
+
+
+def gates_data(ws: Workspace) -> GatesData:
+    """Read from the stored review records and gate results; runs no audit and no model."""
+    from curation.agreement.gates import adjudication_queue, check_agreement_gates
+    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+    from curation.audit.workspace import resolutions, stored_report
+
+    report = agreement_report(load_reviewed_items(ws))
+    figures = [_figure("blind answer vs label: Cohen's κ", report["answer_check"]["overall"])]
+    figures.append(_figure("subset checklist: α, all views", report["subset_checklist"]["all"]))
+    figures += [
+        _figure(f"subset checklist: α, {view}", result) for view, result in report["subset_checklist"]["views"].items()
+    ]
+    figures += [
+        _figure(f"audio sign-off: ordinal α, {axis}", result) for axis, result in report["audio_signoff"].items()
+    ]
+    audit, _ = stored_report(ws)
+    decided = {r.target: r for r in resolutions(ws)}
+
+    def decision(target: str) -> str:
+        r = decided.get(target)
+        if r is None:
+            return "unresolved"
+        return f"distinct: {r.reason}" if r.distinct else f"keep {r.keep}"
+
+    clusters = [
+        {
+            "cluster": c.id,
+            "items": ", ".join(c.items),
+            "evidence": ", ".join(sorted({f"{e.modality} {e.method}" for e in c.edges})),
+            "decision": decision(c.id),
+        }
+        for c in audit.clusters
+    ]
+    leaks = [
+        {"leak": leak.id, "kind": leak.kind, "items": ", ".join(leak.items), "decision": decision(leak.id)}
+        for leak in audit.leaks
+    ]
+    with ws.session() as s:
+        current = dict(s.execute(select(Item.id, Item.content_hash)).all())
+        rows = s.execute(select(GateResult).where(GateResult.gate == "probe")).scalars().all()
+    verdicts = Counter(
+        (row.details or {}).get("result", {}).get("verdict", "unknown")
+        for row in rows
+        if current.get(row.item_id) == row.content_hash
+    )
+    return GatesData(
+        agreement=figures,
+        agreement_failures=[failure.message for failure in check_agreement_gates(ws)],
+        adjudication=[
+            {"item": e.item, "stage": e.stage, "reasons": ", ".join(e.reasons)} for e in adjudication_queue(ws)
+        ],
+        clusters=clusters,
+        leaks=leaks,
+        probe_verdicts=dict(sorted(verdicts.items())),
+    )
+
+
+class GatesCache:
+    """One GatesData per snapshot, like DashboardCache."""
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._data: GatesData | None = None
+
+    def get(self, ws: Workspace, snap: Snapshot) -> GatesData:
+        if self._data is None or self._key != snap.stamp:
+            self._data = gates_data(ws)
             self._key = snap.stamp
         return self._data

@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation_ui.components import PAGE_SIZES, dashboard_cache, require, snapshot
+from annotation_ui.components import PAGE_SIZES, dashboard_cache, gates_cache, require, snapshot, workspace
 from annotation_ui.dashboard import item_ids, item_rows
 from annotation_ui.logic import page_of
 from curation.vocab import STAGES, STATES
@@ -71,6 +71,32 @@ with left:
 with right:
     st.subheader("Reviewers' workload")
     st.dataframe(data.workload, hide_index=True)
+
+st.subheader("Gates: agreement, audits, probes")
+gates = gates_cache().get(workspace(), snap)
+left, right = st.columns(2)
+with left:
+    st.markdown("**Agreement** (`curate agreement`)")
+    st.dataframe(gates.agreement, hide_index=True)
+    for message in gates.agreement_failures:
+        st.error(f"Release blocked: {message}")
+    if not gates.agreement_failures:
+        st.caption("Every agreement threshold of curate.toml is met.")
+    st.markdown(f"**Adjudication queue** ({len(gates.adjudication)})")
+    if gates.adjudication:
+        st.dataframe(gates.adjudication, hide_index=True)
+with right:
+    st.markdown(f"**Duplicate clusters** ({len(gates.clusters)}, from the last `curate audit`)")
+    if gates.clusters:
+        st.dataframe(gates.clusters, hide_index=True)
+    st.markdown(f"**Leaks** ({len(gates.leaks)})")
+    if gates.leaks:
+        st.dataframe(gates.leaks, hide_index=True)
+    st.markdown("**Probe checker verdicts** (`curate check`)")
+    if gates.probe_verdicts:
+        st.dataframe([{"verdict": v, "items": n} for v, n in gates.probe_verdicts.items()], hide_index=True)
+    else:
+        st.caption("No probe run on the current content yet.")
 
 st.subheader("Items")
 st.caption("Select a row to open the item's history.")

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from ui_helpers import APP, PASSWORD, advance, passing_record
 
-from annotation_ui.dashboard import dashboard_data, item_ids, item_rows
+from annotation_ui.dashboard import dashboard_data, gates_data, item_ids, item_rows
 from annotation_ui.logic import (
     SignedIn,
     blind_item,
@@ -204,3 +204,19 @@ def test_history_rows_list_events(ui_workspace):
     advance(ui_workspace, "g1-a", "A", through="grammar")
     actions = [row["action"] for row in history_rows(ui_workspace, "g1-a")]
     assert actions[:2] == ["group.created", "item.created"] and "review.recorded" in actions
+
+
+def test_gates_data_on_the_demo(demo_workspace):
+    gates = gates_data(demo_workspace)
+    figures = {row["statistic"]: row for row in gates.agreement}
+    assert figures["blind answer vs label: Cohen's κ"]["value"] == 1.0
+    assert 0.9 < figures["subset checklist: α, all views"]["value"] <= 1.0
+    assert (
+        figures["subset checklist: α, text"]["value"] is None
+        and "no variation" in figures["subset checklist: α, text"]["note"]
+    )
+    assert gates.agreement_failures == []
+    assert [row["item"] for row in gates.adjudication] == ["traffic-01-b"]
+    (cluster,) = gates.clusters
+    assert "kitchen-01-a" in cluster["items"] and cluster["decision"].startswith("distinct:")
+    assert gates.probe_verdicts == {"reducible": 2, "underdetermined": 1, "well_posed": 9}

@@ -172,6 +172,15 @@ def test_dashboard_page(demo_workspace):
     assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
     assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
     assert len(at.dataframe) >= 4
+    assert "Gates: agreement, audits, probes" in [h.value for h in at.subheader]
+    tables = [frame.value for frame in at.dataframe]
+    probe = next(t for t in tables if "verdict" in t.columns)
+    assert dict(zip(probe["verdict"], probe["items"], strict=True)) == {
+        "reducible": 2,
+        "underdetermined": 1,
+        "well_posed": 9,
+    }
+    assert any("cluster" in t.columns and "distinct" in t["decision"].iloc[0] for t in tables)
 
 
 def test_history_page(demo_workspace):
