@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -118,6 +120,8 @@ class GatesData:
     clusters: list[dict[str, Any]]
     leaks: list[dict[str, Any]]
     probe_verdicts: dict[str, int]
+    plots: list[tuple[str, bytes]]
+    """(title, PNG) — the disagreement heatmaps and per-view / per-leaf agreement bars."""
 
 
 def _figure(name: str, result: dict[str, Any]) -> dict[str, Any]:
@@ -131,7 +135,8 @@ def _figure(name: str, result: dict[str, Any]) -> dict[str, Any]:
 
 def gates_data(ws: Workspace) -> GatesData:
     """Read from the stored review records and gate results; runs no audit and no model."""
-    from curation.agreement.gates import adjudication_queue, check_agreement_gates
+    from curation.agreement.gates import active_thresholds, adjudication_queue, check_agreement_gates
+    from curation.agreement.plots import write_plots
     from curation.agreement.review_agreement import agreement_report, load_reviewed_items
     from curation.audit.workspace import resolutions, stored_report
 
@@ -174,7 +179,13 @@ def gates_data(ws: Workspace) -> GatesData:
         for row in rows
         if current.get(row.item_id) == row.content_hash
     )
+    with tempfile.TemporaryDirectory() as tmp:
+        plots = [
+            (path.stem.replace("_", " "), path.read_bytes())
+            for path in write_plots(report, Path(tmp), active_thresholds(ws.settings.agreement))
+        ]
     return GatesData(
+        plots=plots,
         agreement=figures,
         agreement_failures=[failure.message for failure in check_agreement_gates(ws)],
         adjudication=[

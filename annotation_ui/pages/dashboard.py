@@ -98,6 +98,11 @@ with right:
     else:
         st.caption("No probe run on the current content yet.")
 
+if gates.plots:
+    with st.expander(f"Agreement plots ({len(gates.plots)})"):
+        for title, png in gates.plots:
+            st.image(png, caption=title)
+
 st.subheader("Items")
 st.caption("Select a row to open the item's history.")
 f1, f2, f3 = st.columns(3)

@@ -89,6 +89,12 @@ def agreement_gate_failures(items: list[ReviewedItem], settings: AgreementSettin
     return [f for f in failures if f is not None]
 
 
+def active_thresholds(settings: AgreementSettings) -> dict[str, float]:
+    """The thresholds that are switched on, by setting name (for plots that draw them)."""
+    names = ("checklist_alpha_min", "answer_kappa_min", "audio_alpha_min")
+    return {n: getattr(settings, n) for n in names if getattr(settings, n) > GATE_OFF}
+
+
 def check_agreement_gates(workspace) -> list[GateFailure]:  # type: ignore[no-untyped-def]
     """Hook for ``release build``: the agreement gates that fail in this workspace (empty: all pass)."""
     return agreement_gate_failures(load_reviewed_items(workspace), workspace.settings.agreement)

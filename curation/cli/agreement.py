@@ -23,13 +23,6 @@ def _figure(result: dict[str, Any]) -> str:
     return f"{result['value']:.3f}"
 
 
-def _active_gates(settings) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    from curation.agreement.gates import GATE_OFF
-
-    names = ("checklist_alpha_min", "answer_kappa_min", "audio_alpha_min")
-    return {n: getattr(settings, n) for n in names if getattr(settings, n) > GATE_OFF}
-
-
 def _print_report(report: dict[str, Any], failures: list) -> None:  # type: ignore[type-arg]
     answer = report["answer_check"]
     overall = answer["overall"]
@@ -87,7 +80,7 @@ def report_command(
     """Report agreement: blind answers vs labels, audio scores, subset checklists, taxonomy tags."""
     if ctx.invoked_subcommand is not None:
         return
-    from curation.agreement.gates import agreement_gate_failures
+    from curation.agreement.gates import active_thresholds, agreement_gate_failures
     from curation.agreement.review_agreement import agreement_report, load_reviewed_items, read_tags
 
     ws = open_workspace()
@@ -97,14 +90,14 @@ def report_command(
     if plots is not None:
         from curation.agreement.plots import write_plots
 
-        for path in write_plots(report, plots, _active_gates(ws.settings.agreement)):
+        for path in write_plots(report, plots, active_thresholds(ws.settings.agreement)):
             err_console.print(f"wrote {path}", highlight=False)
     if as_json:
         print_json(
             {
                 **report,
                 "gates": {
-                    "thresholds": _active_gates(ws.settings.agreement),
+                    "thresholds": active_thresholds(ws.settings.agreement),
                     "failures": [f.as_dict() for f in failures],
                 },
             }
@@ -116,17 +109,17 @@ def report_command(
 @app.command("gates")
 def gates_command(as_json: JsonFlag = False) -> None:
     """Check the [agreement] gates of curate.toml; exit 1 when one fails (a release would refuse)."""
-    from curation.agreement.gates import check_agreement_gates
+    from curation.agreement.gates import active_thresholds, check_agreement_gates
 
     ws = open_workspace()
     failures = check_agreement_gates(ws)
     if as_json:
-        print_json({"thresholds": _active_gates(ws.settings.agreement), "failures": [f.as_dict() for f in failures]})
+        print_json({"thresholds": active_thresholds(ws.settings.agreement), "failures": [f.as_dict() for f in failures]})
     else:
         for failure in failures:
             typer.echo(f"gate {failure.gate} fails: {failure.message}")
         if not failures:
-            gates = ", ".join(f"{k} {v:.3f}" for k, v in _active_gates(ws.settings.agreement).items())
+            gates = ", ".join(f"{k} {v:.3f}" for k, v in active_thresholds(ws.settings.agreement).items())
             typer.echo(f"agreement gates pass ({gates or 'none active'})")
     if failures:
         raise typer.Exit(1)

@@ -220,3 +220,4 @@ def test_gates_data_on_the_demo(demo_workspace):
     (cluster,) = gates.clusters
     assert "kitchen-01-a" in cluster["items"] and cluster["decision"].startswith("distinct:")
     assert gates.probe_verdicts == {"reducible": 2, "underdetermined": 1, "well_posed": 9}
+    assert gates.plots and all(png.startswith(b"\x89PNG") for _, png in gates.plots)
