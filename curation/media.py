@@ -140,15 +140,21 @@ class MediaStore:
         return Staging(self)
 
     def recover(self, referenced: Iterable[tuple[str, str]]) -> None:
-        """Roll forward staged blobs that the database references; drop the rest of dead stagings."""
+        """Roll forward staged blobs that the database references; drop the rest of dead writers' staging.
+
+        A writer locks ``<id>.lock`` before its folder ``<id>/`` exists, so a folder whose lock can be taken
+        belongs to a writer that died.
+        """
         staging_root = self.root / self.STAGING
         if not staging_root.is_dir():
             return
         wanted = {f"{sha}{ext}" for sha, ext in referenced}
-        for folder in staging_root.iterdir():
-            lock = folder / ".lock"
+        folders = {p.name for p in staging_root.iterdir() if p.is_dir()}
+        stray_locks = [p.with_suffix("") for p in staging_root.glob("*.lock") if p.stem not in folders]
+        for folder in [staging_root / name for name in sorted(folders)] + stray_locks:
+            lock_path = folder.with_name(folder.name + ".lock")
             try:
-                fh = lock.open("a")
+                fh = lock_path.open("a")
             except OSError:
                 continue
             try:
@@ -157,12 +163,14 @@ class MediaStore:
                 fh.close()
                 continue  # its writer is alive
             try:
-                for blob in folder.iterdir():
-                    if blob.name in wanted:
-                        target = self.path(blob.stem, blob.suffix)
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        os.replace(blob, target)
-                shutil.rmtree(folder, ignore_errors=True)
+                if folder.is_dir():
+                    for blob in folder.iterdir():
+                        if blob.name in wanted:
+                            target = self.path(blob.stem, blob.suffix)
+                            target.parent.mkdir(parents=True, exist_ok=True)
+                            os.replace(blob, target)
+                    shutil.rmtree(folder, ignore_errors=True)
+                lock_path.unlink(missing_ok=True)
             finally:
                 fh.close()
 
@@ -172,10 +180,14 @@ class Staging:
 
     def __init__(self, store: MediaStore) -> None:
         self.store = store
-        self.folder = store.root / MediaStore.STAGING / uuid.uuid4().hex
-        self.folder.mkdir(parents=True)
-        self._lock = (self.folder / ".lock").open("a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)
+        root = store.root / MediaStore.STAGING
+        root.mkdir(parents=True, exist_ok=True)
+        name = uuid.uuid4().hex
+        self._lock_path = root / f"{name}.lock"
+        self._lock = self._lock_path.open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)  # held before the folder exists: recovery never sees it unlocked
+        self.folder = root / name
+        self.folder.mkdir()
         self.pending: dict[str, Path] = {}
 
     def add(self, source: Path, sha256: str, ext: str) -> None:
@@ -203,4 +215,5 @@ class Staging:
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+        self._lock_path.unlink(missing_ok=True)
         self._lock.close()

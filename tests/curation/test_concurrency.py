@@ -152,3 +152,26 @@ def test_import_killed_after_commit_rolls_media_forward(workspace: Workspace, tm
     assert len(assets) == 6
     assert all(reopened.asset_path(a).is_file() for a in assets)
     assert not list((reopened.media.root / ".staging").glob("*"))
+
+
+def test_recovery_never_touches_a_live_writers_staging(tmp_path: Path) -> None:
+    from curation.media import MediaStore
+
+    store = MediaStore(tmp_path / "media")
+    live = store.stage()
+    live.add_bytes(b"live bytes", "a" * 64, ".wav")
+    dead = tmp_path / "media" / ".staging" / "deadbeef"
+    dead.mkdir()
+    (dead / f"{'b' * 64}.wav").write_bytes(b"referenced")
+    (dead / f"{'c' * 64}.wav").write_bytes(b"orphan")
+    (dead.with_name("deadbeef.lock")).touch()
+    (dead.with_name("stray.lock")).touch()  # a writer that died before making its folder
+    store.recover([("b" * 64, ".wav")])
+    assert live.folder.is_dir() and (live.folder / f"{'a' * 64}.wav").is_file()
+    assert store.path("b" * 64, ".wav").read_bytes() == b"referenced"
+    assert not store.has("c" * 64, ".wav")
+    assert sorted(p.name for p in (tmp_path / "media" / ".staging").iterdir()) == sorted(
+        [live.folder.name, f"{live.folder.name}.lock"]
+    )
+    live.commit()
+    assert store.has("a" * 64, ".wav") and not list((tmp_path / "media" / ".staging").iterdir())
