@@ -32,14 +32,14 @@ from curation.workspace import Workspace, record_event
 from .connection import Connection, Server
 from .projects import (
     REF_KEY,
+    UNKNOWN_TASK,
     PushReport,
     TaskSpec,
-    check_media,
-    ensure_project,
     export_tasks,
     known_project,
     media_url,
-    sync_tasks,
+    no_person,
+    push_tasks,
     users_by_id,
 )
 from .results import Control, ResultRefused, read_result
@@ -360,13 +360,16 @@ def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bo
     campaign, outputs, units = load_campaign(ws, name)
     connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(connection, campaign, outputs, units)
-    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
-    server = Server(connection)
-    key = project_key(name)
-    project_id = ensure_project(
-        ws, server, key, f"{ws.root.name}: campaign {name}", label_config(campaign), campaign.redundancy, recreate
+    return push_tasks(
+        ws,
+        connection,
+        project_key(name),
+        f"{ws.root.name}: campaign {name}",
+        label_config(campaign),
+        campaign.redundancy,
+        wanted,
+        recreate,
     )
-    return sync_tasks(ws, server, key, project_id, wanted)
 
 
 # ----- pull ---------------------------------------------------------------------------------------
@@ -429,14 +432,14 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             reason = ""
             values: dict[str, Any] | None = None
             if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref or int(row.subject[5:]) not in unit_ids:
-                reason = "the task was not pushed by this workspace, or its data was changed on the server"
+                reason = UNKNOWN_TASK
             elif not ann.get("was_cancelled"):
                 try:
                     values = read_result(ann.get("result") or [], rules)
                 except ResultRefused as exc:
                     reason = str(exc)
             if not reason and person is None:
-                reason = f"no person has the e-mail {email or '(none)'}: add one with `curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+                reason = no_person(email)
             if reason:
                 report.refused.append(
                     {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}

@@ -25,6 +25,8 @@ from .errors import LabelStudioRequestFailed, MediaMissing, ProjectDeleted
 from .tables import LsAnnotation, LsProject, LsTask
 
 REF_KEY = "omnicurate_ref"
+UNKNOWN_TASK = "the task was not pushed by this workspace, or its data was changed on the server"
+"""Why an annotation on a task this workspace does not recognise (or whose data changed) is refused."""
 
 
 @dataclass(frozen=True)
@@ -273,6 +275,23 @@ def sync_tasks(ws: Workspace, server: Server, key: str, project_id: int, wanted:
     return report
 
 
+def push_tasks(
+    ws: Workspace,
+    connection: Connection,
+    key: str,
+    title: str,
+    label_config: str,
+    maximum_annotations: int,
+    wanted: list[TaskSpec],
+    recreate: bool = False,
+) -> PushReport:
+    """Refuse before touching the server when a medium is missing, then bring the project and its tasks in line."""
+    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
+    server = Server(connection)
+    project_id = ensure_project(ws, server, key, title, label_config, maximum_annotations, recreate)
+    return sync_tasks(ws, server, key, project_id, wanted)
+
+
 def _row(key: str, task_id: int, spec: TaskSpec) -> LsTask:
     return LsTask(
         project_key=key,
@@ -315,6 +334,14 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
         not_found=lambda: _deleted(project),
     )
     return [dict(task) for task in exported]
+
+
+def no_person(email: str) -> str:
+    """Why an annotation by an e-mail no person of the workspace has is refused, and how to fix it."""
+    return (
+        f"no person has the e-mail {email or '(none)'}: add one with "
+        f"`curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+    )
 
 
 def users_by_id(server: Server) -> dict[int, str]:

@@ -28,14 +28,14 @@ from curation.workspace import Workspace, record_event
 from .connection import Connection, Server
 from .projects import (
     REF_KEY,
+    UNKNOWN_TASK,
     PushReport,
     TaskSpec,
-    check_media,
-    ensure_project,
     export_tasks,
     known_project,
     media_url,
-    sync_tasks,
+    no_person,
+    push_tasks,
     users_by_id,
 )
 from .results import Control, ResultRefused, read_result
@@ -240,13 +240,16 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
     _require_stage(stage)
     connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(ws, connection, stage)
-    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
-    server = Server(connection)
-    key = project_key(stage)
-    project_id = ensure_project(
-        ws, server, key, f"{ws.root.name}: {stage}", LABEL_CONFIGS[stage], quorum(ws, stage), recreate
+    return push_tasks(
+        ws,
+        connection,
+        project_key(stage),
+        f"{ws.root.name}: {stage}",
+        LABEL_CONFIGS[stage],
+        quorum(ws, stage),
+        wanted,
+        recreate,
     )
-    return sync_tasks(ws, server, key, project_id, wanted)
 
 
 # ----- pulling ------------------------------------------------------------------------------------
@@ -382,8 +385,7 @@ def _pull_one(
 
             base = _Outcome(int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated)
             if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref:
-                reason = "the task was not pushed by this workspace, or its data was changed on the server"
-                outcomes.append(replace(base, outcome="refused", reason=reason))
+                outcomes.append(replace(base, outcome="refused", reason=UNKNOWN_TASK))
                 continue
             if ann.get("was_cancelled"):
                 outcomes.append(replace(base, outcome="skipped"))
@@ -437,10 +439,7 @@ def _judge_annotation(
     except ResultRefused as exc:
         return str(exc)
     if person is None:
-        return (
-            f"no person has the e-mail {email or '(none)'}: add one with "
-            f"`curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
-        )
+        return no_person(email)
     if "reviewer" not in person.role_set:
         return f"{person.name!r} ({email}) does not have the reviewer role"
     if kind == "group":
