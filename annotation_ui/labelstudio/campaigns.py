@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from sqlalchemy import select
 
 from curation.errors import MediaError, Problem, ValidationFailed
-from curation.jsonl import read_jsonl, validate_line
+from curation.jsonl import read_models
 from curation.media import inspect_audio, inspect_image, safe_media_path, sha256_file
 from curation.schema import Identifier
 from curation.tables import Person, utcnow
@@ -140,15 +140,7 @@ def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str
     problems: list[Problem] = []
     lines: list[tuple[int, OutputLine, dict[str, str]]] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, obj in read_jsonl(outputs):
-        if isinstance(obj, Problem):
-            problems.append(obj)
-            continue
-        parsed = validate_line(OutputLine, obj, file, number)
-        if isinstance(parsed, list):
-            problems.extend(parsed)
-            continue
-        assert isinstance(parsed, OutputLine)
+    for number, parsed in read_models(outputs, OutputLine, problems):
         key = (parsed.item, parsed.system)
         if key in seen:
             problems.append(
