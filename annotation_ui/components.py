@@ -122,6 +122,20 @@ def review_queue(
     return user, ws, snap, picked
 
 
+def verdict_form(key: str, question: str, note_label: str, note_placeholder: str) -> tuple[str, str] | None:
+    """A pass-or-fail form with a note; the verdict and note once submitted with a verdict, else None."""
+    with st.form(key):
+        verdict = st.radio(question, ["pass", "fail"], index=None, horizontal=True)
+        note = st.text_area(note_label, placeholder=note_placeholder)
+        submitted = st.form_submit_button("Submit", type="primary")
+    if not submitted:
+        return None
+    if verdict is None:
+        st.error("Choose pass or fail.")
+        return None
+    return verdict, note
+
+
 def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iterable[str] = ()) -> None:
     """Submit a review from a page: on success drop the page's session keys, confirm on the next run and
     redraw (the queue moves on); a refusal is shown instead."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, show_audio, show_image
+from annotation_ui.components import record_review, review_queue, show_audio, show_image, verdict_form
 from annotation_ui.logic import group_panel
 
 user, ws, snap, group = review_queue(
@@ -48,16 +48,11 @@ for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=
             )
         )
 
-with st.form(f"group-{group}"):
-    verdict = st.radio("Verdict for the group", ["pass", "fail"], index=None, horizontal=True)
-    note = st.text_area("Note", placeholder="Which sister to fix, and why")
-    submitted = st.form_submit_button("Submit", type="primary")
-if submitted:
-    if verdict is None:
-        st.error("Choose pass or fail.")
-    else:
-        record_review(
-            ws,
-            {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
-            f"Recorded your verdict on group {group}.",
-        )
+answer = verdict_form(f"group-{group}", "Verdict for the group", "Note", "Which sister to fix, and why")
+if answer is not None:
+    verdict, note = answer
+    record_review(
+        ws,
+        {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
+        f"Recorded your verdict on group {group}.",
+    )
