@@ -33,10 +33,12 @@ from .connection import Connection, Server
 from .projects import (
     REF_KEY,
     UNKNOWN_TASK,
+    AnnotationOutcome,
     PushReport,
     TaskSpec,
     export_tasks,
     known_project,
+    mark_annotation,
     media_url,
     no_person,
     push_tasks,
@@ -409,7 +411,7 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
     rules = controls(campaign)
     report = CampaignPull(campaign=name)
     latest: dict[tuple[int, str], tuple[str, int, dict[str, Any] | None]] = {}
-    outcomes: list[tuple[int, int, str, str, str | None, str, str, str]] = []
+    outcomes: list[AnnotationOutcome] = []
     for task in tasks:
         task_id = int(task["id"])
         row = local.get(task_id)
@@ -436,7 +438,9 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
                 report.refused.append(
                     {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}
                 )
-                outcomes.append((int(ann["id"]), task_id, subject, user, person, "refused", reason, updated))
+                outcomes.append(
+                    AnnotationOutcome(int(ann["id"]), task_id, subject, user, person, "refused", reason, updated)
+                )
                 continue
             assert row is not None and person is not None
             unit_id = int(row.subject[5:])
@@ -444,7 +448,7 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             if slot not in latest or (updated, int(ann["id"])) > (latest[slot][0], latest[slot][1]):
                 latest[slot] = (updated, int(ann["id"]), values)
             outcomes.append(
-                (
+                AnnotationOutcome(
                     int(ann["id"]),
                     task_id,
                     subject,
@@ -501,18 +505,6 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
         known = {
             r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
         }
-        for annotation, task_id, subject, user, person, outcome, reason, updated in outcomes:
-            mark = known.get(annotation)
-            if mark is None:
-                mark = LsAnnotation(
-                    project_key=key,
-                    annotation_id=annotation,
-                    task_id=task_id,
-                    subject=subject,
-                    ls_user=user,
-                    outcome=outcome,
-                    annotation_updated_at=updated,
-                )
-            mark.person, mark.outcome, mark.reason, mark.annotation_updated_at = person, outcome, reason, updated
-            s.add(mark)
+        for outcome in outcomes:
+            mark_annotation(s, key, known.get(outcome.annotation), outcome)
     return report

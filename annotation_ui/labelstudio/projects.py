@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlmodel import Session
 
 from curation.tables import utcnow
 from curation.workspace import Workspace, record_event
@@ -334,6 +335,37 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
         not_found=lambda: _deleted(project),
     )
     return [dict(task) for task in exported]
+
+
+@dataclass
+class AnnotationOutcome:
+    """What a pull made of one annotation (recorded, skipped, refused...), as remembered in ``ls_annotation``."""
+
+    annotation: int
+    task: int
+    subject: str
+    user: str
+    person: str | None
+    outcome: str
+    reason: str
+    updated_at: str
+
+
+def mark_annotation(s: Session, key: str, row: LsAnnotation | None, o: AnnotationOutcome) -> LsAnnotation:
+    """Create the annotation's row when it has none, and set its outcome, reason, person and time."""
+    if row is None:
+        row = LsAnnotation(
+            project_key=key,
+            annotation_id=o.annotation,
+            task_id=o.task,
+            subject=o.subject,
+            ls_user=o.user,
+            outcome=o.outcome,
+            annotation_updated_at=o.updated_at,
+        )
+    row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
+    s.add(row)
+    return row
 
 
 def no_person(email: str) -> str:

@@ -29,10 +29,12 @@ from .connection import Connection, Server
 from .projects import (
     REF_KEY,
     UNKNOWN_TASK,
+    AnnotationOutcome,
     PushReport,
     TaskSpec,
     export_tasks,
     known_project,
+    mark_annotation,
     media_url,
     no_person,
     push_tasks,
@@ -318,18 +320,6 @@ class _Candidate:
     values: dict[str, Any]
 
 
-@dataclass
-class _Outcome:
-    annotation: int
-    task: int
-    subject: str
-    user: str
-    person: str | None
-    outcome: str
-    reason: str
-    updated_at: str
-
-
 def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> list[PullReport]:
     """Pull several stages; every project is checked before anything is recorded."""
     for stage in stages:
@@ -366,7 +356,7 @@ def _pull_one(
     for i in items:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
-    outcomes: list[_Outcome] = []
+    outcomes: list[AnnotationOutcome] = []
     candidates: list[_Candidate] = []
     controls = CONTROLS[stage]
 
@@ -383,7 +373,9 @@ def _pull_one(
             subject = row.subject if row else str((task.get("data") or {}).get(REF_KEY, "?"))
             person = people.get(email)
 
-            base = _Outcome(int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated)
+            base = AnnotationOutcome(
+                int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated
+            )
             if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref:
                 outcomes.append(replace(base, outcome="refused", reason=UNKNOWN_TASK))
                 continue
@@ -406,7 +398,8 @@ def _pull_one(
         ("recorded", "", done["recorded"]),
     ):
         outcomes += [
-            _Outcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at) for c in group
+            AnnotationOutcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at)
+            for c in group
         ]
 
     recorded = record_reviews(
@@ -502,7 +495,7 @@ def _records(
     return pendings, done, superseded
 
 
-def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
+def _store_outcomes(ws: Workspace, key: str, outcomes: list[AnnotationOutcome]) -> None:
     """Remember each annotation's outcome; a new skip or refusal is also an event."""
     with ws.writing() as s:
         existing = {
@@ -517,19 +510,8 @@ def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
             )
             if not changed:
                 continue
-            if row is None:
-                row = LsAnnotation(
-                    project_key=key,
-                    annotation_id=o.annotation,
-                    task_id=o.task,
-                    subject=o.subject,
-                    ls_user=o.user,
-                    outcome=o.outcome,
-                    annotation_updated_at=o.updated_at,
-                )
-            row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
+            row = mark_annotation(s, key, row, o)
             row.subject, row.ls_user, row.task_id = o.subject, o.user, o.task
-            s.add(row)
             if o.outcome in ("skipped", "refused"):
                 action = "review.skipped" if o.outcome == "skipped" else "review.refused"
                 record_event(
@@ -548,7 +530,7 @@ def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
                 )
 
 
-def _count(report: PullReport, recorded: ReviewReport, outcomes: list[_Outcome]) -> None:
+def _count(report: PullReport, recorded: ReviewReport, outcomes: list[AnnotationOutcome]) -> None:
     report.recorded, report.replaced, report.unchanged = recorded.recorded, recorded.replaced, recorded.unchanged
     for o in outcomes:
         if o.outcome == "skipped":
