@@ -36,10 +36,11 @@ from .projects import (
     AnnotationOutcome,
     PushReport,
     TaskSpec,
+    audio_html,
     export_tasks,
+    image_html,
     known_project,
     mark_annotation,
-    media_url,
     no_person,
     push_tasks,
     users_by_id,
@@ -317,9 +318,9 @@ def _output_html(connection: Connection, output: CampaignOutput) -> str:
     if output.text:
         parts.append(f"<p>{html.escape(output.text)}</p>")
     if output.image:
-        parts.append(f'<img src="{media_url(connection, output.image)}" style="max-width:480px" alt="image"/>')
+        parts.append(image_html(connection, output.image, 480))
     if output.audio:
-        parts.append(f'<audio controls preload="none" src="{media_url(connection, output.audio)}"></audio>')
+        parts.append(audio_html(connection, output.audio))
     return "".join(parts)
 
 

@@ -77,6 +77,16 @@ def media_url(connection: Connection, blob: str) -> str:
     return f"/data/local-files/?d={connection.media_folder}/{blob}"
 
 
+def image_html(connection: Connection, blob: str, max_width: int) -> str:
+    """A published image as HTML for a task's HyperText panel."""
+    return f'<img src="{media_url(connection, blob)}" style="max-width:{max_width}px" alt="image"/>'
+
+
+def audio_html(connection: Connection, blob: str) -> str:
+    """A published clip as an HTML player that loads nothing until played."""
+    return f'<audio controls preload="none" src="{media_url(connection, blob)}"></audio>'
+
+
 def check_media(ws: Workspace, needed: dict[str, str]) -> None:
     """Every blob a task needs must be in the media store; ``needed`` maps blob -> who needs it."""
     missing = [f"{who}: {blob}" for blob, who in needed.items() if not ws.media.path(blob[:64], blob[64:]).is_file()]

@@ -32,7 +32,9 @@ from .projects import (
     AnnotationOutcome,
     PushReport,
     TaskSpec,
+    audio_html,
     export_tasks,
+    image_html,
     known_project,
     mark_annotation,
     media_url,
@@ -126,23 +128,23 @@ def _options_html(item: ItemFacts) -> str:
     return "".join(f"<p><b>{k}</b> {html.escape(v)}</p>" for k, v in item.options.items())
 
 
+def _placeholder(modality: str) -> str:
+    return f"<p><i>{html.escape(PLACEHOLDERS[modality])}</i></p>"
+
+
 def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, str]) -> str:
     """HTML showing only the view's modalities; the hidden ones as their placeholders."""
     shown = view_modalities(view)
     parts = []
-    parts.append(
-        f"<p>{html.escape(item.context)}</p>"
-        if "text" in shown
-        else f"<p><i>{html.escape(PLACEHOLDERS['text'])}</i></p>"
-    )
+    parts.append(f"<p>{html.escape(item.context)}</p>" if "text" in shown else _placeholder("text"))
     if "image" in shown:
-        parts.append(f'<img src="{media_url(connection, blobs[item.image])}" style="max-width:640px" alt="image"/>')
+        parts.append(image_html(connection, blobs[item.image], 640))
     else:
-        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['image'])}</i></p>")
+        parts.append(_placeholder("image"))
     if "audio" in shown:
-        parts.append(f'<audio controls preload="none" src="{media_url(connection, blobs[item.audio])}"></audio>')
+        parts.append(audio_html(connection, blobs[item.audio]))
     else:
-        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['audio'])}</i></p>")
+        parts.append(_placeholder("audio"))
     return "".join(parts)
 
 
@@ -152,9 +154,9 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
         options = ", ".join(f"{k}: {html.escape(v)}" for k, v in s.options.items())
         rows.append(
             f"<hr/><h4>{html.escape(s.id)} — answer {html.escape(s.answer)}</h4><p>{html.escape(s.context)}</p>"
-            f'<img src="{media_url(connection, blobs[s.image])}" style="max-width:320px" alt="image"/>'
-            f'<audio controls preload="none" src="{media_url(connection, blobs[s.audio])}"></audio>'
-            f"<p>{html.escape(s.question)}</p><p>{options}</p>"
+            + image_html(connection, blobs[s.image], 320)
+            + audio_html(connection, blobs[s.audio])
+            + f"<p>{html.escape(s.question)}</p><p>{options}</p>"
         )
     return "".join(rows)
 
