@@ -146,12 +146,7 @@ def ensure_project(
                 f"{key} was pushed to {known.server_url} (project {known.project_id}), not to {url}; "
                 "use --recreate to start it afresh on this server (annotations not yet pulled stay on the old one)"
             )
-        server.call(
-            f"reading project {known.project_id} ({key})",
-            client.projects.get,
-            known.project_id,
-            not_found=lambda: _deleted(known),
-        )
+        _require_on_server(server, known)
         server.call(
             f"updating project {known.project_id} ({key})", client.projects.update, known.project_id, **settings
         )
@@ -183,6 +178,16 @@ def ensure_project(
                 )
     _ensure_storage(server, project_id)
     return project_id
+
+
+def _require_on_server(server: Server, project: LsProject) -> None:
+    """Read the project back, refusing with what to do when it was deleted on the server."""
+    server.call(
+        f"reading project {project.project_id} ({project.key})",
+        server.client.projects.get,
+        project.project_id,
+        not_found=lambda: _deleted(project),
+    )
 
 
 def _deleted(known: LsProject) -> ProjectDeleted:
@@ -332,12 +337,7 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
             f"{project.key} lives on {project.server_url}, but the bridge is connected to {server.connection.url}; "
             "set LABEL_STUDIO_URL to that server to pull from it"
         )
-    server.call(
-        f"reading project {project.project_id} ({project.key})",
-        client.projects.get,
-        project.project_id,
-        not_found=lambda: _deleted(project),
-    )
+    _require_on_server(server, project)
     exported = server.call(
         f"exporting project {project.project_id} ({project.key})",
         client.projects.exports.as_json,
