@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -11,7 +13,7 @@ from curation.errors import CurateError, ValidationFailed
 from curation.workspace import Workspace
 
 from .dashboard import DashboardCache, GatesCache
-from .logic import QueuePage, SignedIn, media_ref, page_of
+from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
 from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
@@ -106,3 +108,46 @@ def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
     page: QueuePage = page_of(ids, int(number), int(size))
     st.caption(f"{page.total} {noun}(s) waiting for you · page {page.page} of {page.pages}")
     return st.radio(f"Pick an {noun}", page.ids, key=f"{key}-pick", horizontal=True)
+
+
+def review_queue(
+    title: str, caption: str, picker_key: str, stage: str, noun: str = "item"
+) -> tuple[SignedIn, Workspace, Snapshot, str]:
+    """The head every review page shares: the reviewer, the page title, and the entry picked from the
+    stage's queue; the page stops here when the queue is empty."""
+    user = require("reviewer")
+    ws = workspace()
+    st.title(title)
+    st.caption(caption)
+    snap = snapshot()
+    picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun)
+    if picked is None:
+        st.stop()
+    return user, ws, snap, picked
+
+
+def verdict_form(key: str, question: str, note_label: str, note_placeholder: str) -> tuple[str, str] | None:
+    """A pass-or-fail form with a note; the verdict and note once submitted with a verdict, else None."""
+    with st.form(key):
+        verdict = st.radio(question, ["pass", "fail"], index=None, horizontal=True)
+        note = st.text_area(note_label, placeholder=note_placeholder)
+        submitted = st.form_submit_button("Submit", type="primary")
+    if not submitted:
+        return None
+    if verdict is None:
+        st.error("Choose pass or fail.")
+        return None
+    return verdict, note
+
+
+def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iterable[str] = ()) -> None:
+    """Submit a review from a page: on success drop the page's session keys, confirm on the next run and
+    redraw (the queue moves on); a refusal is shown instead."""
+    try:
+        submit_review(ws, record)
+        for key in forget:
+            st.session_state.pop(key, None)
+        flash(done)
+        st.rerun()
+    except CurateError as exc:
+        show_error(exc)

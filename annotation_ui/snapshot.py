@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from curation.tables import Decision, Event, GateResult, Item
-from curation.workflow import Derivation, ItemFacts, ItemStatus, load_facts, load_records
+from curation.tables import Event, GateResult, Item
+from curation.workflow import Derivation, ItemFacts, ItemStatus, StatusInputs
 from curation.workspace import Workspace
 
 
@@ -59,22 +59,17 @@ class Snapshot:
 
 
 def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapshot:
-    """Everything the pages read, loaded in one session (the body of ``derive_status``, whose facts
-    the snapshot keeps instead of loading them twice; a test holds the statuses equal)."""
+    """Everything the pages read, loaded in one session (what ``derive_status`` loads, whose facts the
+    snapshot keeps instead of loading them twice, and the taxonomy)."""
     stamp = workspace_stamp(ws) if stamp is None else stamp
     with ws.session() as s:
-        items, perturbed = load_facts(s)
-        records = load_records(s)
-        decisions = list(s.execute(select(Decision)).scalars())
-        gates = list(s.execute(select(GateResult)).scalars())
+        inputs = StatusInputs.load(s)
         taxonomy = {row[0]: row[1] for row in s.execute(select(Item.id, Item.taxonomy))}
-    statuses = Derivation(
-        ws.settings.review, items, perturbed, records, decisions, gates, ws.settings.gates.probe
-    ).derive_all()
+    statuses = inputs.derive(ws)
     workload: dict[str, Counter[str]] = {}
-    for record in records:
+    for record in inputs.records:
         workload.setdefault(record.reviewer, Counter())[record.stage] += 1
-    return Snapshot(stamp, {i.id: i for i in items}, perturbed, statuses, taxonomy, workload)
+    return Snapshot(stamp, {i.id: i for i in inputs.items}, inputs.perturbed, statuses, taxonomy, workload)
 
 
 class SnapshotCache:

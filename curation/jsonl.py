@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .errors import Problem, ValidationFailed
+
+Model = TypeVar("Model", bound=BaseModel)
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
@@ -55,6 +57,21 @@ def validate_line(model: type[BaseModel], obj: dict[str, Any], file: str, line: 
         return model.model_validate(obj)
     except ValidationError as exc:
         return pydantic_problems(exc, file, line)
+
+
+def read_models(path: Path, model: type[Model], problems: list[Problem]) -> Iterator[tuple[int, Model]]:
+    """Yield ``(line_number, parsed)`` for every line that is valid ``model``; the others' problems are
+    appended to ``problems``, so that a caller can report every problem of the file at once."""
+    file = str(path)
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        parsed = validate_line(model, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+            continue
+        yield number, parsed  # type: ignore[misc]
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -396,16 +396,43 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
     ]
 
 
+class StatusInputs(NamedTuple):
+    """Everything a status derivation reads, loaded in one session."""
+
+    items: list[ItemFacts]
+    perturbed: dict[str, str]
+    records: list[RecordFacts]
+    decisions: list[Decision]
+    gates: list[GateResult]
+
+    @classmethod
+    def load(cls, session) -> StatusInputs:  # type: ignore[no-untyped-def]
+        with _collector_paused():
+            items, perturbed = load_facts(session)
+            records = load_records(session)
+            decisions = list(session.execute(select(Decision)).scalars())
+            gates = list(session.execute(select(GateResult)).scalars())
+        return cls(items, perturbed, records, decisions, gates)
+
+    def derive(self, ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
+        """Every item's status, in id order, under the workspace's review settings and probe gate mode."""
+        with _collector_paused():
+            return Derivation(
+                ws.settings.review,
+                self.items,
+                self.perturbed,
+                self.records,
+                self.decisions,
+                self.gates,
+                ws.settings.gates.probe,
+            ).derive_all()
+
+
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
     """Every item's status, in id order."""
-    with _collector_paused(), ws.session() as s:
-        items, perturbed = load_facts(s)
-        records = load_records(s)
-        decisions = list(s.execute(select(Decision)).scalars())
-        gates = list(s.execute(select(GateResult)).scalars())
-        return Derivation(
-            ws.settings.review, items, perturbed, records, decisions, gates, ws.settings.gates.probe
-        ).derive_all()
+    with ws.session() as s:
+        inputs = StatusInputs.load(s)
+    return inputs.derive(ws)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ Another module plugs in with one line in :func:`default_gates` (imported lazily 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,18 +60,22 @@ def load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
     return assets, derivatives
 
 
-def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
-    """Every medium a candidate would ship is in the store with its recorded size (``media:missing``)."""
+def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, Asset]]]:
+    """Each candidate, in id order, with the image and audio assets a release would ship for it."""
     assets, derivatives = load_assets(ws)
     wanted = set(candidate_ids)
     with ws.session() as s:
-        rows = s.execute(select(Item.id, Item.image, Item.audio)).all()
-    failures: dict[str, list[str]] = {}
+        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
     for item_id, image, audio in rows:
-        if item_id not in wanted:
-            continue
-        for sha in (image, audio):
-            asset = release_asset(assets, derivatives, sha)
+        if item_id in wanted:
+            yield item_id, (release_asset(assets, derivatives, image), release_asset(assets, derivatives, audio))
+
+
+def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
+    """Every medium a candidate would ship is in the store with its recorded size (``media:missing``)."""
+    failures: dict[str, list[str]] = {}
+    for item_id, media in _shipped_media(ws, candidate_ids):
+        for asset in media:
             path = ws.asset_path(asset)
             if not path.is_file() or path.stat().st_size != asset.size_bytes:
                 failures.setdefault(item_id, []).append("media:missing")
@@ -87,17 +91,10 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
     from curation.mediatools import check_audio, check_image
 
     checkers = {"image": check_image, "audio": check_audio}
-    assets, derivatives = load_assets(ws)
-    wanted = set(candidate_ids)
-    with ws.session() as s:
-        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
     verdicts: dict[str, list[str]] = {}
     failures: dict[str, list[str]] = {}
-    for item_id, image, audio in rows:
-        if item_id not in wanted:
-            continue
-        for sha in (image, audio):
-            asset = release_asset(assets, derivatives, sha)
+    for item_id, media in _shipped_media(ws, candidate_ids):
+        for asset in media:
             if asset.sha256 not in verdicts:
                 path = ws.asset_path(asset)
                 if not path.is_file():

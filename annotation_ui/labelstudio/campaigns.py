@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from sqlalchemy import select
 
 from curation.errors import MediaError, Problem, ValidationFailed
-from curation.jsonl import read_jsonl, validate_line
+from curation.jsonl import read_models
 from curation.media import inspect_audio, inspect_image, safe_media_path, sha256_file
 from curation.schema import Identifier
 from curation.tables import Person, utcnow
@@ -32,14 +32,17 @@ from curation.workspace import Workspace, record_event
 from .connection import Connection, Server
 from .projects import (
     REF_KEY,
+    UNKNOWN_TASK,
+    AnnotationOutcome,
     PushReport,
     TaskSpec,
-    check_media,
-    ensure_project,
+    audio_html,
     export_tasks,
+    image_html,
     known_project,
-    media_url,
-    sync_tasks,
+    mark_annotation,
+    no_person,
+    push_tasks,
     users_by_id,
 )
 from .results import Control, ResultRefused, read_result
@@ -140,15 +143,7 @@ def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str
     problems: list[Problem] = []
     lines: list[tuple[int, OutputLine, dict[str, str]]] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, obj in read_jsonl(outputs):
-        if isinstance(obj, Problem):
-            problems.append(obj)
-            continue
-        parsed = validate_line(OutputLine, obj, file, number)
-        if isinstance(parsed, list):
-            problems.extend(parsed)
-            continue
-        assert isinstance(parsed, OutputLine)
+    for number, parsed in read_models(outputs, OutputLine, problems):
         key = (parsed.item, parsed.system)
         if key in seen:
             problems.append(
@@ -323,9 +318,9 @@ def _output_html(connection: Connection, output: CampaignOutput) -> str:
     if output.text:
         parts.append(f"<p>{html.escape(output.text)}</p>")
     if output.image:
-        parts.append(f'<img src="{media_url(connection, output.image)}" style="max-width:480px" alt="image"/>')
+        parts.append(image_html(connection, output.image, 480))
     if output.audio:
-        parts.append(f'<audio controls preload="none" src="{media_url(connection, output.audio)}"></audio>')
+        parts.append(audio_html(connection, output.audio))
     return "".join(parts)
 
 
@@ -360,13 +355,16 @@ def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bo
     campaign, outputs, units = load_campaign(ws, name)
     connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(connection, campaign, outputs, units)
-    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
-    server = Server(connection)
-    key = project_key(name)
-    project_id = ensure_project(
-        ws, server, key, f"{ws.root.name}: campaign {name}", label_config(campaign), campaign.redundancy, recreate
+    return push_tasks(
+        ws,
+        connection,
+        project_key(name),
+        f"{ws.root.name}: campaign {name}",
+        label_config(campaign),
+        campaign.redundancy,
+        wanted,
+        recreate,
     )
-    return sync_tasks(ws, server, key, project_id, wanted)
 
 
 # ----- pull ---------------------------------------------------------------------------------------
@@ -414,7 +412,7 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
     rules = controls(campaign)
     report = CampaignPull(campaign=name)
     latest: dict[tuple[int, str], tuple[str, int, dict[str, Any] | None]] = {}
-    outcomes: list[tuple[int, int, str, str, str | None, str, str, str]] = []
+    outcomes: list[AnnotationOutcome] = []
     for task in tasks:
         task_id = int(task["id"])
         row = local.get(task_id)
@@ -429,19 +427,21 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             reason = ""
             values: dict[str, Any] | None = None
             if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref or int(row.subject[5:]) not in unit_ids:
-                reason = "the task was not pushed by this workspace, or its data was changed on the server"
+                reason = UNKNOWN_TASK
             elif not ann.get("was_cancelled"):
                 try:
                     values = read_result(ann.get("result") or [], rules)
                 except ResultRefused as exc:
                     reason = str(exc)
             if not reason and person is None:
-                reason = f"no person has the e-mail {email or '(none)'}: add one with `curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+                reason = no_person(email)
             if reason:
                 report.refused.append(
                     {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}
                 )
-                outcomes.append((int(ann["id"]), task_id, subject, user, person, "refused", reason, updated))
+                outcomes.append(
+                    AnnotationOutcome(int(ann["id"]), task_id, subject, user, person, "refused", reason, updated)
+                )
                 continue
             assert row is not None and person is not None
             unit_id = int(row.subject[5:])
@@ -449,7 +449,7 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
             if slot not in latest or (updated, int(ann["id"])) > (latest[slot][0], latest[slot][1]):
                 latest[slot] = (updated, int(ann["id"]), values)
             outcomes.append(
-                (
+                AnnotationOutcome(
                     int(ann["id"]),
                     task_id,
                     subject,
@@ -506,18 +506,6 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
         known = {
             r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
         }
-        for annotation, task_id, subject, user, person, outcome, reason, updated in outcomes:
-            mark = known.get(annotation)
-            if mark is None:
-                mark = LsAnnotation(
-                    project_key=key,
-                    annotation_id=annotation,
-                    task_id=task_id,
-                    subject=subject,
-                    ls_user=user,
-                    outcome=outcome,
-                    annotation_updated_at=updated,
-                )
-            mark.person, mark.outcome, mark.reason, mark.annotation_updated_at = person, outcome, reason, updated
-            s.add(mark)
+        for outcome in outcomes:
+            mark_annotation(s, key, known.get(outcome.annotation), outcome)
     return report

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlmodel import Session
 
 from curation.tables import utcnow
 from curation.workspace import Workspace, record_event
@@ -25,6 +26,8 @@ from .errors import LabelStudioRequestFailed, MediaMissing, ProjectDeleted
 from .tables import LsAnnotation, LsProject, LsTask
 
 REF_KEY = "omnicurate_ref"
+UNKNOWN_TASK = "the task was not pushed by this workspace, or its data was changed on the server"
+"""Why an annotation on a task this workspace does not recognise (or whose data changed) is refused."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,16 @@ class PushReport:
 def media_url(connection: Connection, blob: str) -> str:
     """The URL Label Studio serves a published blob under (local-files storage)."""
     return f"/data/local-files/?d={connection.media_folder}/{blob}"
+
+
+def image_html(connection: Connection, blob: str, max_width: int) -> str:
+    """A published image as HTML for a task's HyperText panel."""
+    return f'<img src="{media_url(connection, blob)}" style="max-width:{max_width}px" alt="image"/>'
+
+
+def audio_html(connection: Connection, blob: str) -> str:
+    """A published clip as an HTML player that loads nothing until played."""
+    return f'<audio controls preload="none" src="{media_url(connection, blob)}"></audio>'
 
 
 def check_media(ws: Workspace, needed: dict[str, str]) -> None:
@@ -133,12 +146,7 @@ def ensure_project(
                 f"{key} was pushed to {known.server_url} (project {known.project_id}), not to {url}; "
                 "use --recreate to start it afresh on this server (annotations not yet pulled stay on the old one)"
             )
-        server.call(
-            f"reading project {known.project_id} ({key})",
-            client.projects.get,
-            known.project_id,
-            not_found=lambda: _deleted(known),
-        )
+        _require_on_server(server, known)
         server.call(
             f"updating project {known.project_id} ({key})", client.projects.update, known.project_id, **settings
         )
@@ -170,6 +178,16 @@ def ensure_project(
                 )
     _ensure_storage(server, project_id)
     return project_id
+
+
+def _require_on_server(server: Server, project: LsProject) -> None:
+    """Read the project back, refusing with what to do when it was deleted on the server."""
+    server.call(
+        f"reading project {project.project_id} ({project.key})",
+        server.client.projects.get,
+        project.project_id,
+        not_found=lambda: _deleted(project),
+    )
 
 
 def _deleted(known: LsProject) -> ProjectDeleted:
@@ -273,6 +291,23 @@ def sync_tasks(ws: Workspace, server: Server, key: str, project_id: int, wanted:
     return report
 
 
+def push_tasks(
+    ws: Workspace,
+    connection: Connection,
+    key: str,
+    title: str,
+    label_config: str,
+    maximum_annotations: int,
+    wanted: list[TaskSpec],
+    recreate: bool = False,
+) -> PushReport:
+    """Refuse before touching the server when a medium is missing, then bring the project and its tasks in line."""
+    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
+    server = Server(connection)
+    project_id = ensure_project(ws, server, key, title, label_config, maximum_annotations, recreate)
+    return sync_tasks(ws, server, key, project_id, wanted)
+
+
 def _row(key: str, task_id: int, spec: TaskSpec) -> LsTask:
     return LsTask(
         project_key=key,
@@ -302,12 +337,7 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
             f"{project.key} lives on {project.server_url}, but the bridge is connected to {server.connection.url}; "
             "set LABEL_STUDIO_URL to that server to pull from it"
         )
-    server.call(
-        f"reading project {project.project_id} ({project.key})",
-        client.projects.get,
-        project.project_id,
-        not_found=lambda: _deleted(project),
-    )
+    _require_on_server(server, project)
     exported = server.call(
         f"exporting project {project.project_id} ({project.key})",
         client.projects.exports.as_json,
@@ -315,6 +345,45 @@ def export_tasks(server: Server, project: LsProject) -> list[dict[str, Any]]:
         not_found=lambda: _deleted(project),
     )
     return [dict(task) for task in exported]
+
+
+@dataclass
+class AnnotationOutcome:
+    """What a pull made of one annotation (recorded, skipped, refused...), as remembered in ``ls_annotation``."""
+
+    annotation: int
+    task: int
+    subject: str
+    user: str
+    person: str | None
+    outcome: str
+    reason: str
+    updated_at: str
+
+
+def mark_annotation(s: Session, key: str, row: LsAnnotation | None, o: AnnotationOutcome) -> LsAnnotation:
+    """Create the annotation's row when it has none, and set its outcome, reason, person and time."""
+    if row is None:
+        row = LsAnnotation(
+            project_key=key,
+            annotation_id=o.annotation,
+            task_id=o.task,
+            subject=o.subject,
+            ls_user=o.user,
+            outcome=o.outcome,
+            annotation_updated_at=o.updated_at,
+        )
+    row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
+    s.add(row)
+    return row
+
+
+def no_person(email: str) -> str:
+    """Why an annotation by an e-mail no person of the workspace has is refused, and how to fix it."""
+    return (
+        f"no person has the e-mail {email or '(none)'}: add one with "
+        f"`curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
+    )
 
 
 def users_by_id(server: Server) -> dict[int, str]:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
-from curation.jsonl import read_jsonl, validate_line
+from curation.jsonl import read_models
 from curation.schema import Identifier
 from curation.workspace import Workspace
 
@@ -224,14 +224,7 @@ def _read_judges(campaign: Campaign, outputs: dict[int, CampaignOutput], path: P
     model: type[BaseModel] = JudgeScore if campaign.kind == "rating" else JudgePair
     problems: list[Problem] = []
     lines: list[BaseModel] = []
-    for number, obj in read_jsonl(path):
-        if isinstance(obj, Problem):
-            problems.append(obj)
-            continue
-        parsed = validate_line(model, obj, file, number)
-        if isinstance(parsed, list):
-            problems += parsed
-            continue
+    for number, parsed in read_models(path, model, problems):
         if isinstance(parsed, JudgeScore):
             if (parsed.item, parsed.system) not in known:
                 problems.append(

@@ -28,14 +28,18 @@ from curation.workspace import Workspace, record_event
 from .connection import Connection, Server
 from .projects import (
     REF_KEY,
+    UNKNOWN_TASK,
+    AnnotationOutcome,
     PushReport,
     TaskSpec,
-    check_media,
-    ensure_project,
+    audio_html,
     export_tasks,
+    image_html,
     known_project,
+    mark_annotation,
     media_url,
-    sync_tasks,
+    no_person,
+    push_tasks,
     users_by_id,
 )
 from .results import Control, ResultRefused, read_result
@@ -124,23 +128,23 @@ def _options_html(item: ItemFacts) -> str:
     return "".join(f"<p><b>{k}</b> {html.escape(v)}</p>" for k, v in item.options.items())
 
 
+def _placeholder(modality: str) -> str:
+    return f"<p><i>{html.escape(PLACEHOLDERS[modality])}</i></p>"
+
+
 def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, str]) -> str:
     """HTML showing only the view's modalities; the hidden ones as their placeholders."""
     shown = view_modalities(view)
     parts = []
-    parts.append(
-        f"<p>{html.escape(item.context)}</p>"
-        if "text" in shown
-        else f"<p><i>{html.escape(PLACEHOLDERS['text'])}</i></p>"
-    )
+    parts.append(f"<p>{html.escape(item.context)}</p>" if "text" in shown else _placeholder("text"))
     if "image" in shown:
-        parts.append(f'<img src="{media_url(connection, blobs[item.image])}" style="max-width:640px" alt="image"/>')
+        parts.append(image_html(connection, blobs[item.image], 640))
     else:
-        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['image'])}</i></p>")
+        parts.append(_placeholder("image"))
     if "audio" in shown:
-        parts.append(f'<audio controls preload="none" src="{media_url(connection, blobs[item.audio])}"></audio>')
+        parts.append(audio_html(connection, blobs[item.audio]))
     else:
-        parts.append(f"<p><i>{html.escape(PLACEHOLDERS['audio'])}</i></p>")
+        parts.append(_placeholder("audio"))
     return "".join(parts)
 
 
@@ -150,9 +154,9 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
         options = ", ".join(f"{k}: {html.escape(v)}" for k, v in s.options.items())
         rows.append(
             f"<hr/><h4>{html.escape(s.id)} — answer {html.escape(s.answer)}</h4><p>{html.escape(s.context)}</p>"
-            f'<img src="{media_url(connection, blobs[s.image])}" style="max-width:320px" alt="image"/>'
-            f'<audio controls preload="none" src="{media_url(connection, blobs[s.audio])}"></audio>'
-            f"<p>{html.escape(s.question)}</p><p>{options}</p>"
+            + image_html(connection, blobs[s.image], 320)
+            + audio_html(connection, blobs[s.audio])
+            + f"<p>{html.escape(s.question)}</p><p>{options}</p>"
         )
     return "".join(rows)
 
@@ -240,13 +244,16 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
     _require_stage(stage)
     connection.media_dir()  # refuse early when no document root is configured
     wanted = wanted_tasks(ws, connection, stage)
-    check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
-    server = Server(connection)
-    key = project_key(stage)
-    project_id = ensure_project(
-        ws, server, key, f"{ws.root.name}: {stage}", LABEL_CONFIGS[stage], quorum(ws, stage), recreate
+    return push_tasks(
+        ws,
+        connection,
+        project_key(stage),
+        f"{ws.root.name}: {stage}",
+        LABEL_CONFIGS[stage],
+        quorum(ws, stage),
+        wanted,
+        recreate,
     )
-    return sync_tasks(ws, server, key, project_id, wanted)
 
 
 # ----- pulling ------------------------------------------------------------------------------------
@@ -315,18 +322,6 @@ class _Candidate:
     values: dict[str, Any]
 
 
-@dataclass
-class _Outcome:
-    annotation: int
-    task: int
-    subject: str
-    user: str
-    person: str | None
-    outcome: str
-    reason: str
-    updated_at: str
-
-
 def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> list[PullReport]:
     """Pull several stages; every project is checked before anything is recorded."""
     for stage in stages:
@@ -363,7 +358,7 @@ def _pull_one(
     for i in items:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
-    outcomes: list[_Outcome] = []
+    outcomes: list[AnnotationOutcome] = []
     candidates: list[_Candidate] = []
     controls = CONTROLS[stage]
 
@@ -380,10 +375,11 @@ def _pull_one(
             subject = row.subject if row else str((task.get("data") or {}).get(REF_KEY, "?"))
             person = people.get(email)
 
-            base = _Outcome(int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated)
+            base = AnnotationOutcome(
+                int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated
+            )
             if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref:
-                reason = "the task was not pushed by this workspace, or its data was changed on the server"
-                outcomes.append(replace(base, outcome="refused", reason=reason))
+                outcomes.append(replace(base, outcome="refused", reason=UNKNOWN_TASK))
                 continue
             if ann.get("was_cancelled"):
                 outcomes.append(replace(base, outcome="skipped"))
@@ -404,7 +400,8 @@ def _pull_one(
         ("recorded", "", done["recorded"]),
     ):
         outcomes += [
-            _Outcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at) for c in group
+            AnnotationOutcome(c.annotation, c.task, c.subject, c.user, c.person, outcome, reason, c.updated_at)
+            for c in group
         ]
 
     recorded = record_reviews(
@@ -437,10 +434,7 @@ def _judge_annotation(
     except ResultRefused as exc:
         return str(exc)
     if person is None:
-        return (
-            f"no person has the e-mail {email or '(none)'}: add one with "
-            f"`curate people add NAME --role reviewer --email {email or 'EMAIL'}`"
-        )
+        return no_person(email)
     if "reviewer" not in person.role_set:
         return f"{person.name!r} ({email}) does not have the reviewer role"
     if kind == "group":
@@ -503,7 +497,7 @@ def _records(
     return pendings, done, superseded
 
 
-def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
+def _store_outcomes(ws: Workspace, key: str, outcomes: list[AnnotationOutcome]) -> None:
     """Remember each annotation's outcome; a new skip or refusal is also an event."""
     with ws.writing() as s:
         existing = {
@@ -518,19 +512,8 @@ def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
             )
             if not changed:
                 continue
-            if row is None:
-                row = LsAnnotation(
-                    project_key=key,
-                    annotation_id=o.annotation,
-                    task_id=o.task,
-                    subject=o.subject,
-                    ls_user=o.user,
-                    outcome=o.outcome,
-                    annotation_updated_at=o.updated_at,
-                )
-            row.person, row.outcome, row.reason, row.annotation_updated_at = o.person, o.outcome, o.reason, o.updated_at
+            row = mark_annotation(s, key, row, o)
             row.subject, row.ls_user, row.task_id = o.subject, o.user, o.task
-            s.add(row)
             if o.outcome in ("skipped", "refused"):
                 action = "review.skipped" if o.outcome == "skipped" else "review.refused"
                 record_event(
@@ -549,7 +532,7 @@ def _store_outcomes(ws: Workspace, key: str, outcomes: list[_Outcome]) -> None:
                 )
 
 
-def _count(report: PullReport, recorded: ReviewReport, outcomes: list[_Outcome]) -> None:
+def _count(report: PullReport, recorded: ReviewReport, outcomes: list[AnnotationOutcome]) -> None:
     report.recorded, report.replaced, report.unchanged = recorded.recorded, recorded.replaced, recorded.unchanged
     for o in outcomes:
         if o.outcome == "skipped":

@@ -7,27 +7,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import (
-    flash,
-    queue_picker,
-    require,
-    show_audio,
-    show_error,
-    show_image,
-    snapshot,
-    workspace,
-)
-from annotation_ui.logic import blind_item, queue, submit_review
-from curation.errors import CurateError
+from annotation_ui.components import record_review, review_queue, show_audio, show_image
+from annotation_ui.logic import blind_item
 
-user = require("reviewer")
-ws = workspace()
-st.title("Blind answer check")
-st.caption("Answer the question yourself from the text, the image and the audio together.")
-snap = snapshot()
-item_id = queue_picker("blind", queue(ws, snap, "answer_check", user.name))
-if item_id is None:
-    st.stop()
+user, ws, snap, item_id = review_queue(
+    "Blind answer check",
+    "Answer the question yourself from the text, the image and the audio together.",
+    "blind",
+    "answer_check",
+)
 item = blind_item(snap.facts[item_id])
 left, right = st.columns(2)
 with left:
@@ -45,11 +33,8 @@ if submitted:
     if choice is None:
         st.error("Pick the option you think is right.")
     else:
-        try:
-            submit_review(
-                ws, {"item": item_id, "stage": "answer_check", "reviewer": user.name, "answer": choice, "note": note}
-            )
-            flash(f"Recorded your answer for {item_id}.")
-            st.rerun()
-        except CurateError as exc:
-            show_error(exc)
+        record_review(
+            ws,
+            {"item": item_id, "stage": "answer_check", "reviewer": user.name, "answer": choice, "note": note},
+            f"Recorded your answer for {item_id}.",
+        )

@@ -37,6 +37,12 @@ PROBLEMS = f"{prefix}-problems"
 problems: dict[str, list[str]] = st.session_state.get(PROBLEMS, {})
 
 
+def recorded_source(prov: dict[str, Any], kind: str, sources: tuple[str, ...]) -> int:
+    """The position of the item's recorded source for a medium; the first when none (or an unknown one)."""
+    source = prov.get(kind, {}).get("source")
+    return sources.index(source) if source in sources else 0
+
+
 def errors_for(*fields: str) -> None:
     """Show the problems of these fields (and their sub-fields) right here."""
     for name, messages in problems.items():
@@ -131,21 +137,9 @@ with st.form(f"{prefix}-form"):
     st.markdown("**Provenance and licence**")
     prov = current.get("provenance", {})
     c1, c2, c3, c4 = st.columns(4)
-    image_source = c1.selectbox(
-        "Image source",
-        IMAGE_SOURCES,
-        index=IMAGE_SOURCES.index(prov["image"]["source"])
-        if prov.get("image", {}).get("source") in IMAGE_SOURCES
-        else 0,
-    )
+    image_source = c1.selectbox("Image source", IMAGE_SOURCES, index=recorded_source(prov, "image", IMAGE_SOURCES))
     image_license = c2.text_input("Image licence (SPDX)", value=prov.get("image", {}).get("license", ""))
-    audio_source = c3.selectbox(
-        "Audio source",
-        AUDIO_SOURCES,
-        index=AUDIO_SOURCES.index(prov["audio"]["source"])
-        if prov.get("audio", {}).get("source") in AUDIO_SOURCES
-        else 0,
-    )
+    audio_source = c3.selectbox("Audio source", AUDIO_SOURCES, index=recorded_source(prov, "audio", AUDIO_SOURCES))
     audio_license = c4.text_input("Audio licence (SPDX)", value=prov.get("audio", {}).get("license", ""))
     errors_for("provenance")
     submitted = st.form_submit_button("Save item", type="primary")

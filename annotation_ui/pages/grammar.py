@@ -4,36 +4,24 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import flash, queue_picker, require, show_error, snapshot, workspace
-from annotation_ui.logic import queue, submit_review
-from curation.errors import CurateError
+from annotation_ui.components import record_review, review_queue, verdict_form
 
-user = require("reviewer")
-ws = workspace()
-st.title("Grammar pass")
-st.caption("Read the text as a careful copy editor: spelling, grammar, and whether the options read as a set.")
-snap = snapshot()
-item_id = queue_picker("grammar", queue(ws, snap, "grammar", user.name))
-if item_id is None:
-    st.stop()
+user, ws, snap, item_id = review_queue(
+    "Grammar pass",
+    "Read the text as a careful copy editor: spelling, grammar, and whether the options read as a set.",
+    "grammar",
+    "grammar",
+)
 item = snap.facts[item_id]
 with st.container(border=True):
     st.markdown(f"**Context**\n\n{item.context}")
     st.markdown(f"**Question**\n\n{item.question}")
     st.markdown("\n".join(f"- **{key}.** {text}" for key, text in item.options.items()))
-with st.form(f"grammar-{item_id}"):
-    verdict = st.radio("Verdict", ["pass", "fail"], index=None, horizontal=True)
-    note = st.text_area("Note for the author", placeholder="What to fix, if anything")
-    submitted = st.form_submit_button("Submit", type="primary")
-if submitted:
-    if verdict is None:
-        st.error("Choose pass or fail.")
-    else:
-        try:
-            submit_review(
-                ws, {"item": item_id, "stage": "grammar", "reviewer": user.name, "verdict": verdict, "note": note}
-            )
-            flash(f"Recorded your grammar verdict on {item_id}.")
-            st.rerun()
-        except CurateError as exc:
-            show_error(exc)
+answer = verdict_form(f"grammar-{item_id}", "Verdict", "Note for the author", "What to fix, if anything")
+if answer is not None:
+    verdict, note = answer
+    record_review(
+        ws,
+        {"item": item_id, "stage": "grammar", "reviewer": user.name, "verdict": verdict, "note": note},
+        f"Recorded your grammar verdict on {item_id}.",
+    )

@@ -5,27 +5,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import (
-    flash,
-    queue_picker,
-    require,
-    show_audio,
-    show_error,
-    show_image,
-    snapshot,
-    workspace,
-)
-from annotation_ui.logic import group_panel, queue, submit_review
-from curation.errors import CurateError
+from annotation_ui.components import record_review, review_queue, show_audio, show_image, verdict_form
+from annotation_ui.logic import group_panel
 
-user = require("reviewer")
-ws = workspace()
-st.title("Group integration")
-st.caption("Sisters must differ only in the perturbed modality, share their options, and not all share one answer.")
-snap = snapshot()
-group = queue_picker("group", queue(ws, snap, "group_integration", user.name), noun="group")
-if group is None:
-    st.stop()
+user, ws, snap, group = review_queue(
+    "Group integration",
+    "Sisters must differ only in the perturbed modality, share their options, and not all share one answer.",
+    "group",
+    "group_integration",
+    noun="group",
+)
 panel = group_panel(ws, snap, group)
 
 
@@ -59,20 +48,11 @@ for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=
             )
         )
 
-with st.form(f"group-{group}"):
-    verdict = st.radio("Verdict for the group", ["pass", "fail"], index=None, horizontal=True)
-    note = st.text_area("Note", placeholder="Which sister to fix, and why")
-    submitted = st.form_submit_button("Submit", type="primary")
-if submitted:
-    if verdict is None:
-        st.error("Choose pass or fail.")
-    else:
-        try:
-            submit_review(
-                ws,
-                {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
-            )
-            flash(f"Recorded your verdict on group {group}.")
-            st.rerun()
-        except CurateError as exc:
-            show_error(exc)
+answer = verdict_form(f"group-{group}", "Verdict for the group", "Note", "Which sister to fix, and why")
+if answer is not None:
+    verdict, note = answer
+    record_review(
+        ws,
+        {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
+        f"Recorded your verdict on group {group}.",
+    )

@@ -8,31 +8,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import (
-    flash,
-    queue_picker,
-    require,
-    show_audio,
-    show_error,
-    show_image,
-    snapshot,
-    workspace,
-)
-from annotation_ui.logic import checklist_view, queue, submit_review
-from curation.errors import CurateError
+from annotation_ui.components import record_review, review_queue, show_audio, show_image
+from annotation_ui.logic import checklist_view
 from curation.vocab import CHECKLIST_VIEWS
 
-user = require("reviewer")
-ws = workspace()
-st.title("Subset checklist")
-st.caption(
+user, ws, snap, item_id = review_queue(
+    "Subset checklist",
     "For each view, tick every option that is still consistent with what this view shows. "
-    "Judge only what you see and hear here; forget the other views."
+    "Judge only what you see and hear here; forget the other views.",
+    "checklist",
+    "subset_checklist",
 )
-snap = snapshot()
-item_id = queue_picker("checklist", queue(ws, snap, "subset_checklist", user.name))
-if item_id is None:
-    st.stop()
 item = snap.facts[item_id]
 answers_key, position_key = f"cl-answers-{item_id}", f"cl-position-{item_id}"
 answers: dict[str, list[str]] = st.session_state.setdefault(answers_key, {})
@@ -101,13 +87,6 @@ if st.button("Submit checklist", type="primary", disabled=not ready, on_click=ke
         "consistent": {v: answers.get(v, []) for v in CHECKLIST_VIEWS},
         "note": note,
     }
-    try:
-        submit_review(ws, record)
-        for key in (answers_key, position_key):
-            st.session_state.pop(key, None)
-        flash(f"Recorded your checklist for {item_id}.")
-        st.rerun()
-    except CurateError as exc:
-        show_error(exc)
+    record_review(ws, record, f"Recorded your checklist for {item_id}.", forget=(answers_key, position_key))
 if not ready:
     st.caption("Submit opens once you have answered all 7 views.")

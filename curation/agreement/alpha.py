@@ -161,9 +161,7 @@ def krippendorff_alpha(
         raise UndefinedStatistic(f"Krippendorff's alpha ({level}) is undefined for these ratings")
     interval = None
     if bootstrap:
-        groups = ratings.group_index()
-        if groups is not None:
-            groups = np.unique(groups[sums.pairable], return_inverse=True)[1]
+        groups = ratings.kept_group_index(sums.pairable)
         interval = percentile_interval(
             lambda w: _alpha_batch(sums, w), sums.counts.shape[0], bootstrap, seed, confidence, groups
         )

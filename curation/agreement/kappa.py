@@ -122,9 +122,7 @@ def cohen_kappa(
         raise UndefinedStatistic("Cohen's kappa is undefined for these ratings (chance agreement is 1)")
     interval = None
     if bootstrap:
-        groups = ratings.group_index()
-        if groups is not None:
-            groups = np.unique(groups[pairs.units], return_inverse=True)[1]
+        groups = ratings.kept_group_index(pairs.units)
         interval = percentile_interval(
             lambda d: _cohen_batch(pairs, weights, d), pairs.units.size, bootstrap, seed, confidence, groups
         )
@@ -192,10 +190,7 @@ def fleiss_kappa(ratings: Ratings, bootstrap: int = 0, seed: int = 0, confidence
     value = float(_fleiss_batch(counts, np.ones((1, counts.shape[0])))[0])
     interval = None
     if bootstrap:
-        groups = ratings.group_index()
-        if groups is not None:
-            rated = ratings.value_counts().sum(axis=1) > 0
-            groups = np.unique(groups[rated], return_inverse=True)[1]
+        groups = ratings.kept_group_index(ratings.value_counts().sum(axis=1) > 0)
         interval = percentile_interval(
             lambda d: _fleiss_batch(counts, d), counts.shape[0], bootstrap, seed, confidence, groups
         )

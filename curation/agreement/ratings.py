@@ -65,6 +65,14 @@ class Ratings:
         _, index = np.unique(np.asarray(self.groups, dtype=object), return_inverse=True)
         return index.astype(np.int64)
 
+    def kept_group_index(self, kept: np.ndarray) -> np.ndarray | None:
+        """The groups of the units a statistic keeps (a mask or index array), renumbered 0..G'-1 for the
+        cluster bootstrap; ``None`` when units are not grouped."""
+        groups = self.group_index()
+        if groups is None:
+            return None
+        return np.unique(groups[kept], return_inverse=True)[1]
+
 
 def _parse_value(raw: object) -> float | str | None:
     """A number when it reads as one, else the text; ``None`` for an empty value (a missing rating)."""

@@ -7,11 +7,14 @@ command runs, so ``curate --help`` stays fast and works without the SDK installe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import err_console, open_workspace, out_console, print_json
+
+if TYPE_CHECKING:
+    from annotation_ui.labelstudio.projects import PushReport
 
 app = typer.Typer(
     help="Label Studio: push review stages as projects, pull annotations back as review records.",
@@ -37,6 +40,20 @@ def _connection(ws):  # type: ignore[no-untyped-def]
 
         raise CurateError(f"the Label Studio bridge needs {exc.name}: pip install 'omnicurate[labelstudio]'") from exc
     return Connection.resolve(ws.settings.labelstudio)
+
+
+def _print_push(report: PushReport, about: dict[str, str], label: str, json_out: bool) -> None:
+    """A push report: ``about`` (what was pushed) leads the JSON document, ``label`` the summary line."""
+    if json_out:
+        print_json({**about, **report.as_json()})
+    else:
+        out_console.print(f"{label}: {report.summary()}", highlight=False)
+
+
+def _print_refusal(annotation: int, task: int, about: str, reason: str) -> None:
+    err_console.print(
+        f"refused: annotation {annotation} (task {task}, {about}): {reason}", highlight=False, markup=False
+    )
 
 
 @app.command("status")
@@ -67,11 +84,7 @@ def push_cmd(
     from annotation_ui.labelstudio.stages import push_stage
 
     ws = open_workspace()
-    report = push_stage(ws, _connection(ws), stage, recreate)
-    if json_out:
-        print_json({"stage": stage, **report.as_json()})
-    else:
-        out_console.print(f"{stage}: {report.summary()}", highlight=False)
+    _print_push(push_stage(ws, _connection(ws), stage, recreate), {"stage": stage}, stage, json_out)
 
 
 @app.command("pull")
@@ -95,12 +108,7 @@ def pull_cmd(
         for r in reports:
             out_console.print(r.summary(), highlight=False)
             for refusal in r.refused:
-                err_console.print(
-                    f"refused: annotation {refusal.annotation} (task {refusal.task}, {refusal.subject}, "
-                    f"{refusal.user}): {refusal.reason}",
-                    highlight=False,
-                    markup=False,
-                )
+                _print_refusal(refusal.annotation, refusal.task, f"{refusal.subject}, {refusal.user}", refusal.reason)
     if strict and any(r.refused for r in reports):
         raise typer.Exit(1)
 
@@ -150,11 +158,7 @@ def campaign_push_cmd(
     from annotation_ui.labelstudio.campaigns import push_campaign
 
     ws = open_workspace()
-    report = push_campaign(ws, _connection(ws), name, recreate)
-    if json_out:
-        print_json({"campaign": name, **report.as_json()})
-    else:
-        out_console.print(f"campaign {name}: {report.summary()}", highlight=False)
+    _print_push(push_campaign(ws, _connection(ws), name, recreate), {"campaign": name}, f"campaign {name}", json_out)
 
 
 @campaign_app.command("pull")
@@ -173,12 +177,7 @@ def campaign_pull_cmd(
     else:
         out_console.print(report.summary(), highlight=False)
         for refusal in report.refused:
-            err_console.print(
-                f"refused: annotation {refusal['annotation']} (task {refusal['task']}, {refusal['user']}): "
-                f"{refusal['reason']}",
-                highlight=False,
-                markup=False,
-            )
+            _print_refusal(refusal["annotation"], refusal["task"], refusal["user"], refusal["reason"])
     if strict and report.refused:
         raise typer.Exit(1)
 
