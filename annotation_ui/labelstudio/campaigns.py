@@ -36,6 +36,7 @@ from .projects import (
     AnnotationOutcome,
     PushReport,
     TaskSpec,
+    annotator_email,
     audio_html,
     export_tasks,
     image_html,
@@ -418,9 +419,7 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
         row = local.get(task_id)
         for ann in task.get("annotations") or []:
             report.annotations += 1
-            user_id = ann.get("completed_by")
-            email = users.get(int(user_id), "") if user_id is not None else ""
-            user = email or f"#{user_id}"
+            email, user = annotator_email(ann, users)
             updated = str(ann.get("updated_at") or ann.get("created_at") or "")
             person = people.get(email)
             subject = row.subject if row else "?"

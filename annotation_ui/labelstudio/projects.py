@@ -390,3 +390,11 @@ def users_by_id(server: Server) -> dict[int, str]:
     """Label Studio user id -> e-mail (lower case)."""
     users = server.call("listing users", server.client.users.list)
     return {int(u.id): (u.email or "").strip().lower() for u in users}
+
+
+def annotator_email(annotation: dict[str, Any], users: dict[int, str]) -> tuple[str, str]:
+    """(e-mail, display name) of who made an annotation; exports give ``completed_by`` as an id or an object."""
+    user_id = annotation.get("completed_by")
+    user_id = user_id.get("id") if isinstance(user_id, dict) else user_id
+    email = users.get(int(user_id), "") if user_id is not None else ""
+    return email, email or f"#{user_id}"

@@ -32,6 +32,7 @@ from .projects import (
     AnnotationOutcome,
     PushReport,
     TaskSpec,
+    annotator_email,
     audio_html,
     export_tasks,
     image_html,
@@ -367,10 +368,7 @@ def _pull_one(
         row = local.get(task_id)
         for ann in task.get("annotations") or []:
             report.annotations += 1
-            user_id = ann.get("completed_by")
-            user_id = user_id.get("id") if isinstance(user_id, dict) else user_id
-            email = users.get(int(user_id), "") if user_id is not None else ""
-            user = email or f"#{user_id}"
+            email, user = annotator_email(ann, users)
             updated = str(ann.get("updated_at") or ann.get("created_at") or "")
             subject = row.subject if row else str((task.get("data") or {}).get(REF_KEY, "?"))
             person = people.get(email)
