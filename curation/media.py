@@ -142,8 +142,8 @@ class MediaStore:
     def recover(self, referenced: Iterable[tuple[str, str]]) -> None:
         """Roll forward staged blobs that the database references; drop the rest of dead writers' staging.
 
-        A writer locks ``<id>.lock`` before its folder ``<id>/`` exists, so a folder whose lock can be taken
-        belongs to a writer that died.
+        A writer's ``<id>.lock`` appears already locked and before its folder ``<id>/``, so a folder (or lock
+        file) whose lock can be taken belongs to a writer that died.
         """
         staging_root = self.root / self.STAGING
         if not staging_root.is_dir():
@@ -183,9 +183,13 @@ class Staging:
         root = store.root / MediaStore.STAGING
         root.mkdir(parents=True, exist_ok=True)
         name = uuid.uuid4().hex
+        # The lock file is locked under a private name and renamed into place, and the folder is made after
+        # that: recovery never finds a live writer's lock file unlocked, nor its folder without a held lock.
+        locking = root / f"{name}.locking"
+        self._lock = locking.open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)
         self._lock_path = root / f"{name}.lock"
-        self._lock = self._lock_path.open("a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)  # held before the folder exists: recovery never sees it unlocked
+        os.replace(locking, self._lock_path)
         self.folder = root / name
         self.folder.mkdir()
         self.pending: dict[str, Path] = {}
