@@ -46,20 +46,26 @@ def main() -> None:
                 results, stats = run_check(items, backend, EstimatorConfig(name=name))  # type: ignore[arg-type]
                 seconds = time.perf_counter() - started
                 runs[name] = (results, stats)
-                print(f"{n:>5} {name:>9} {stats.model_calls / n:>10.1f} {stats.generated_tokens / n:>11.1f} "
-                      f"{n / seconds:>8.2f} {seconds:>6.1f}")
+                print(
+                    f"{n:>5} {name:>9} {stats.model_calls / n:>10.1f} {stats.generated_tokens / n:>11.1f} "
+                    f"{n / seconds:>8.2f} {seconds:>6.1f}"
+                )
             sample, logprob = runs["sample"], runs["logprob"]
             ratio = sample[1].generated_tokens / logprob[1].generated_tokens
             agree = sum(a.verdict == b.verdict for a, b in zip(sample[0], logprob[0], strict=True)) / n
-            print(f"      generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
-                  f"{'met' if ratio >= 5 else 'NOT met'}); verdict agreement {agree:.0%}")
+            print(
+                f"      generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
+                f"{'met' if ratio >= 5 else 'NOT met'}); verdict agreement {agree:.0%}"
+            )
         items = demo_probe_items(1)
         started = time.perf_counter()
         _, stats = run_check(items, backend, EstimatorConfig(name="sample"), answer_format="json")
         seconds = time.perf_counter() - started
-        print(f"reference recipe (free JSON answers, 1 item): {stats.model_calls} calls, {stats.generated_tokens} "
-              f"generated tokens ({REFERENCE_PAIR_AND_FULL_SAMPLES} of the calls for the pair and full views alone), "
-              f"{seconds:.1f} s; logprob needs {len(PROBE_VIEWS)} prefills and {len(PROBE_VIEWS)} tokens")
+        print(
+            f"reference recipe (free JSON answers, 1 item): {stats.model_calls} calls, {stats.generated_tokens} "
+            f"generated tokens ({REFERENCE_PAIR_AND_FULL_SAMPLES} of the calls for the pair and full views alone), "
+            f"{seconds:.1f} s; logprob needs {len(PROBE_VIEWS)} prefills and {len(PROBE_VIEWS)} tokens"
+        )
 
 
 if __name__ == "__main__":

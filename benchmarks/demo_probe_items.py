@@ -32,9 +32,18 @@ def demo_probe_items(count: int | None = None) -> list[ProbeItem]:
         image, audio = DEMO / raw["image"], DEMO / raw["audio"]
         # a repeated item gets its own context so that no cache could serve it
         context = raw["context"] + ("" if not suffix else f" ({suffix[1:]})")
-        items.append(ProbeItem(
-            id=raw["id"] + suffix, content_hash=f"demo-{n}", context=context, question=raw["question"],
-            options=raw["options"], answer=raw["answer"], image=image, audio=audio,
-            image_sha=_sha(image), audio_sha=_sha(audio),
-        ))
+        items.append(
+            ProbeItem(
+                id=raw["id"] + suffix,
+                content_hash=f"demo-{n}",
+                context=context,
+                question=raw["question"],
+                options=raw["options"],
+                answer=raw["answer"],
+                image=image,
+                audio=audio,
+                image_sha=_sha(image),
+                audio_sha=_sha(audio),
+            )
+        )
     return items

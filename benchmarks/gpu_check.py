@@ -62,8 +62,10 @@ def random_backend(size: str, device: str, scratch: Path, micro_batch: int | Non
             model = transformers.Qwen2_5OmniThinkerForConditionalGeneration._from_config(config, torch_dtype=dtype)
     model.eval()
     params = sum(p.numel() for p in model.parameters())
-    log(f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e6:,.1f} M parameters, {dtype}, "
-        f"built on {device} in {time.perf_counter() - started:.1f} s")
+    log(
+        f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e6:,.1f} M parameters, {dtype}, "
+        f"built on {device} in {time.perf_counter() - started:.1f} s"
+    )
     return TransformersBackend(str(scratch), device=device, model=model, micro_batch=micro_batch)
 
 
@@ -83,9 +85,11 @@ def measure(backend: ProbeBackend, items: list, name: str) -> tuple[list[ItemRes
     started = time.perf_counter()
     results, stats = run_check(items, backend, EstimatorConfig(name=name))  # type: ignore[arg-type]
     seconds = time.perf_counter() - started
-    log(f"{name:>8}: {len(items)} items in {seconds:.1f} s = {len(items) / seconds:.2f} items/s; "
+    log(
+        f"{name:>8}: {len(items)} items in {seconds:.1f} s = {len(items) / seconds:.2f} items/s; "
         f"{stats.model_calls} prefills ({stats.model_calls / len(items):.1f}/item), "
-        f"{stats.generated_tokens} generated tokens ({stats.generated_tokens / len(items):.1f}/item)")
+        f"{stats.generated_tokens} generated tokens ({stats.generated_tokens / len(items):.1f}/item)"
+    )
     return results, stats, seconds
 
 
@@ -97,8 +101,12 @@ def main() -> None:
     parser.add_argument("--device", default=None, help="cuda (default when available) or cpu")
     parser.add_argument("--items", type=int, default=96, help="most items to probe (fewer if time is short)")
     parser.add_argument("--budget-s", type=float, default=330.0, help="seconds allowed for the two timed runs")
-    parser.add_argument("--micro-batch", type=int, default=None,
-                        help="transformers backend: requests per forward pass (default 8 on GPU, 1 on CPU)")
+    parser.add_argument(
+        "--micro-batch",
+        type=int,
+        default=None,
+        help="transformers backend: requests per forward pass (default 8 on GPU, 1 on CPU)",
+    )
     parser.add_argument("--json", dest="json_out", help="also write the figures to this file")
     args = parser.parse_args()
     wall = time.perf_counter()
@@ -134,26 +142,39 @@ def main() -> None:
     for name, results in (("sample", sample), ("logprob", logprob)):
         verdicts[name] = {v: sum(r.verdict == v for r in results) for v in sorted({r.verdict for r in results})}
     figures = {
-        "items": len(items), "device": args.device,
+        "items": len(items),
+        "device": args.device,
         "items_per_second": {"sample": len(items) / sample_s, "logprob": len(items) / logprob_s},
-        "prefills_per_item": {"sample": sample_stats.model_calls / len(items),
-                                    "logprob": logprob_stats.model_calls / len(items)},
-        "generated_tokens_per_item": {"sample": sample_stats.generated_tokens / len(items),
-                                      "logprob": logprob_stats.generated_tokens / len(items)},
+        "prefills_per_item": {
+            "sample": sample_stats.model_calls / len(items),
+            "logprob": logprob_stats.model_calls / len(items),
+        },
+        "generated_tokens_per_item": {
+            "sample": sample_stats.generated_tokens / len(items),
+            "logprob": logprob_stats.generated_tokens / len(items),
+        },
         "reference_sampled_answers_pair_and_full_views": REFERENCE_PAIR_AND_FULL_SAMPLES,
-        "generated_token_ratio": ratio, "verdict_agreement": agree, "verdicts": verdicts,
+        "generated_token_ratio": ratio,
+        "verdict_agreement": agree,
+        "verdicts": verdicts,
         "wall_seconds": time.perf_counter() - wall,
     }
     if args.device == "cuda":
         figures["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
     log(f"verdicts: {json.dumps(verdicts)}")
-    log(f"generated tokens sample/logprob: {ratio:.2f}x (goal >= 5x: {'met' if ratio >= 5 else 'NOT met'}); "
+    log(
+        f"generated tokens sample/logprob: {ratio:.2f}x (goal >= 5x: {'met' if ratio >= 5 else 'NOT met'}); "
         f"the reference samples {REFERENCE_PAIR_AND_FULL_SAMPLES} free-form answers per item for the pair and "
-        "full views alone")
-    log(f"same verdict from both estimators: {agree:.1%} of {len(items)} items "
-        f"(goal >= 95%: {'met' if agree >= 0.95 else 'NOT met'})")
-    log(f"wall time {figures['wall_seconds']:.0f} s (limit {DEADLINE_S} s)"
-        + (f", peak GPU memory {figures['peak_gpu_memory_gib']:.1f} GiB" if "peak_gpu_memory_gib" in figures else ""))
+        "full views alone"
+    )
+    log(
+        f"same verdict from both estimators: {agree:.1%} of {len(items)} items "
+        f"(goal >= 95%: {'met' if agree >= 0.95 else 'NOT met'})"
+    )
+    log(
+        f"wall time {figures['wall_seconds']:.0f} s (limit {DEADLINE_S} s)"
+        + (f", peak GPU memory {figures['peak_gpu_memory_gib']:.1f} GiB" if "peak_gpu_memory_gib" in figures else "")
+    )
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(figures, indent=2, default=lambda x: None if math.isnan(x) else x))
 

@@ -38,10 +38,13 @@ class ProbeCache:
                 hashes = sorted({k.input_hash for k in group})
                 for start in range(0, len(hashes), 500):
                     rows = session.execute(
-                        select(ProbeResult.input_hash, ProbeResult.view, ProbeResult.item_id, ProbeResult.output)
-                        .where(ProbeResult.backend == backend, ProbeResult.model == model,
-                               ProbeResult.estimator == estimator, ProbeResult.params_hash == phash,
-                               ProbeResult.input_hash.in_(hashes[start:start + 500]))  # type: ignore[attr-defined]
+                        select(ProbeResult.input_hash, ProbeResult.view, ProbeResult.item_id, ProbeResult.output).where(
+                            ProbeResult.backend == backend,
+                            ProbeResult.model == model,
+                            ProbeResult.estimator == estimator,
+                            ProbeResult.params_hash == phash,
+                            ProbeResult.input_hash.in_(hashes[start : start + 500]),
+                        )  # type: ignore[attr-defined]
                     ).all()
                     for input_hash, view, item_id, output in rows:
                         key = CacheKey(input_hash, view, backend, model, estimator, phash)
@@ -55,19 +58,36 @@ class ProbeCache:
             return
         with db.write_session(self.engine) as session:
             keys = [(k.input_hash, k.view, k.backend, k.model, k.estimator, k.params_hash) for k, _ in entries]
-            existing = set(session.execute(
-                select(ProbeResult.input_hash, ProbeResult.view, ProbeResult.backend, ProbeResult.model,
-                       ProbeResult.estimator, ProbeResult.params_hash)
-                .where(tuple_(ProbeResult.input_hash, ProbeResult.view).in_(  # type: ignore[arg-type]
-                    [(k[0], k[1]) for k in keys]))
-            ).all())
+            existing = set(
+                session.execute(
+                    select(
+                        ProbeResult.input_hash,
+                        ProbeResult.view,
+                        ProbeResult.backend,
+                        ProbeResult.model,
+                        ProbeResult.estimator,
+                        ProbeResult.params_hash,
+                    ).where(
+                        tuple_(ProbeResult.input_hash, ProbeResult.view).in_(  # type: ignore[arg-type]
+                            [(k[0], k[1]) for k in keys]
+                        )
+                    )
+                ).all()
+            )
             for key, output in entries:
                 row_key = (key.input_hash, key.view, key.backend, key.model, key.estimator, key.params_hash)
                 if row_key in existing:
                     continue
                 existing.add(row_key)
-                session.add(ProbeResult(
-                    input_hash=key.input_hash, view=key.view, backend=key.backend, model=key.model,
-                    estimator=key.estimator, params_hash=key.params_hash, item_id=output.item_id,
-                    output=output.to_json(),
-                ))
+                session.add(
+                    ProbeResult(
+                        input_hash=key.input_hash,
+                        view=key.view,
+                        backend=key.backend,
+                        model=key.model,
+                        estimator=key.estimator,
+                        params_hash=key.params_hash,
+                        item_id=output.item_id,
+                        output=output.to_json(),
+                    )
+                )

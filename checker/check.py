@@ -41,14 +41,22 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
     for row in rows:
         image, audio = assets[row.image], assets[row.audio]
         transcript = (row.provenance or {}).get("audio", {}).get("transcript")
-        items.append(ProbeItem(
-            id=row.id, content_hash=row.content_hash, context=row.context, question=row.question,
-            options=dict(row.options), answer=row.answer,
-            image=ws.asset_path(image), audio=ws.asset_path(audio),
-            image_sha=image.sha256, audio_sha=audio.sha256,
-            audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
-            audio_seconds=audio.duration_s,
-        ))
+        items.append(
+            ProbeItem(
+                id=row.id,
+                content_hash=row.content_hash,
+                context=row.context,
+                question=row.question,
+                options=dict(row.options),
+                answer=row.answer,
+                image=ws.asset_path(image),
+                audio=ws.asset_path(audio),
+                image_sha=image.sha256,
+                audio_sha=audio.sha256,
+                audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
+                audio_seconds=audio.duration_s,
+            )
+        )
     return items
 
 
@@ -69,7 +77,10 @@ def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore
 
 
 def record_probe_gate(
-    ws, items: Sequence[ProbeItem], results: Sequence[ItemResult], details: Mapping[str, Any]  # type: ignore[no-untyped-def]
+    ws,
+    items: Sequence[ProbeItem],
+    results: Sequence[ItemResult],
+    details: Mapping[str, Any],  # type: ignore[no-untyped-def]
 ) -> None:
     """Store each item's latest probe verdict as its ``probe`` gate result, tied to the item's content.
 
@@ -100,8 +111,7 @@ def probe_reasons(ws) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
     with ws.session() as s:
         current = dict(s.execute(select(Item.id, Item.content_hash)).all())
         rows = s.execute(
-            select(GateResult.item_id, GateResult.content_hash, GateResult.reasons)
-            .where(GateResult.gate == PROBE_GATE)
+            select(GateResult.item_id, GateResult.content_hash, GateResult.reasons).where(GateResult.gate == PROBE_GATE)
         ).all()
     return {item: list(reasons) for item, digest, reasons in rows if current.get(item) == digest and reasons}
 
@@ -125,17 +135,22 @@ def check_workspace(
     skipped = [item.id for item in all_items if not backend.covers(item.id)]
     if on_start:
         on_start(len(items))
-    results, stats = run_check(items, backend, config, ProbeCache(ws.engine), answer_format=answer_format,
-                               on_item_done=on_item_done)
+    results, stats = run_check(
+        items, backend, config, ProbeCache(ws.engine), answer_format=answer_format, on_item_done=on_item_done
+    )
     document = {
         "items": [r.to_json() for r in results],
         "summary": summarize(results, human_checklist_sets(ws)),
         "run": {
-            "backend": backend.kind, "model": backend.model_id, "estimator": config.as_dict(),
+            "backend": backend.kind,
+            "model": backend.model_id,
+            "estimator": config.as_dict(),
             "audio_input": "native" if backend.audio_input else "transcript_or_description",
-            **stats.as_json(), "skipped": skipped,
+            **stats.as_json(),
+            "skipped": skipped,
         },
     }
-    record_probe_gate(ws, items, results, {"backend": backend.kind, "model": backend.model_id,
-                                           "estimator": config.name})
+    record_probe_gate(
+        ws, items, results, {"backend": backend.kind, "model": backend.model_id, "estimator": config.name}
+    )
     return document, stats, skipped, results

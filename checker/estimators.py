@@ -59,8 +59,12 @@ class EstimatorConfig:
     def probe_parameters(self) -> dict[str, Any]:
         """What changes the raw probe output, hence the cache key; τ and the rule are applied afterwards."""
         if self.name == "sample":
-            return {"k_strict": self.k_strict, "k_full": self.k_full, "temperature": self.temperature,
-                    "seed": self.seed}
+            return {
+                "k_strict": self.k_strict,
+                "k_full": self.k_full,
+                "temperature": self.temperature,
+                "seed": self.seed,
+            }
         return {}
 
     def as_dict(self) -> dict[str, Any]:

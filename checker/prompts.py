@@ -113,8 +113,7 @@ def build_request(
     parts.append(
         Part(
             "text",
-            f"\nQuestion: {item.question}\nOptions: {_options_block(item.options)}\n"
-            + _answer_instruction(fmt, keys),
+            f"\nQuestion: {item.question}\nOptions: {_options_block(item.options)}\n" + _answer_instruction(fmt, keys),
         )
     )
     merged: list[Part] = []

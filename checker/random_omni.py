@@ -14,8 +14,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 SPECIAL_TOKENS = (
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>",
-    "<|vision_bos|>", "<|vision_eos|>", "<|vision_pad|>", "<|IMAGE|>", "<|VIDEO|>",
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|AUDIO|>",
+    "<|audio_bos|>",
+    "<|audio_eos|>",
+    "<|vision_bos|>",
+    "<|vision_eos|>",
+    "<|vision_pad|>",
+    "<|IMAGE|>",
+    "<|VIDEO|>",
 )
 
 # Media are wrapped in their start/end tokens: rope indexing finds each medium by its start token.
@@ -54,9 +63,13 @@ def _tokenizer(vocab_size: int):  # type: ignore[no-untyped-def]
         pad_token="<|endoftext|>",
         chat_template=CHAT_TEMPLATE,
         extra_special_tokens={
-            "image_token": "<|IMAGE|>", "audio_token": "<|AUDIO|>", "video_token": "<|VIDEO|>",
-            "vision_bos_token": "<|vision_bos|>", "vision_eos_token": "<|vision_eos|>",
-            "audio_bos_token": "<|audio_bos|>", "audio_eos_token": "<|audio_eos|>",
+            "image_token": "<|IMAGE|>",
+            "audio_token": "<|AUDIO|>",
+            "video_token": "<|VIDEO|>",
+            "vision_bos_token": "<|vision_bos|>",
+            "vision_eos_token": "<|vision_eos|>",
+            "audio_bos_token": "<|audio_bos|>",
+            "audio_eos_token": "<|audio_eos|>",
         },
     )
 
@@ -64,25 +77,67 @@ def _tokenizer(vocab_size: int):  # type: ignore[no-untyped-def]
 def _dimensions(size: Size) -> dict[str, Any]:
     if size == "tiny":
         return {
-            "text": dict(vocab_size=256, hidden_size=128, intermediate_size=256, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
-                         rope_scaling={"type": "default", "mrope_section": [8, 12, 12], "rope_type": "default"}),
-            "vision": dict(depth=2, hidden_size=128, intermediate_size=256, num_heads=2, window_size=112,
-                           fullatt_block_indexes=[1], out_hidden_size=128),
-            "audio": dict(encoder_layers=2, d_model=128, encoder_attention_heads=2, encoder_ffn_dim=256,
-                          num_mel_bins=128, n_window=100, output_dim=128),
+            "text": dict(
+                vocab_size=256,
+                hidden_size=128,
+                intermediate_size=256,
+                num_hidden_layers=2,
+                num_attention_heads=2,
+                num_key_value_heads=1,
+                max_position_embeddings=4096,
+                rope_scaling={"type": "default", "mrope_section": [8, 12, 12], "rope_type": "default"},
+            ),
+            "vision": dict(
+                depth=2,
+                hidden_size=128,
+                intermediate_size=256,
+                num_heads=2,
+                window_size=112,
+                fullatt_block_indexes=[1],
+                out_hidden_size=128,
+            ),
+            "audio": dict(
+                encoder_layers=2,
+                d_model=128,
+                encoder_attention_heads=2,
+                encoder_ffn_dim=256,
+                num_mel_bins=128,
+                n_window=100,
+                output_dim=128,
+            ),
             "pixels": (56 * 56, 112 * 112),
         }
     # Qwen2.5-Omni-7B thinker (config.json of the released model)
     return {
-        "text": dict(vocab_size=152064, hidden_size=3584, intermediate_size=18944, num_hidden_layers=28,
-                     num_attention_heads=28, num_key_value_heads=4, max_position_embeddings=32768,
-                     rope_theta=1000000.0,
-                     rope_scaling={"type": "default", "mrope_section": [16, 24, 24], "rope_type": "default"}),
-        "vision": dict(depth=32, hidden_size=1280, intermediate_size=3420, num_heads=16, window_size=112,
-                       fullatt_block_indexes=[7, 15, 23, 31], out_hidden_size=3584),
-        "audio": dict(encoder_layers=32, d_model=1280, encoder_attention_heads=20, encoder_ffn_dim=5120,
-                      num_mel_bins=128, n_window=100, output_dim=3584),
+        "text": dict(
+            vocab_size=152064,
+            hidden_size=3584,
+            intermediate_size=18944,
+            num_hidden_layers=28,
+            num_attention_heads=28,
+            num_key_value_heads=4,
+            max_position_embeddings=32768,
+            rope_theta=1000000.0,
+            rope_scaling={"type": "default", "mrope_section": [16, 24, 24], "rope_type": "default"},
+        ),
+        "vision": dict(
+            depth=32,
+            hidden_size=1280,
+            intermediate_size=3420,
+            num_heads=16,
+            window_size=112,
+            fullatt_block_indexes=[7, 15, 23, 31],
+            out_hidden_size=3584,
+        ),
+        "audio": dict(
+            encoder_layers=32,
+            d_model=1280,
+            encoder_attention_heads=20,
+            encoder_ffn_dim=5120,
+            num_mel_bins=128,
+            n_window=100,
+            output_dim=3584,
+        ),
         "pixels": (56 * 56, 448 * 448),
     }
 
@@ -124,8 +179,7 @@ def build_processor(size: Size = "tiny"):  # type: ignore[no-untyped-def]
     return Qwen2_5OmniProcessor(
         image_processor=Qwen2VLImageProcessor(min_pixels=min_pixels, max_pixels=max_pixels, size=sizes),
         video_processor=Qwen2VLVideoProcessor(min_pixels=min_pixels, max_pixels=max_pixels, size=sizes),
-        feature_extractor=WhisperFeatureExtractor(feature_size=128, sampling_rate=16000,
-                                                  return_attention_mask=True),
+        feature_extractor=WhisperFeatureExtractor(feature_size=128, sampling_rate=16000, return_attention_mask=True),
         tokenizer=_tokenizer(vocab_size),
         chat_template=CHAT_TEMPLATE,
     )

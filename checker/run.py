@@ -57,9 +57,13 @@ class RunStats:
     def as_json(self) -> dict[str, Any]:
         rate = self.items / self.seconds if self.seconds > 0 else None
         return {
-            "items": self.items, "views_probed": self.views_probed, "views_cached": self.views_cached,
-            "model_calls": self.model_calls, "generated_tokens": self.generated_tokens,
-            "seconds": round(self.seconds, 3), "items_per_second": round(rate, 3) if rate else None,
+            "items": self.items,
+            "views_probed": self.views_probed,
+            "views_cached": self.views_cached,
+            "model_calls": self.model_calls,
+            "generated_tokens": self.generated_tokens,
+            "seconds": round(self.seconds, 3),
+            "items_per_second": round(rate, 3) if rate else None,
             "audio_routes": self.audio_routes,
         }
 
@@ -99,8 +103,9 @@ def run_check(
     keys: dict[tuple[str, str], CacheKey] = {}
     for item in items:
         requests[item.id] = [
-            build_request(item, view, audio_input=backend.audio_input, fmt=answer_format,
-                          seed=config.seed_for(item.id, view))
+            build_request(
+                item, view, audio_input=backend.audio_input, fmt=answer_format, seed=config.seed_for(item.id, view)
+            )
             for view in PROBE_VIEWS
         ]
         for view in PROBE_VIEWS:

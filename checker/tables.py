@@ -16,8 +16,9 @@ class ProbeResult(SQLModel, table=True):
 
     __tablename__ = "probe_result"
     __table_args__ = (
-        UniqueConstraint("input_hash", "view", "backend", "model", "estimator", "params_hash",
-                         name="uq_probe_result_key"),
+        UniqueConstraint(
+            "input_hash", "view", "backend", "model", "estimator", "params_hash", name="uq_probe_result_key"
+        ),
     )
     id: int | None = Field(default=None, primary_key=True)
     input_hash: str = Field(max_length=64, index=True, description="hash of what the probe sees of the item")

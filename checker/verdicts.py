@@ -81,7 +81,9 @@ class ItemResult:
     def __post_init__(self) -> None:
         judgement = judge_sets(self.label, {v: e.consistent for v, e in self.views.items()})
         self.verdict, self.reducible_by, self.warnings = (
-            judgement.verdict, judgement.reducible_by, judgement.warnings,
+            judgement.verdict,
+            judgement.reducible_by,
+            judgement.warnings,
         )
 
     @property
@@ -108,9 +110,11 @@ def verdict_kappa(pairs: Sequence[tuple[str, str, str]]) -> tuple[float | None, 
 
     if not pairs:
         return None, "no probed item has a complete human checklist"
-    rows = [(n, {"unit": item, "coder": coder, "value": verdict})
-            for n, (item, probe, human) in enumerate(pairs, start=1)
-            for coder, verdict in (("probe", probe), ("human", human))]
+    rows = [
+        (n, {"unit": item, "coder": coder, "value": verdict})
+        for n, (item, probe, human) in enumerate(pairs, start=1)
+        for coder, verdict in (("probe", probe), ("human", human))
+    ]
     try:
         return cohen_kappa(ratings_from_rows(rows)).value, None
     except UndefinedStatistic as exc:
@@ -118,7 +122,8 @@ def verdict_kappa(pairs: Sequence[tuple[str, str, str]]) -> tuple[float | None, 
 
 
 def summarize(
-    results: Sequence[ItemResult], human_sets: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
+    results: Sequence[ItemResult],
+    human_sets: Mapping[str, Mapping[str, Sequence[str]]] | None = None,
     labels: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Verdict counts, share reducible per view, modal-vs-label, and agreement with the human checklist.
@@ -129,7 +134,8 @@ def summarize(
     n = len(results)
     verdicts = Counter(r.verdict for r in results)
     reducible_share = {
-        view: (sum(view in r.reducible_by for r in results) / n if n else None) for view in CHECKLIST_VIEWS
+        view: (sum(view in r.reducible_by for r in results) / n if n else None)
+        for view in CHECKLIST_VIEWS
         if view != FULL_VIEW
     }
     summary: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""Regenerate the demo's items and review records (curation/demo/data/*.jsonl).
+"""Regenerate the demo's items and review records (omnicurate/demo/data/*.jsonl).
 
 The reviews are chosen so that after `curate demo` two groups are admitted and others are returned for
 different reasons (reducible, underdetermined, failed audio sign-off, group rules, TTS-only audio).
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "curation" / "demo" / "data"
+OUT = Path(__file__).resolve().parents[1] / "omnicurate" / "demo" / "data"
 LIC = {
     "image": {"source": "drawing", "license": "CC0-1.0", "attribution": "omnicurate demo (Pillow)"},
     "audio": {
@@ -271,8 +271,7 @@ def probes(records: list[dict]) -> list[dict]:
         if it["id"] == "kitchen-01-b":
             union["audio"] = {"B"}
         union["none"] = set(keys)
-        for view in ("none", "text", "image", "audio", "text+image", "text+audio", "image+audio",
-                     "text+image+audio"):
+        for view in ("none", "text", "image", "audio", "text+image", "text+audio", "image+audio", "text+image+audio"):
             chosen = union[view]
             rest = [k for k in keys if k not in chosen]
             high = (1.0 if not rest else 0.96) / len(chosen)

@@ -1,6 +1,6 @@
 """Regenerate the demo's images (Pillow) and speech (espeak-ng with hand-set SSML prosody).
 
-Developer tool: the outputs are committed under curation/demo/data/media so the demo needs neither.
+Developer tool: the outputs are committed under omnicurate/demo/data/media so the demo needs neither.
 Run: python scripts/make_demo_media.py
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import soundfile as sf
 from PIL import Image, ImageDraw
 
-OUT = Path(__file__).resolve().parents[1] / "curation" / "demo" / "data" / "media"
+OUT = Path(__file__).resolve().parents[1] / "omnicurate" / "demo" / "data" / "media"
 W, H = 320, 240
 
 

@@ -28,7 +28,7 @@ APP = ROOT / "annotation_ui" / "app.py"
 
 @contextmanager
 def serve(workspace: Path) -> Iterator[str]:
-    from curation.cli.ui import streamlit_command
+    from omnicurate.cli.ui import streamlit_command
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -69,10 +69,10 @@ def sign_in(page: Page, url: str, name: str, password: str) -> None:
 
 def partial_demo(root: Path) -> Path:
     """The demo's items with only their grammar and audio sign-off reviews: they wait at the checklist."""
-    from curation.demo import DATA, DEMO_PASSWORD, PEOPLE
     from curation.items import import_items
     from curation.reviews import import_reviews
     from curation.workspace import Workspace
+    from omnicurate.demo import DATA, DEMO_PASSWORD, PEOPLE
 
     ws = Workspace.init(root)
     for name, roles in PEOPLE.items():
@@ -91,7 +91,7 @@ def partial_demo(root: Path) -> Path:
 
 
 def main() -> int:
-    from curation.demo import DEMO_PASSWORD, build_demo
+    from omnicurate.demo import DEMO_PASSWORD, build_demo
 
     DOCS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ui-shots-") as tmp:

@@ -74,7 +74,7 @@ def workspace(make_workspace: Callable[[str], Workspace]) -> Workspace:
 @pytest.fixture
 def demo_workspace(tmp_path: Path, db_backend: str) -> Iterator[Workspace]:
     """The bundled demo, built into a fresh workspace (on either backend)."""
-    from curation.demo import build_demo
+    from omnicurate.demo import build_demo
 
     drop = None
     root = tmp_path / "demo"

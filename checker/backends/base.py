@@ -21,9 +21,7 @@ BACKEND_KINDS: dict[str, str] = {
     "vllm": "checker.backends.vllm_offline:VllmBackend",
     "openai": "checker.backends.openai_compat:OpenAIBackend",
 }
-SPEC_HELP = (
-    "replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> or openai:<base-url>#<model>"
-)
+SPEC_HELP = "replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> or openai:<base-url>#<model>"
 
 
 class BackendError(CurateError):
@@ -48,8 +46,11 @@ class ProbeOutput:
     generated_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"audio_route": self.audio_route, "model_calls": self.model_calls,
-                               "generated_tokens": self.generated_tokens}
+        out: dict[str, Any] = {
+            "audio_route": self.audio_route,
+            "model_calls": self.model_calls,
+            "generated_tokens": self.generated_tokens,
+        }
         for name in ("samples", "logprobs", "probs"):
             value = getattr(self, name)
             if value is not None:
@@ -58,9 +59,16 @@ class ProbeOutput:
 
     @classmethod
     def from_json(cls, item_id: str, view: str, data: dict[str, Any]) -> ProbeOutput:
-        return cls(item_id, view, samples=data.get("samples"), logprobs=data.get("logprobs"),
-                   probs=data.get("probs"), audio_route=data.get("audio_route", "hidden"),
-                   model_calls=data.get("model_calls", 0), generated_tokens=data.get("generated_tokens", 0))
+        return cls(
+            item_id,
+            view,
+            samples=data.get("samples"),
+            logprobs=data.get("logprobs"),
+            probs=data.get("probs"),
+            audio_route=data.get("audio_route", "hidden"),
+            model_calls=data.get("model_calls", 0),
+            generated_tokens=data.get("generated_tokens", 0),
+        )
 
 
 class ProbeBackend(ABC):

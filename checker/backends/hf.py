@@ -28,7 +28,9 @@ def option_token_ids(tokenizer, keys: Sequence[str]) -> list[int]:  # type: igno
     for key in keys:
         encoded = tokenizer.encode(key, add_special_tokens=False)
         if len(encoded) != 1:
-            raise BackendError(f"option key {key!r} is {len(encoded)} tokens for this tokenizer; keys must be one token")
+            raise BackendError(
+                f"option key {key!r} is {len(encoded)} tokens for this tokenizer; keys must be one token"
+            )
         ids.append(encoded[0])
     return ids
 
@@ -58,7 +60,11 @@ class TransformersBackend(ProbeBackend):
     batch_size = 16
 
     def __init__(  # type: ignore[no-untyped-def]
-        self, target: str, device: str | None = None, dtype: str | None = None, model=None,
+        self,
+        target: str,
+        device: str | None = None,
+        dtype: str | None = None,
+        model=None,
         micro_batch: int | None = None,
     ) -> None:
         ensure_torchvision_importable()
@@ -136,8 +142,14 @@ class TransformersBackend(ProbeBackend):
             torch.manual_seed(request.seed + index)
             with torch.inference_mode():
                 out = self.model.generate(
-                    **inputs, do_sample=True, temperature=temperature, top_k=0, top_p=1.0,
-                    max_new_tokens=FREE_ANSWER_TOKENS, pad_token_id=self.tokenizer.pad_token_id, eos_token_id=eos,
+                    **inputs,
+                    do_sample=True,
+                    temperature=temperature,
+                    top_k=0,
+                    top_p=1.0,
+                    max_new_tokens=FREE_ANSWER_TOKENS,
+                    pad_token_id=self.tokenizer.pad_token_id,
+                    eos_token_id=eos,
                 )
             tokens = out[0, prompt_length:].tolist()
             if eos in tokens:
@@ -153,8 +165,16 @@ class TransformersBackend(ProbeBackend):
         for request in requests:
             k = config.k_for(request.view)
             answers, generated = self.free_answers(request, k, config.temperature)
-            outputs.append(ProbeOutput(request.item_id, request.view, samples=answers,
-                                       audio_route=request.audio_route, model_calls=k, generated_tokens=generated))
+            outputs.append(
+                ProbeOutput(
+                    request.item_id,
+                    request.view,
+                    samples=answers,
+                    audio_route=request.audio_route,
+                    model_calls=k,
+                    generated_tokens=generated,
+                )
+            )
         return outputs
 
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
@@ -164,18 +184,33 @@ class TransformersBackend(ProbeBackend):
             return self._probe_free(requests, config)
         answered: list[dict[str, float]] = []
         for start in range(0, len(requests), self.micro_batch):
-            answered += self.option_logprobs_batch(requests[start:start + self.micro_batch])
+            answered += self.option_logprobs_batch(requests[start : start + self.micro_batch])
         outputs = []
         for request, logprobs in zip(requests, answered, strict=True):
             if config.name == "logprob":
-                outputs.append(ProbeOutput(request.item_id, request.view, logprobs=logprobs,
-                                           audio_route=request.audio_route, model_calls=1, generated_tokens=1))
+                outputs.append(
+                    ProbeOutput(
+                        request.item_id,
+                        request.view,
+                        logprobs=logprobs,
+                        audio_route=request.audio_route,
+                        model_calls=1,
+                        generated_tokens=1,
+                    )
+                )
                 continue
             k = config.k_for(request.view)
             weights = torch.softmax(torch.tensor(list(logprobs.values())) / config.temperature, dim=-1)
             generator = torch.Generator().manual_seed(request.seed)
             draws = torch.multinomial(weights, k, replacement=True, generator=generator).tolist()
-            outputs.append(ProbeOutput(request.item_id, request.view,
-                                       samples=[request.option_keys[i] for i in draws],
-                                       audio_route=request.audio_route, model_calls=1, generated_tokens=k))
+            outputs.append(
+                ProbeOutput(
+                    request.item_id,
+                    request.view,
+                    samples=[request.option_keys[i] for i in draws],
+                    audio_route=request.audio_route,
+                    model_calls=1,
+                    generated_tokens=k,
+                )
+            )
         return outputs

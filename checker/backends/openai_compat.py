@@ -73,8 +73,7 @@ class OpenAIBackend(ProbeBackend):
 
     def _one(self, request: ProbeRequest, config: EstimatorConfig) -> ProbeOutput:
         keys = list(request.option_keys)
-        body: dict[str, Any] = {"model": self.model, "messages": chat_messages(request, "openai"),
-                                "seed": request.seed}
+        body: dict[str, Any] = {"model": self.model, "messages": chat_messages(request, "openai"), "seed": request.seed}
         letter = request.answer_format == "letter"
         if letter:
             body.update(max_tokens=1, structured_outputs={"choice": keys})
@@ -92,8 +91,14 @@ class OpenAIBackend(ProbeBackend):
                 if token not in logprobs:
                     raise self._not_honoured(request, f"log-probability for {token!r}")
                 logprobs[token] = entry["logprob"]
-            return ProbeOutput(request.item_id, request.view, logprobs=logprobs, audio_route=request.audio_route,
-                               model_calls=1, generated_tokens=reply.get("usage", {}).get("completion_tokens", 1))
+            return ProbeOutput(
+                request.item_id,
+                request.view,
+                logprobs=logprobs,
+                audio_route=request.audio_route,
+                model_calls=1,
+                generated_tokens=reply.get("usage", {}).get("completion_tokens", 1),
+            )
         body.update(temperature=config.temperature, n=config.k_for(request.view))
         reply = self._post(body)
         samples = [choice["message"]["content"] or "" for choice in reply["choices"]]
@@ -101,9 +106,14 @@ class OpenAIBackend(ProbeBackend):
             for sample in samples:
                 if sample.strip() not in keys:
                     raise self._not_honoured(request, f"answer {sample!r}")
-        return ProbeOutput(request.item_id, request.view, samples=samples, audio_route=request.audio_route,
-                           model_calls=1,
-                           generated_tokens=reply.get("usage", {}).get("completion_tokens", len(samples)))
+        return ProbeOutput(
+            request.item_id,
+            request.view,
+            samples=samples,
+            audio_route=request.audio_route,
+            model_calls=1,
+            generated_tokens=reply.get("usage", {}).get("completion_tokens", len(samples)),
+        )
 
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:

@@ -40,23 +40,23 @@ class ReplayBackend(ProbeBackend):
                 problems.append(Problem(f"not JSON: {exc.msg}", **where))
                 continue
             if not isinstance(record, dict) or not isinstance(record.get("item"), str):
-                problems.append(Problem("a line needs an \"item\" id", field="item", **where))
+                problems.append(Problem('a line needs an "item" id', field="item", **where))
                 continue
             view = record.get("view")
             if view not in PROBE_VIEWS:
-                problems.append(Problem(f"unknown view {view!r}; views are {', '.join(PROBE_VIEWS)}",
-                                        field="view", **where))
+                problems.append(
+                    Problem(f"unknown view {view!r}; views are {', '.join(PROBE_VIEWS)}", field="view", **where)
+                )
                 continue
             samples, probs = record.get("samples"), record.get("probs")
             if (samples is None) == (probs is None):
-                problems.append(Problem("give either \"samples\" or \"probs\"", **where))
+                problems.append(Problem('give either "samples" or "probs"', **where))
             elif samples is not None and not (
                 isinstance(samples, list) and samples and all(isinstance(s, str) for s in samples)
             ):
                 problems.append(Problem("a non-empty list of answer strings", field="samples", **where))
             elif probs is not None and not (
-                isinstance(probs, dict)
-                and all(isinstance(v, int | float) and 0 <= v <= 1 for v in probs.values())
+                isinstance(probs, dict) and all(isinstance(v, int | float) and 0 <= v <= 1 for v in probs.values())
             ):
                 problems.append(Problem("option → probability in [0, 1]", field="probs", **where))
             elif (record["item"], view) in self.lines:
@@ -85,12 +85,15 @@ class ReplayBackend(ProbeBackend):
                 )
             samples = record.get("samples")
             probs = record.get("probs")
-            outputs.append(ProbeOutput(
-                request.item_id, request.view,
-                samples=list(samples) if samples is not None else None,
-                probs={k: float(v) for k, v in probs.items()} if probs is not None else None,
-                audio_route=record.get("audio_route", request.audio_route),
-            ))
+            outputs.append(
+                ProbeOutput(
+                    request.item_id,
+                    request.view,
+                    samples=list(samples) if samples is not None else None,
+                    probs={k: float(v) for k, v in probs.items()} if probs is not None else None,
+                    audio_route=record.get("audio_route", request.audio_route),
+                )
+            )
         return outputs
 
 

@@ -34,8 +34,7 @@ class VllmBackend(ProbeBackend):
             from vllm.sampling_params import StructuredOutputsParams  # noqa: F401  (vLLM >= 0.12)
         except ImportError as exc:
             raise BackendError(
-                "the vllm backend needs vLLM >= 0.12 (older versions silently ignore the choice constraint): "
-                f"{exc}"
+                f"the vllm backend needs vLLM >= 0.12 (older versions silently ignore the choice constraint): {exc}"
             ) from exc
         import transformers
 
@@ -86,11 +85,21 @@ class VllmBackend(ProbeBackend):
         for request in requests:
             choice = StructuredOutputsParams(choice=list(request.option_keys))
             if config.name == "logprob":
-                params.append(SamplingParams(max_tokens=1, temperature=1.0, logprobs=len(request.option_keys),
-                                             structured_outputs=choice))
+                params.append(
+                    SamplingParams(
+                        max_tokens=1, temperature=1.0, logprobs=len(request.option_keys), structured_outputs=choice
+                    )
+                )
             else:
-                params.append(SamplingParams(max_tokens=1, temperature=config.temperature, seed=request.seed,
-                                             n=config.k_for(request.view), structured_outputs=choice))
+                params.append(
+                    SamplingParams(
+                        max_tokens=1,
+                        temperature=config.temperature,
+                        seed=request.seed,
+                        n=config.k_for(request.view),
+                        structured_outputs=choice,
+                    )
+                )
         answers = self.llm.generate([self._prompt(r) for r in requests], params, use_tqdm=False)
         outputs = []
         for request, answer in zip(requests, answers, strict=True):
@@ -101,14 +110,31 @@ class VllmBackend(ProbeBackend):
                 for entry in first.values():
                     token = (entry.decoded_token or "").strip()
                     if token not in logprobs:
-                        raise BackendError(f"vllm returned log-probability for {token!r}, not an option key: "
-                                           "the choice constraint was not applied")
+                        raise BackendError(
+                            f"vllm returned log-probability for {token!r}, not an option key: "
+                            "the choice constraint was not applied"
+                        )
                     logprobs[token] = entry.logprob
-                outputs.append(ProbeOutput(request.item_id, request.view, logprobs=logprobs,
-                                           audio_route=request.audio_route, model_calls=1, generated_tokens=1))
+                outputs.append(
+                    ProbeOutput(
+                        request.item_id,
+                        request.view,
+                        logprobs=logprobs,
+                        audio_route=request.audio_route,
+                        model_calls=1,
+                        generated_tokens=1,
+                    )
+                )
             else:
                 samples = [choice.text for choice in answer.outputs]
-                outputs.append(ProbeOutput(request.item_id, request.view, samples=samples,
-                                           audio_route=request.audio_route, model_calls=1,
-                                           generated_tokens=sum(len(c.token_ids) for c in answer.outputs)))
+                outputs.append(
+                    ProbeOutput(
+                        request.item_id,
+                        request.view,
+                        samples=samples,
+                        audio_route=request.audio_route,
+                        model_calls=1,
+                        generated_tokens=sum(len(c.token_ids) for c in answer.outputs),
+                    )
+                )
         return outputs

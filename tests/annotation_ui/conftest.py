@@ -50,7 +50,7 @@ def streamlit_server(tmp_path: Path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    from curation.cli.ui import streamlit_command
+    from omnicurate.cli.ui import streamlit_command
 
     env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
     log = (tmp_path / "streamlit.log").open("w")

@@ -191,7 +191,7 @@ def test_dashboard_data_on_the_demo(demo_workspace):
     assert sum(size * n for size, n in data.group_sizes.items()) == len(live)
     reached = list(data.reached.values())
     assert reached == sorted(reached, reverse=True) and reached[0] == len(live)
-    from curation.demo import DATA
+    from omnicurate.demo import DATA
 
     records = (DATA / "reviews.jsonl").read_text().splitlines()
     assert sum(row["total"] for row in data.workload) == len(records)

@@ -21,7 +21,7 @@ def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     sr = 16000
     t = np.arange(int(1.5 * sr)) / sr
     sweep = 0.3 * np.sin(2 * np.pi * (220 + 300 * t) * t)
-    sweep[int(0.6 * sr):int(0.8 * sr)] = 0
+    sweep[int(0.6 * sr) : int(0.8 * sr)] = 0
     sf.write(folder / "sweep.wav", sweep.astype(np.float32), sr, subtype="PCM_16")
     noise = np.random.default_rng(0).normal(0, 0.1, sr).astype(np.float32)
     sf.write(folder / "noise.wav", noise, sr, subtype="PCM_16")

@@ -13,10 +13,16 @@ from checker.views import ProbeItem
 
 def make_item(media_dir: Path, item_id: str = "it-1", answer: str = "A", **changes) -> ProbeItem:  # type: ignore[no-untyped-def]
     fields = dict(
-        id=item_id, content_hash="c-" + item_id, context="Sure, that was a really helpful suggestion.",
+        id=item_id,
+        content_hash="c-" + item_id,
+        context="Sure, that was a really helpful suggestion.",
         question="How does the speaker feel about the suggestion?",
-        options={"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}, answer=answer,
-        image=media_dir / "red.png", audio=media_dir / "sweep.wav", image_sha="img-red", audio_sha="aud-sweep",
+        options={"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"},
+        answer=answer,
+        image=media_dir / "red.png",
+        audio=media_dir / "sweep.wav",
+        image_sha="img-red",
+        audio_sha="aud-sweep",
     )
     fields.update(changes)
     return ProbeItem(**fields)
@@ -27,8 +33,13 @@ class ScriptedBackend(ProbeBackend):
 
     kind = "scripted"
 
-    def __init__(self, answers: dict[tuple[str, str], list[str]] | None = None, *, batch_size: int = 8,
-                 fail_after_batches: int | None = None) -> None:
+    def __init__(
+        self,
+        answers: dict[tuple[str, str], list[str]] | None = None,
+        *,
+        batch_size: int = 8,
+        fail_after_batches: int | None = None,
+    ) -> None:
         self.answers = answers or {}
         self.batch_size = batch_size
         self.fail_after_batches = fail_after_batches
@@ -47,6 +58,14 @@ class ScriptedBackend(ProbeBackend):
         for r in requests:
             self.asked.append((r.item_id, r.view))
             samples = self.answers.get((r.item_id, r.view), list(r.option_keys[:2]) * 3)
-            out.append(ProbeOutput(r.item_id, r.view, samples=samples[: config.k_for(r.view)],
-                                   audio_route=r.audio_route, model_calls=1, generated_tokens=len(samples)))
+            out.append(
+                ProbeOutput(
+                    r.item_id,
+                    r.view,
+                    samples=samples[: config.k_for(r.view)],
+                    audio_route=r.audio_route,
+                    model_calls=1,
+                    generated_tokens=len(samples),
+                )
+            )
         return out

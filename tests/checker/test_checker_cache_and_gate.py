@@ -116,14 +116,19 @@ def test_stale_probe_results_give_no_reason(demo_workspace, tmp_path: Path) -> N
 
 
 def test_cli_check_replay_json(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from curation.cli.main import app
+    from omnicurate.cli.main import app
 
     lines = []
     for item in load_probe_items(demo_workspace)[:3]:
         for view in PROBE_VIEWS:
             full = view == "text+image+audio"
-            lines.append({"item": item.id, "view": view,
-                          **({"probs": {item.answer: 1.0}} if full else {"samples": list(item.options)[:2] * 2})})
+            lines.append(
+                {
+                    "item": item.id,
+                    "view": view,
+                    **({"probs": {item.answer: 1.0}} if full else {"samples": list(item.options)[:2] * 2}),
+                }
+            )
     replay = tmp_path / "run.jsonl"
     replay.write_text("".join(json.dumps(line) + "\n" for line in lines))
     runner = CliRunner()
@@ -140,7 +145,7 @@ def test_cli_check_replay_json(demo_workspace, tmp_path: Path) -> None:  # type:
 
 
 def test_a_recorded_run_replays_to_the_same_verdicts(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from curation.cli.main import app
+    from omnicurate.cli.main import app
 
     answers = {("door-01-a", "text"): ["A", "??", "A", "A", "A"], ("bank-01-a", "text+image+audio"): ["A"] * 10}
     original, _ = run_check(load_probe_items(demo_workspace), ScriptedBackend(answers), EstimatorConfig())
@@ -148,8 +153,19 @@ def test_a_recorded_run_replays_to_the_same_verdicts(demo_workspace, tmp_path: P
 
     recorded = tmp_path / "recorded.jsonl"
     recorded.write_text("".join(json.dumps(line) + "\n" for line in replay_lines(original)))
-    result = CliRunner().invoke(app, ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{recorded}",
-                                      "--json", "--record", str(tmp_path / "again.jsonl")])
+    result = CliRunner().invoke(
+        app,
+        [
+            "-w",
+            str(demo_workspace.root),
+            "check",
+            "--probe",
+            f"replay:{recorded}",
+            "--json",
+            "--record",
+            str(tmp_path / "again.jsonl"),
+        ],
+    )
     assert result.exit_code == 0, result.output
     replayed = {r["item"]: r for r in json.loads(result.stdout)["items"]}
     for item in original:

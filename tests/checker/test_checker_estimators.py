@@ -19,8 +19,17 @@ KEYS = ("A", "B", "C", "D")
 
 @pytest.mark.parametrize(
     ("k", "tau", "expected"),
-    [(5, 0.2, 1), (10, 0.2, 2), (10, 0.3, 3), (5, 0.3, 2), (5, 0.4, 2), (5, 0.41, 3), (7, 0.2, 2), (3, 0.01, 1),
-     (10, 1.0, 10)],
+    [
+        (5, 0.2, 1),
+        (10, 0.2, 2),
+        (10, 0.3, 3),
+        (5, 0.3, 2),
+        (5, 0.4, 2),
+        (5, 0.41, 3),
+        (7, 0.2, 2),
+        (3, 0.01, 1),
+        (10, 1.0, 10),
+    ],
 )
 def test_min_count_is_the_exact_ceiling(k: int, tau: float, expected: int) -> None:
     assert min_count(k, tau) == expected

@@ -56,15 +56,19 @@ def backend_for(server: ScriptedServer, flags: str = ""):  # type: ignore[no-unt
 
 def logprob_reply(tokens: dict[str, float]) -> dict:
     top = [{"token": t, "logprob": lp} for t, lp in tokens.items()]
-    return {"choices": [{"message": {"content": top[0]["token"]},
-                         "logprobs": {"content": [{**top[0], "top_logprobs": top}]}}],
-            "usage": {"completion_tokens": 1}}
+    return {
+        "choices": [
+            {"message": {"content": top[0]["token"]}, "logprobs": {"content": [{**top[0], "top_logprobs": top}]}}
+        ],
+        "usage": {"completion_tokens": 1},
+    }
 
 
 def test_request_carries_media_parts_and_the_choice_constraint(server: ScriptedServer, media_dir: Path) -> None:
     server.reply = logprob_reply({"A": -0.1, "B": -2.0, "C": -3.0, "D": -4.0})
-    out = backend_for(server).probe([build_request(make_item(media_dir), "text+image+audio")],
-                                    EstimatorConfig(name="logprob"))
+    out = backend_for(server).probe(
+        [build_request(make_item(media_dir), "text+image+audio")], EstimatorConfig(name="logprob")
+    )
     body = server.bodies[0]
     assert body["structured_outputs"] == {"choice": ["A", "B", "C", "D"]} and body["max_tokens"] == 1
     assert body["logprobs"] is True and body["top_logprobs"] == 4
@@ -90,8 +94,9 @@ def test_json_format_samples_unconstrained_and_parses_strictly(server: ScriptedS
     item = make_item(media_dir)
     from checker.run import estimate
 
-    out = backend_for(server, "#no-audio").probe([build_request(item, "text+audio", audio_input=False, fmt="json")],
-                                                 EstimatorConfig())
+    out = backend_for(server, "#no-audio").probe(
+        [build_request(item, "text+audio", audio_input=False, fmt="json")], EstimatorConfig()
+    )
     body = server.bodies[0]
     assert "structured_outputs" not in body and body["n"] == 5 and body["temperature"] == 0.7
     assert all(p["type"] == "text" for p in body["messages"][1]["content"])

@@ -63,10 +63,24 @@ def test_model_without_audio_gets_a_transcript_or_a_description(media_dir: Path)
 @pytest.mark.parametrize(
     ("answer", "expected"),
     [
-        ("A", "A"), (" B\n", "B"), ("(C)", "C"), ("D.", "D"), ("option_A", "A"), ("Option B", "B"),
-        ("Answer: C", "C"), ('{"answer": "option_B", "reasoning": "tone"}', "B"), ('{"answer": "D"}', "D"),
-        ("E", None), ("a", None), ("A or B", None), ("I think it is A", None), ("", None),
-        ('{"answer": "option_E"}', None), ('{"reasoning": "x"}', None), ("{not json", None), ("AB", None),
+        ("A", "A"),
+        (" B\n", "B"),
+        ("(C)", "C"),
+        ("D.", "D"),
+        ("option_A", "A"),
+        ("Option B", "B"),
+        ("Answer: C", "C"),
+        ('{"answer": "option_B", "reasoning": "tone"}', "B"),
+        ('{"answer": "D"}', "D"),
+        ("E", None),
+        ("a", None),
+        ("A or B", None),
+        ("I think it is A", None),
+        ("", None),
+        ('{"answer": "option_E"}', None),
+        ('{"reasoning": "x"}', None),
+        ("{not json", None),
+        ("AB", None),
     ],
 )
 def test_answers_are_parsed_strictly(answer: str, expected: str | None) -> None:

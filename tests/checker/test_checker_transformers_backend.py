@@ -83,10 +83,22 @@ def test_cli_runs_the_transformers_backend_on_demo_items(demo_workspace, tiny_om
 
     from typer.testing import CliRunner
 
-    from curation.cli.main import app
+    from omnicurate.cli.main import app
 
-    args = ["-w", str(demo_workspace.root), "check", "--probe", f"transformers:{tiny_omni}",
-            "--estimator", "logprob", "--item", "kitchen-01-a", "--item", "bank-01-b", "--json"]
+    args = [
+        "-w",
+        str(demo_workspace.root),
+        "check",
+        "--probe",
+        f"transformers:{tiny_omni}",
+        "--estimator",
+        "logprob",
+        "--item",
+        "kitchen-01-a",
+        "--item",
+        "bank-01-b",
+        "--json",
+    ]
     first = CliRunner().invoke(app, args)
     assert first.exit_code == 0, first.output
     document = json.loads(first.stdout)
@@ -101,9 +113,16 @@ def test_cli_runs_the_transformers_backend_on_demo_items(demo_workspace, tiny_om
 
 
 def test_batched_rows_give_the_single_request_logprobs(hf_backend, media_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    items = [make_item(media_dir),
-             make_item(media_dir, item_id="it-2", image=media_dir / "blue.png", audio=media_dir / "noise.wav",
-                       options={"A": "yes", "B": "no", "C": "maybe"})]
+    items = [
+        make_item(media_dir),
+        make_item(
+            media_dir,
+            item_id="it-2",
+            image=media_dir / "blue.png",
+            audio=media_dir / "noise.wav",
+            options={"A": "yes", "B": "no", "C": "maybe"},
+        ),
+    ]
     requests = [build_request(i, v) for i in items for v in PROBE_VIEWS]  # rows of different lengths and media
     single = [hf_backend.option_logprobs(r) for r in requests]
     hf_backend.micro_batch = 5

@@ -35,8 +35,11 @@ CASES = {
     "well": replay_lines("well", {"samples": ["A"] * 10}),
     "mismatch": replay_lines("mismatch", {"samples": ["B"] * 9 + ["C"]}),
     "under": replay_lines("under", {"probs": {"A": 0.6, "B": 0.4, "C": 0.0, "D": 0.0}}),
-    "reduced": replay_lines("reduced", {"samples": ["A"] * 10},
-                            {"text+audio": {"samples": ["A"] * 5}, "image": {"samples": ["A", "A", "A", "A", "?"]}}),
+    "reduced": replay_lines(
+        "reduced",
+        {"samples": ["A"] * 10},
+        {"text+audio": {"samples": ["A"] * 5}, "image": {"samples": ["A", "A", "A", "A", "?"]}},
+    ),
     "prior": replay_lines("prior", {"samples": ["A"] * 10}, {"none": {"samples": ["B"] * 5}}),
 }
 
@@ -105,8 +108,12 @@ def test_summary_shares_and_kappa(results) -> None:  # type: ignore[no-untyped-d
 
 
 def test_kappa_values_and_undefined_cases() -> None:
-    assert verdict_kappa([("i1", "reducible", "reducible"), ("i2", "well_posed", "well_posed")])[0] == pytest.approx(1.0)
-    assert verdict_kappa([("i1", "reducible", "well_posed"), ("i2", "well_posed", "reducible")])[0] == pytest.approx(-1.0)
+    assert verdict_kappa([("i1", "reducible", "reducible"), ("i2", "well_posed", "well_posed")])[0] == pytest.approx(
+        1.0
+    )
+    assert verdict_kappa([("i1", "reducible", "well_posed"), ("i2", "well_posed", "reducible")])[0] == pytest.approx(
+        -1.0
+    )
     kappa, why = verdict_kappa([("i1", "well_posed", "well_posed"), ("i2", "well_posed", "well_posed")])
     assert kappa is None and "chance agreement is 1" in why
     summary = summarize([], {})
@@ -114,11 +121,14 @@ def test_kappa_values_and_undefined_cases() -> None:
 
 
 def test_replay_file_problems_are_reported_with_lines(tmp_path: Path) -> None:
-    path = write_replay(tmp_path / "bad.jsonl", [
-        {"item": "x", "view": "sideways", "samples": ["A"]},
-        {"item": "x", "view": "text", "samples": ["A"], "probs": {"A": 1}},
-        {"item": "x", "view": "audio", "probs": {"A": 1.5}},
-    ])
+    path = write_replay(
+        tmp_path / "bad.jsonl",
+        [
+            {"item": "x", "view": "sideways", "samples": ["A"]},
+            {"item": "x", "view": "text", "samples": ["A"], "probs": {"A": 1}},
+            {"item": "x", "view": "audio", "probs": {"A": 1.5}},
+        ],
+    )
     with pytest.raises(ValidationFailed) as info:
         open_backend(f"replay:{path}")
     lines = sorted(p.line for p in info.value.problems)

@@ -42,7 +42,9 @@ def vllm_environment(scratch: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         PYTHONPATH=os.pathsep.join([str(REPO / "checker" / "compat_site"), str(REPO)]),
-        VLLM_CPU_KVCACHE_SPACE="1", HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=str(scratch / "vllm-cache"),
+        VLLM_CPU_KVCACHE_SPACE="1",
+        HF_HUB_OFFLINE="1",
+        VLLM_CACHE_ROOT=str(scratch / "vllm-cache"),
         CURATE_VLLM_ENGINE_ARGS=json.dumps({"dtype": "float32", "max_model_len": 2048}),
     )
     return env
@@ -50,8 +52,10 @@ def vllm_environment(scratch: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def probe_items(media_dir: Path):  # type: ignore[no-untyped-def]
-    return [make_item(media_dir),
-            make_item(media_dir, item_id="it-2", image=media_dir / "blue.png", audio=media_dir / "noise.wav")]
+    return [
+        make_item(media_dir),
+        make_item(media_dir, item_id="it-2", image=media_dir / "blue.png", audio=media_dir / "noise.wav"),
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -66,20 +70,31 @@ def assert_agree(expected: dict[str, float], got: dict[str, float], where: str) 
 
 
 def test_vllm_offline_backend_agrees_with_transformers(
-    vllm_python: str, tiny_omni: Path, probe_items, hf_logprobs, tmp_path: Path  # type: ignore[no-untyped-def]
+    vllm_python: str,
+    tiny_omni: Path,
+    probe_items,
+    hf_logprobs,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     items_file = tmp_path / "items.json"
-    items_file.write_text(json.dumps([{**asdict(i), "image": str(i.image), "audio": str(i.audio)} for i in probe_items]))
+    items_file.write_text(
+        json.dumps([{**asdict(i), "image": str(i.image), "audio": str(i.audio)} for i in probe_items])
+    )
     run = subprocess.run(
         [vllm_python, str(Path(__file__).with_name("vllm_offline_probe.py")), str(tiny_omni), str(items_file)],
-        env=vllm_environment(tmp_path), capture_output=True, text=True, timeout=900,
+        env=vllm_environment(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULT ")]
     assert run.returncode == 0 and lines, run.stderr[-4000:]
     result = json.loads(lines[0].removeprefix("RESULT "))
     assert len(result["logprob"]) == len(hf_logprobs)
     for output in result["logprob"]:
-        assert_agree(hf_logprobs[(output["item"], output["view"])], output["logprobs"], f"{output['item']} {output['view']}")
+        assert_agree(
+            hf_logprobs[(output["item"], output["view"])], output["logprobs"], f"{output['item']} {output['view']}"
+        )
     for output in result["sample"]:
         k = 10 if output["view"] == "text+image+audio" else 5
         assert len(output["samples"]) == k and set(output["samples"]) <= {"A", "B", "C", "D"}
@@ -98,18 +113,39 @@ def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.Temp
     port = free_port()
     log = (scratch / "server.log").open("w")
     server = subprocess.Popen(
-        [vllm_python, "-m", "vllm.entrypoints.openai.api_server", "--model", str(tiny_omni),
-         "--served-model-name", "tiny-omni", "--host", "127.0.0.1", "--port", str(port), "--dtype", "float32",
-         "--max-model-len", "2048", "--no-enable-chunked-prefill",
-         "--limit-mm-per-prompt", json.dumps({"image": 1, "audio": 1, "video": 0})],
-        env=vllm_environment(scratch), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            vllm_python,
+            "-m",
+            "vllm.entrypoints.openai.api_server",
+            "--model",
+            str(tiny_omni),
+            "--served-model-name",
+            "tiny-omni",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dtype",
+            "float32",
+            "--max-model-len",
+            "2048",
+            "--no-enable-chunked-prefill",
+            "--limit-mm-per-prompt",
+            json.dumps({"image": 1, "audio": 1, "video": 0}),
+        ],
+        env=vllm_environment(scratch),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 600
         while True:
             if server.poll() is not None:
-                pytest.fail(f"vLLM server exited ({server.returncode}):\n{(scratch / 'server.log').read_text()[-4000:]}")
+                pytest.fail(
+                    f"vLLM server exited ({server.returncode}):\n{(scratch / 'server.log').read_text()[-4000:]}"
+                )
             try:
                 with urllib.request.urlopen(f"{base}/health", timeout=5) as response:
                     if response.status == 200:
@@ -130,7 +166,9 @@ def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.Temp
         log.close()
 
 
-def test_openai_backend_against_vllm_server_agrees_with_transformers(vllm_server: str, probe_items, hf_logprobs) -> None:  # type: ignore[no-untyped-def]
+def test_openai_backend_against_vllm_server_agrees_with_transformers(
+    vllm_server: str, probe_items, hf_logprobs
+) -> None:  # type: ignore[no-untyped-def]
     backend = open_backend(f"openai:{vllm_server}#tiny-omni")
     requests = [build_request(i, v) for i in probe_items for v in PROBE_VIEWS]
     for output in backend.probe(requests, EstimatorConfig(name="logprob")):
@@ -140,5 +178,3 @@ def test_openai_backend_against_vllm_server_agrees_with_transformers(vllm_server
     for output in backend.probe(seeded, config):
         assert len(output.samples) == config.k_for(output.view) and set(output.samples) <= {"A", "B", "C", "D"}
         assert output.generated_tokens == config.k_for(output.view)
-
-

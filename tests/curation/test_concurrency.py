@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def run_cli(ws: Workspace, *args: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-m", "curation", "-w", str(ws.root), *args],
+        [sys.executable, "-m", "omnicurate", "-w", str(ws.root), *args],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

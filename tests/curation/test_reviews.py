@@ -229,8 +229,12 @@ def test_group_review_judges_only_live_sisters(ws: Workspace, tmp_path: Path) ->
         full_round(ws, tmp_path, item, answer, f"r{item}.jsonl")
     decide(ws, "d", "boss", "discard", "weak distractors")
     assert review_queue(ws, "group_integration", "rev5") == ["g1"]
-    import_reviews(ws, write_reviews(tmp_path / "g.jsonl", [
-        {"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]))
+    import_reviews(
+        ws,
+        write_reviews(
+            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]
+        ),
+    )
     status = {s.id: s.state for s in derive_status(ws)}
     assert status == {"a": "admitted", "b": "admitted", "c": "in_review", "d": "discarded"}
     assert review_queue(ws, "group_integration", "rev5") == []

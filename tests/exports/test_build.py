@@ -254,7 +254,7 @@ def test_builds_in_separate_processes_with_other_hash_seeds_are_identical(
 
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        command = "from curation.cli.main import run; run()"
+        command = "from omnicurate.cli.main import run; run()"
         args = ["-w", str(admitted_ws.root), "release", "build", "1.0.0", "--out", str(tmp_path / seed)]
         done = subprocess.run([sys.executable, "-c", command, *args], env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from curation.cli.main import app
 from curation.workspace import Workspace
 from exports.build import build_release
 from exports.verify import diff_releases, verify_release
+from omnicurate.cli.main import app
 from tests.exports.workspace_factory import fill_workspace, group_rows
 
 runner = CliRunner()

@@ -20,10 +20,10 @@ from annotation_ui.labelstudio.campaigns import (
 from annotation_ui.labelstudio.connection import Connection
 from annotation_ui.labelstudio.report import campaign_report
 from annotation_ui.labelstudio.tables import LsTask
-from curation.cli.main import app
 from curation.errors import NotFoundError, ValidationFailed
 from curation.tables import Event
 from curation.workspace import Workspace
+from omnicurate.cli.main import app
 from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, choice, rating
 from tests.annotation_ui.labelstudio.server import LsServer
 from tests.media_factory import make_image, make_tone

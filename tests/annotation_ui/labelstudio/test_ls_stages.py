@@ -13,11 +13,11 @@ from annotation_ui.labelstudio.connection import Connection, status
 from annotation_ui.labelstudio.errors import LabelStudioAuthError, LabelStudioUnavailable, MediaMissing, ProjectDeleted
 from annotation_ui.labelstudio.stages import pull_stages, push_stage
 from annotation_ui.labelstudio.tables import LsAnnotation, LsProject
-from curation.cli.main import app
 from curation.tables import Event, ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace
+from omnicurate.cli.main import app
 from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, choice, note, rating, seed, tasks
 from tests.annotation_ui.labelstudio.server import LsServer
 

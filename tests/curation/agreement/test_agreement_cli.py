@@ -3,8 +3,8 @@ import json
 from typer.testing import CliRunner
 
 from curation.agreement.gates import adjudication_queue, check_agreement_gates
-from curation.cli.main import app
 from curation.config import CONFIG_NAME, Settings
+from omnicurate.cli.main import app
 
 runner = CliRunner()
 

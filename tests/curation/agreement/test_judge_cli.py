@@ -7,8 +7,8 @@ from typer.testing import CliRunner
 
 from curation.agreement import UndefinedStatistic
 from curation.agreement.judge import read_judge_file
-from curation.cli.main import app
 from curation.errors import ValidationFailed
+from omnicurate.cli.main import app
 
 runner = CliRunner()
 

@@ -3,7 +3,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from curation.cli.main import app
+from omnicurate.cli.main import app
 
 runner = CliRunner()
 

@@ -11,13 +11,13 @@ from typer.testing import CliRunner
 
 from curation.audit.normalize import normalize_workspace
 from curation.audit.workspace import audit_workspace, resolve
-from curation.cli.main import app
 from curation.config import Settings
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.items import import_items
 from curation.tables import Asset, Event, GateResult, Item, ItemRevision
 from curation.workflow import derive_status
 from curation.workspace import Workspace
+from omnicurate.cli.main import app
 from tests.media_factory import item_row, write_items
 from tests.synthetic_media import scene
 

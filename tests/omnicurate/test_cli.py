@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from curation.cli.main import app
 from curation.workspace import Workspace
+from omnicurate.cli.main import app
 from tests.media_factory import item_row, write_items
 
 runner = CliRunner()
@@ -79,23 +79,23 @@ def test_bad_input_exits_2_with_every_problem(tmp_path: Path) -> None:
 def test_json_output_is_one_plain_document(tmp_path: Path) -> None:
     env = {**os.environ, "COLUMNS": "40"}
     subprocess.run(
-        [sys.executable, "-m", "curation", "init", str(tmp_path / "w")], check=True, env=env, capture_output=True
+        [sys.executable, "-m", "omnicurate", "init", str(tmp_path / "w")], check=True, env=env, capture_output=True
     )
     subprocess.run(
-        [sys.executable, "-m", "curation", "-w", str(tmp_path / "w"), "people", "add", "ann1", "--role", "author"],
+        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "people", "add", "ann1", "--role", "author"],
         check=True,
         env=env,
         capture_output=True,
     )
     path = write_items(tmp_path / "in", [item_row(f"a-very-long-identifier-{i}") for i in range(3)])
     subprocess.run(
-        [sys.executable, "-m", "curation", "-w", str(tmp_path / "w"), "import", "items", str(path)],
+        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "import", "items", str(path)],
         check=True,
         env=env,
         capture_output=True,
     )
     out = subprocess.run(
-        [sys.executable, "-m", "curation", "-w", str(tmp_path / "w"), "status", "--json"],
+        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "status", "--json"],
         check=True,
         env=env,
         capture_output=True,

@@ -114,7 +114,9 @@ def gates_command(as_json: JsonFlag = False) -> None:
     ws = open_workspace()
     failures = check_agreement_gates(ws)
     if as_json:
-        print_json({"thresholds": active_thresholds(ws.settings.agreement), "failures": [f.as_dict() for f in failures]})
+        print_json(
+            {"thresholds": active_thresholds(ws.settings.agreement), "failures": [f.as_dict() for f in failures]}
+        )
     else:
         for failure in failures:
             typer.echo(f"gate {failure.gate} fails: {failure.message}")

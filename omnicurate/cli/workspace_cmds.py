@@ -81,7 +81,7 @@ def demo_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
 ) -> None:
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
-    from curation.demo import build_demo
+    from omnicurate.demo import build_demo
 
     build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False))
 

@@ -99,7 +99,7 @@ def _media_and_audit(ws, log: Callable[[str], None]) -> None:  # type: ignore[no
 
 
 def _print_status(ws) -> None:  # type: ignore[no-untyped-def]
-    from curation.cli.workspace_cmds import print_status_table
     from curation.workflow import derive_status
+    from omnicurate.cli.workspace_cmds import print_status_table
 
     print_status_table(derive_status(ws))

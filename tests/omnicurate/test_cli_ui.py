@@ -6,8 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from curation.cli import ui as ui_cli
-from curation.cli.main import app
+from omnicurate.cli import ui as ui_cli
+from omnicurate.cli.main import app
 
 
 def test_ui_serves_the_workspace_on_localhost(workspace, monkeypatch):
