@@ -60,15 +60,15 @@ def load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
     return assets, derivatives
 
 
-def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, Asset]]]:
+def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, ...]]]:
     """Each candidate, in id order, with the image and audio assets a release would ship for it."""
     assets, derivatives = load_assets(ws)
     wanted = set(candidate_ids)
     with ws.session() as s:
         rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
     for item_id, image, audio in rows:
-        if item_id in wanted:
-            yield item_id, (release_asset(assets, derivatives, image), release_asset(assets, derivatives, audio))
+        if item_id in wanted:  # an item without a modality has no medium of it
+            yield item_id, tuple(release_asset(assets, derivatives, sha) for sha in (image, audio) if sha)
 
 
 def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:

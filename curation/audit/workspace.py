@@ -96,7 +96,7 @@ def _active_items(ws: Workspace) -> list[tuple[Item, str]]:
 def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None] = lambda _m: None) -> AuditReport:
     """Run every audit over the workspace's items and store each item's audit gate."""
     active = _active_items(ws)
-    wanted = {item.image for item, _ in active} | {item.audio for item, _ in active}
+    wanted = {sha for item, _ in active for sha in (item.image, item.audio) if sha}
     images, audio = _signatures(ws, wanted, log)
     subjects = [
         AuditSubject(item.id, item.group_id, item.context, dict(item.options), item.answer, item.image, item.audio)
