@@ -206,10 +206,8 @@ class ChecklistReview(_Strict):
         expected = checklist_views_of(mentioned) if len(mentioned) >= 2 else CHECKLIST_VIEWS
         missing = [view for view in expected if view not in v]
         if missing:
-            raise ValueError(
-                f"missing view(s) {', '.join(missing)}: a checklist answers every non-empty view of its item's "
-                f"modalities (all 7 for text, image and audio)"
-            )
+            answers = "all 7 views" if len(expected) == 7 else f"all {len(expected)} views of its modalities"
+            raise ValueError(f"missing view(s) {', '.join(missing)}: a checklist answers {answers}")
         out = {}
         for view in expected:
             keys = v[view]
