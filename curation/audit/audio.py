@@ -12,6 +12,7 @@ import json
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -62,15 +63,15 @@ class AudioSignature:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> AudioSignature:
+    def from_dict(cls, data: dict[str, Any]) -> AudioSignature:
         chroma = data.get("chromaprint")
         return cls(
             str(data["samples_sha256"]),
-            float(data["duration_s"]),  # type: ignore[arg-type]
+            float(data["duration_s"]),
             int(data["coarse"]),
-            [int(v) for v in data["frames"]],  # type: ignore[call-overload,attr-defined]
+            [int(v) for v in data["frames"]],
             None if chroma is None else [int(v) for v in chroma],
-        )  # type: ignore[attr-defined]
+        )
 
 
 def _band_energies(signal: np.ndarray) -> np.ndarray:
