@@ -94,11 +94,13 @@ KITCHEN_DRAWING = (
 
 def _media_and_audit(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
     """Normalize the media, run the audits and record the maintainer's decision on the one cluster."""
+    from curation.audit.audio import fingerprint_methods
     from curation.audit.normalize import normalize_workspace
     from curation.audit.workspace import audit_workspace, resolutions, resolve
 
     media = normalize_workspace(ws, actor="demo", log=log).summary()
     log(f"media: {media['created']} normalized now, {media['nonconforming']} non-conforming")
+    log(fingerprint_methods())
     report = audit_workspace(ws, actor="demo", log=log)
     decided = {r.target for r in resolutions(ws)}
     for cluster in report.clusters:
