@@ -61,3 +61,23 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
     )
     assert result.returncode == 0, f"{script} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"{script} printed nothing"
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_gpu_check_on_the_accelerator(tmp_path: Path) -> None:
+    """The GPU check itself (a 7B-sized random model in bf16), shortened to a few items."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        from tests.conftest import missing_service
+
+        missing_service("no CUDA device (gpu tests run on a GPU machine)")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--items", "8", "--budget-s", "120"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
