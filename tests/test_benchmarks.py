@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SMOKE = {
     "agreement.py": ["--quick"],
     "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20"],
-    "checker_cost.py": ["--items", "1", "2"],
+    "checker_cost.py": ["--smoke"],
     "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "2", "--budget-s", "60"],
     "import_status.py": ["--sizes", "20", "40"],
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
