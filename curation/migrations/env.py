@@ -1,8 +1,9 @@
 """Alembic environment: always run in-process on the connection omnicurate hands over.
 
-One linear chain holds the tables of every package, in the order they were added; each migration's
-docstring names the module that owns its tables (``curation``, ``annotation_ui.labelstudio``,
-``exports``, ``curation.audit``, ``checker``). The domain imports none of the other packages, so the
+One linear chain holds the tables of every package, in the order they were added (file numbers increase
+along it, and a file is named after its revision id). Each migration's docstring names the module that owns
+the tables it changes, as ``(owner: ``checker/tables.py``)``, and carries ``Revision ID:`` and ``Revises:``
+lines that match the code; ``tests/curation/test_migrations.py`` holds all of that. The domain imports none of the other packages, so the
 metadata of their tables is not registered here: upgrades never read it, and only autogenerate does,
 through ``scripts/new_migration.py``, which hands over the metadata of every package's tables as the
 ``target_metadata`` attribute.
