@@ -7,7 +7,7 @@ number of items; then the reference recipe itself on one item (``sample`` with P
 one generate call per answer) as the baseline. Random weights never stop early, so the baseline's tokens
 are an upper bound (``FREE_ANSWER_TOKENS`` per answer).
 
-    python benchmarks/checker_cost.py [--items 4 8]
+    python benchmarks/checker_cost.py [--items 4 8] [--smoke]
 """
 
 from __future__ import annotations
@@ -32,7 +32,12 @@ REFERENCE_PAIR_AND_FULL_SAMPLES = 3 * 5 + 10
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, nargs="+", default=[4, 8], help="item counts to measure growth")
+    parser.add_argument(
+        "--smoke", action="store_true", help="one item, no reference-recipe baseline (minutes on CPU): a CI smoke run"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.items = [1]
     ensure_torchvision_importable()
     with tempfile.TemporaryDirectory() as scratch:
         model = build_random_omni(Path(scratch) / "tiny")
@@ -57,6 +62,9 @@ def main() -> None:
                 f"      generated tokens sample/logprob = {ratio:.2f}x (goal >= 5x: "
                 f"{'met' if ratio >= 5 else 'NOT met'}); verdict agreement {agree:.0%}"
             )
+        if args.smoke:
+            print("reference recipe: not run (--smoke)")
+            return
         items = demo_probe_items(1)
         started = time.perf_counter()
         _, stats = run_check(items, backend, EstimatorConfig(name="sample"), answer_format="json")

@@ -14,7 +14,7 @@ if str(REPO) not in sys.path:
 
 from checker.views import ProbeItem  # noqa: E402
 
-DEMO = REPO / "curation" / "demo" / "data"
+DEMO = REPO / "omnicurate" / "demo" / "data"
 
 
 def _sha(path: Path) -> str:

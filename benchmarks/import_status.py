@@ -123,7 +123,7 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     t_reimport, report = timed(lambda: import_items(ws, data))
     assert len(report.unchanged) == n
     t_select, _ = timed(lambda: ws.session().execute(select(Item.id, Item.options, Item.answer)).all())
-    cli = [sys.executable, "-m", "curation", "-w", str(ws.root), "status", "--json"]
+    cli = [sys.executable, "-m", "omnicurate", "-w", str(ws.root), "status", "--json"]
     t_status_cli, out = timed(lambda: subprocess.run(cli, check=True, capture_output=True, text=True).stdout)
     assert len(json.loads(out)) == n
     rows = [r for i in range(n) for r in seven_records(f"item-{i:06d}", "ABCD"[i % 4])]

@@ -27,8 +27,8 @@ from annotation_ui.labelstudio.stages import pull_stages, push_stage  # noqa: E4
 from annotation_ui.labelstudio.tables import LsTask  # noqa: E402
 from curation.items import import_items  # noqa: E402
 from curation.workspace import Workspace  # noqa: E402
+from devsupport.media_factory import item_row, write_items  # noqa: E402
 from tests.annotation_ui.labelstudio.server import running_server  # noqa: E402
-from tests.media_factory import item_row, write_items  # noqa: E402
 
 
 def one_size(server, root: Path, n: int) -> dict[str, float]:  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@ after a warm-up, as a reviewer paging through a queue sees it (the derived state
 workspace changes). The goal is at most 2x growth of that render from 100 to 10,000 items. The cold
 cost, deriving every item's state once after a change, is printed too: it grows with n by nature.
 
-Run: python benchmarks/ui_render.py [--sizes 100 10000] [--repeats 5]
+Run: python benchmarks/ui_render.py [--sizes 100 10000] [--repeats 5] [--smoke]
 """
 
 from __future__ import annotations
@@ -107,7 +107,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs=2, default=[100, 10_000], metavar=("SMALL", "LARGE"))
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--smoke", action="store_true", help="10 and 20 items, one repeat, growth not judged: a CI smoke run"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes, args.repeats = [10, 20], 1
     sys.path.insert(0, str(ROOT))
     import logging
 
@@ -140,7 +145,7 @@ def main() -> int:
         ok &= growth <= 2.0
         verdict = "ok" if growth <= 2.0 else "OVER GOAL"
         print(f"{what}: warm render grows {growth:.2f}x from n={small} to n={large} (goal <= 2x: {verdict})")
-    return 0 if ok else 1
+    return 0 if ok or args.smoke else 1  # too few items for a growth figure to mean anything
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from sqlmodel import Session
 from curation import db
 
 from .backends.base import ProbeOutput
-from .run import CacheKey
+from .keys import CacheKey
 from .tables import ProbeResult
 
 

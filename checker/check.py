@@ -102,20 +102,6 @@ def record_probe_gate(
             s.add(row)
 
 
-def probe_reasons(ws) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
-    """Per item, the ``probe:<verdict>`` reasons of its latest stored probe result, if still current.
-
-    A result stored for an earlier content of the item is stale and gives no reason. Whether a reason
-    blocks is the gate's setting (``ws.settings.gates.probe``), applied by the caller.
-    """
-    with ws.session() as s:
-        current = dict(s.execute(select(Item.id, Item.content_hash)).all())
-        rows = s.execute(
-            select(GateResult.item_id, GateResult.content_hash, GateResult.reasons).where(GateResult.gate == PROBE_GATE)
-        ).all()
-    return {item: list(reasons) for item, digest, reasons in rows if current.get(item) == digest and reasons}
-
-
 def check_workspace(
     ws,  # type: ignore[no-untyped-def]
     backend: ProbeBackend,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,29 +15,13 @@ from .estimators import (
     estimate_from_samples,
     probs_at_temperature,
 )
+from .keys import CacheKey, params_hash
 from .prompts import AnswerFormat, ProbeRequest, build_request
 from .verdicts import ItemResult
 from .views import FULL_VIEW, ProbeItem
 
 if TYPE_CHECKING:  # the cache needs the database libraries; a bare run (GPU check) does not
     from .cache import ProbeCache
-
-
-@dataclass(frozen=True)
-class CacheKey:
-    """(probe inputs, view, backend, model, estimator, parameters): what a cached output answers."""
-
-    input_hash: str
-    view: str
-    backend: str
-    model: str
-    estimator: str
-    params_hash: str
-
-
-def params_hash(parameters: dict[str, Any]) -> str:
-    blob = json.dumps(parameters, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
 @dataclass

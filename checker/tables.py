@@ -1,4 +1,4 @@
-"""The probe cache table (migration 0003_checker)."""
+"""The probe cache table (migration 0005_checker)."""
 
 from __future__ import annotations
 

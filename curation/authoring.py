@@ -11,11 +11,13 @@ import json
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from .errors import PermissionDenied, Problem, ValidationFailed
 from .items import ImportReport, import_items
@@ -136,13 +138,15 @@ def returned_inbox(ws: Workspace, author: str, statuses: list[ItemStatus] | None
     with ws.session() as s:
         mine = {
             row[0]: (row[1], row[2])
-            for row in s.execute(select(Item.id, Item.revision, Item.group_id).where(Item.author == author))
+            for row in s.execute(
+                select(col(Item.id), col(Item.revision), col(Item.group_id)).where(col(Item.author) == author)
+            )
         }
         returned = [st for st in statuses if st.state == "returned" and st.id in mine]
         subjects = {f"item:{st.id}" for st in returned} | {f"group:{st.group}" for st in returned}
-        records = (
+        records: Iterable[ReviewRecord] = (
             s.execute(
-                select(ReviewRecord).where(ReviewRecord.subject.in_(subjects)).order_by(ReviewRecord.id)
+                select(ReviewRecord).where(col(ReviewRecord.subject).in_(subjects)).order_by(col(ReviewRecord.id))
             ).scalars()
             if subjects
             else []

@@ -102,7 +102,8 @@ _ASSIGNMENT = re.compile(r"^(revision|down_revision)\s*=\s*(?:\"([^\"]*)\"|'([^'
 
 def head_revision() -> str:
     """The newest migration: the one no other migration names as its ``down_revision``."""
-    revisions, parents = set(), set()
+    revisions: set[str] = set()
+    parents: set[str] = set()
     for script in (MIGRATIONS / "versions").glob("*.py"):
         for key, double, single in _ASSIGNMENT.findall(script.read_text(encoding="utf-8")):
             value = double or single

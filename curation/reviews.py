@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from .facts import RecordFacts
@@ -81,7 +82,7 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
         for p in reviews:
             r = p.review
             reviewer = people.get(r.reviewer)
-            where = dict(line=p.line, file=file)
+            where: dict[str, Any] = {"line": p.line, "file": file}
             if reviewer is None:
                 problems.append(Problem(f"unknown person {r.reviewer!r}", "reviewer", **where))
                 continue
@@ -166,7 +167,7 @@ def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], 
     ordered = sorted(subjects)
     for start in range(0, len(ordered), 500):
         chunk = ordered[start : start + 500]
-        for rec in s.scalars(select(ReviewRecord).where(ReviewRecord.subject.in_(chunk))):
+        for rec in s.scalars(select(ReviewRecord).where(col(ReviewRecord.subject).in_(chunk))):
             out[(rec.subject, rec.stage, rec.reviewer, rec.revision)] = rec
     return out
 
@@ -205,8 +206,8 @@ def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = N
         done = {
             (subj, rev_hash)
             for subj, rev_hash in s.execute(
-                select(ReviewRecord.subject, ReviewRecord.inputs_hash).where(
-                    ReviewRecord.stage == stage, ReviewRecord.reviewer == reviewer
+                select(col(ReviewRecord.subject), col(ReviewRecord.inputs_hash)).where(
+                    col(ReviewRecord.stage) == stage, col(ReviewRecord.reviewer) == reviewer
                 )
             )
         }
@@ -289,7 +290,9 @@ def history(ws: Workspace, item_id: str) -> list[Event]:
     item = ws.item(item_id)
     with ws.session() as s:
         rows = s.execute(
-            select(Event).where(Event.subject.in_([f"item:{item_id}", f"group:{item.group_id}"])).order_by(Event.id)
+            select(Event)
+            .where(col(Event.subject).in_([f"item:{item_id}", f"group:{item.group_id}"]))
+            .order_by(col(Event.id))
         ).scalars()
         return list(rows)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from . import db
 from .config import CONFIG_NAME, Settings
@@ -106,7 +106,7 @@ class Workspace:
 
     def recover_media(self) -> None:
         with self.session() as s:
-            referenced = s.execute(select(Asset.sha256, Asset.ext)).all()
+            referenced = s.execute(select(col(Asset.sha256), col(Asset.ext))).all()
         self.media.recover((sha, ext) for sha, ext in referenced)
 
     def asset_path(self, asset: Asset) -> Path:
@@ -180,7 +180,7 @@ class Workspace:
 
     def events(self, subject: str) -> list[Event]:
         with self.session() as s:
-            rows = s.execute(select(Event).where(Event.subject == subject).order_by(Event.id)).scalars()
+            rows = s.execute(select(Event).where(col(Event.subject) == subject).order_by(col(Event.id))).scalars()
             return list(rows)
 
 

@@ -1,6 +1,9 @@
-"""Shared fixtures: workspaces on SQLite and (when CURATE_TEST_PG_URL is set) PostgreSQL, and media makers.
+"""Shared fixtures: workspaces on SQLite and PostgreSQL, and the markers that say what a test needs.
 
-In CI (CI=true) a missing PostgreSQL server is an error, not a skip.
+Markers (pyproject.toml) select tests, not the environment: ``service`` (PostgreSQL, Label Studio, vLLM),
+``browser`` (headless Chromium), ``gpu`` (an accelerator), ``slow`` (a minute or more). A developer deselects
+with ``-m "not service"``; a test whose service is missing is skipped with the way to set it up, except in CI
+(CI=true), where it fails.
 """
 
 from __future__ import annotations
@@ -15,13 +18,32 @@ import pytest
 from curation.workspace import Workspace
 
 PG_URL = os.environ.get("CURATE_TEST_PG_URL", "")
-BACKENDS = ["sqlite", "postgres"] if PG_URL or os.environ.get("CI") == "true" else ["sqlite"]
+IN_CI = os.environ.get("CI") == "true"
+BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.service)]
+SERVICE_FIXTURES = {"ls_server": ("service",), "vllm_python": ("service", "slow"), "streamlit_server": ("browser",)}
+"""Fixtures that start or need a service: every test using one (directly or through another) gets its marks."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        for fixture, marks in SERVICE_FIXTURES.items():
+            if fixture in used:
+                for mark in marks:
+                    item.add_marker(mark)
+
+
+def missing_service(message: str) -> None:
+    """Fail in CI, else skip saying how to set the service up or deselect it."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {message}")
+    pytest.skip(f"{message} (or deselect these tests with -m 'not service')")
 
 
 def _pg_database() -> tuple[str, Callable[[], None]]:
     """A fresh, empty PostgreSQL database and a function that drops it."""
     if not PG_URL:
-        pytest.fail("CI=true but CURATE_TEST_PG_URL is not set: .ci/run must start PostgreSQL")
+        missing_service("CURATE_TEST_PG_URL is not set: start PostgreSQL and point it there (.ci/run does)")
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 

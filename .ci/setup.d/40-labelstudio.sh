@@ -3,12 +3,15 @@
 # The server lives in a virtual environment of its own: its pinned dependencies must not constrain ours.
 # A migrated template data folder (three users with known API tokens, legacy tokens enabled) is made once;
 # each test session starts a server on a copy of it, which takes seconds instead of ~45 s of migrations.
+# Both live outside the clone (default /opt/omnicurate/labelstudio-<version>, or $CURATE_LS_HOME), so that a
+# later CI run on this machine reuses them (about 2.5 min saved); a new version gets a new folder.
 # Idempotent: reruns keep what is already there. Writes LABEL_STUDIO_BIN and LABEL_STUDIO_TEMPLATE.
 set -euo pipefail
-ROOT=$(pwd)
 LS_VERSION=1.23.2
-VENV="$ROOT/.venvs/labelstudio"
-TEMPLATE="$ROOT/.venvs/labelstudio-template"
+HOME_DIR="${CURATE_LS_HOME:-/opt/omnicurate/labelstudio-$LS_VERSION}"
+VENV="$HOME_DIR/venv"
+TEMPLATE="$HOME_DIR/template"
+mkdir -p "$HOME_DIR"
 PY=${PYTHON:-python3}
 
 if ! "$VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('label-studio') != '$LS_VERSION')" 2>/dev/null; then

@@ -1,4 +1,4 @@
-"""Tables of the Label Studio bridge (created by migration ``0004_labelstudio``).
+"""Tables of the Label Studio bridge (created by migration ``0002_labelstudio``).
 
 ``ls_project`` and ``ls_task`` remember what was pushed where, so that pushing again adds no duplicate and a
 pulled annotation is judged against what its task showed. ``ls_annotation`` keeps the outcome of every pulled

@@ -52,7 +52,7 @@ def _check_level(ratings: Ratings, level: str) -> None:
             [Problem(f"value {text!r} is not a number; the {level} level needs numbers", field="value")],
             "use --level nominal for categories, or give numeric values",
         )
-    if level == "ratio" and min(ratings.values) < 0:  # type: ignore[type-var]
+    if level == "ratio" and min(float(v) for v in ratings.values) < 0:
         raise ValidationFailed(
             [Problem(f"value {min(ratings.values):g} is negative; ratio values start at zero", field="value")],
             "use --level interval for values that can be negative",
@@ -155,7 +155,7 @@ def krippendorff_alpha(
     sums = _unit_sums(ratings, level)
     domain = np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values))
     value = float(
-        krippendorff.alpha(value_counts=ratings.value_counts(), value_domain=domain, level_of_measurement=level)
+        krippendorff.alpha(value_counts=ratings.value_counts(), value_domain=domain, level_of_measurement=level)  # type: ignore[arg-type]  # a level checked by _unit_sums
     )
     if not np.isfinite(value):
         raise UndefinedStatistic(f"Krippendorff's alpha ({level}) is undefined for these ratings")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -263,7 +265,7 @@ SCORE_FIELDS = ("system", "item", "human", "judge")
 PAIR_FIELDS = ("item", "a", "b", "human")
 
 
-def _score_row(line: int, record: dict, file: str, problems: list[Problem]) -> ScoreRow | None:  # type: ignore[type-arg]
+def _score_row(line: int, record: dict[str, Any], file: str, problems: list[Problem]) -> ScoreRow | None:
     numbers = {}
     for name in ("human", "judge"):
         try:
@@ -278,7 +280,7 @@ def _score_row(line: int, record: dict, file: str, problems: list[Problem]) -> S
     return None if bad else ScoreRow(str(record["system"]), str(record["item"]), criterion, **numbers)
 
 
-def _pair_row(line: int, record: dict, file: str, problems: list[Problem]) -> PairRow | None:  # type: ignore[type-arg]
+def _pair_row(line: int, record: dict[str, Any], file: str, problems: list[Problem]) -> PairRow | None:
     judge = record.get("judge")
     judge = None if judge in (None, "") else str(judge).strip()
     human = str(record["human"]).strip()
@@ -290,7 +292,7 @@ def _pair_row(line: int, record: dict, file: str, problems: list[Problem]) -> Pa
     return PairRow(str(record["item"]), str(record["a"]), str(record["b"]), human, judge)
 
 
-def read_judge_file(path) -> tuple[str, list[ScoreRow] | list[PairRow]]:  # type: ignore[no-untyped-def]
+def read_judge_file(path: Path) -> tuple[str, list[ScoreRow] | list[PairRow]]:
     """Read judge and human outcomes: scores (system, item, [criterion,] human, judge) or pairs
     (item, a, b, human, [judge]); the kind is told by the presence of a ``system`` field."""
     from .ratings import read_records
@@ -303,7 +305,7 @@ def read_judge_file(path) -> tuple[str, list[ScoreRow] | list[PairRow]]:  # type
     if not records:
         raise UndefinedStatistic(f"{file} holds no rows")
     problems: list[Problem] = []
-    rows = []
+    rows: list[Any] = []  # one kind per file: all ScoreRow or all PairRow
     for line, record in records:
         missing = [name for name in required if record.get(name) in (None, "")]
         problems += [Problem("missing", name, line, file) for name in missing]

@@ -36,7 +36,7 @@ class _Pairs:
 def _category_positions(ratings: Ratings) -> tuple[np.ndarray, int]:
     """Each value's step on the scale: integers keep their gaps (1, 2, 4 -> 0, 1, 3), others their rank."""
     if ratings.numeric and all(float(v).is_integer() for v in ratings.values):
-        lowest, highest = int(min(ratings.values)), int(max(ratings.values))  # type: ignore[call-overload]
+        lowest, highest = int(min(ratings.values)), int(max(ratings.values))
         if highest - lowest > MAX_INTEGER_SPAN:
             return np.arange(len(ratings.values)), len(ratings.values)
         positions = np.asarray([int(v) - lowest for v in ratings.values], dtype=np.int64)

@@ -68,7 +68,7 @@ def _bars(
         ax.axhline(threshold, color="#c44e52", linestyle="--", label=f"gate {threshold:.3f}")
         ax.legend(loc="lower right")
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-    ax.set_ylim(min(0.0, min(heights, default=0.0)) - 0.05, 1.1)
+    ax.set_ylim(min([0.0, *(h for h in heights if h is not None)]) - 0.05, 1.1)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     fig.tight_layout()

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -68,13 +69,14 @@ class TagRecord:
 def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-def]
     """Every item not discarded, with its valid review records (the workflow's own selection)."""
     from sqlalchemy import select
+    from sqlmodel import col
 
     from curation.derived import load_derived
     from curation.tables import Item
 
     state = load_derived(ws)
     with ws.session() as s:
-        taxonomy = dict(s.execute(select(Item.id, Item.taxonomy)).all())
+        taxonomy = dict(s.execute(select(col(Item.id), col(Item.taxonomy))).all())
     items = []
     for fact in state.facts.values():
         if fact.id in state.discarded:
@@ -172,6 +174,10 @@ def _ratings(rows: list[tuple[str, str, object]]) -> Ratings:
     return ratings_from_rows((0, {"unit": u, "coder": c, "value": v}) for u, c, v in rows)
 
 
+def _ordinal_alpha(rows: list[tuple[str, str, object]]) -> Estimate:
+    return krippendorff_alpha(_ratings(rows), "ordinal")
+
+
 def _kappa_with_raw(rows: list[tuple[str, str, object]]) -> dict[str, Any]:
     if not rows:
         return {"value": None, "undefined": "no blind answer checks", "raw_agreement": None}
@@ -214,7 +220,7 @@ def audio_agreement(items: Iterable[ReviewedItem]) -> dict[str, Any]:
             for axis in AUDIO_AXES:
                 rows[axis].append((item.id, reviewer, payload["scores"][axis]))
     return {
-        axis: _statistic(lambda r=axis_rows: krippendorff_alpha(_ratings(r), "ordinal"))
+        axis: _statistic(partial(_ordinal_alpha, axis_rows))
         if axis_rows
         else {"value": None, "undefined": "no audio sign-off scores"}
         for axis, axis_rows in rows.items()

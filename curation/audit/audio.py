@@ -1,8 +1,9 @@
 """Audio signatures: SHA-256 of canonical samples (exact), a spectral hash (from 1 s) and chromaprint.
 
-Chromaprint (``fpcalc``) needs about 3 s of audio, so every clip also gets a spectral hash of our own:
-log band energies on a 8 kHz copy, compared as signs of differences, which gain cannot change and
-resampling or lossy coding barely touch.
+Every clip gets a spectral hash of our own (pure numpy): log band energies on a 8 kHz copy, compared as
+signs of differences, which gain cannot change and resampling or lossy coding barely touch. Chromaprint
+is an optional accelerator on top of it: Debian's ``fpcalc`` (libchromaprint-tools), used for clips of
+3 s or more when it is on the PATH; without it the audit runs on the spectral hash alone and says so.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ import json
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from curation.config import MediaSettings
-from curation.errors import CurateError, MediaError
+from curation.errors import MediaError
 from curation.mediatools import probe_audio
 from curation.mediatools.audio import resample
 
@@ -51,6 +53,13 @@ class AudioSignature:
     frames: list[int] = field(repr=False)
     """One 16-bit word per 16 ms frame (Haitsma-Kalker style band/time energy-difference signs)."""
     chromaprint: list[int] | None = field(default=None, repr=False)
+    chromaprint_missing: bool = False
+    """Long enough for chromaprint, but computed where fpcalc was not installed: a cache recomputes it once
+    fpcalc is there (:meth:`stale`)."""
+
+    def stale(self) -> bool:
+        """Whether a cached copy lacks a chromaprint that this installation can now compute."""
+        return self.chromaprint_missing and shutil.which("fpcalc") is not None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -59,18 +68,20 @@ class AudioSignature:
             "coarse": self.coarse,
             "frames": self.frames,
             "chromaprint": self.chromaprint,
+            "chromaprint_missing": self.chromaprint_missing,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> AudioSignature:
+    def from_dict(cls, data: dict[str, Any]) -> AudioSignature:
         chroma = data.get("chromaprint")
         return cls(
             str(data["samples_sha256"]),
-            float(data["duration_s"]),  # type: ignore[arg-type]
+            float(data["duration_s"]),
             int(data["coarse"]),
-            [int(v) for v in data["frames"]],  # type: ignore[call-overload,attr-defined]
+            [int(v) for v in data["frames"]],
             None if chroma is None else [int(v) for v in chroma],
-        )  # type: ignore[attr-defined]
+            bool(data.get("chromaprint_missing", False)),
+        )
 
 
 def _band_energies(signal: np.ndarray) -> np.ndarray:
@@ -149,15 +160,25 @@ def chromaprint_bit_error_rate(a: list[int], b: list[int]) -> float:
     return _bit_error_rate(x, y, 32, MAX_SHIFT_FRAMES)
 
 
-def chromaprint(pcm16: np.ndarray, rate: int, name: str) -> list[int]:
-    """Raw chromaprint of a mono int16 signal, computed by Debian's ``fpcalc`` (libchromaprint-tools).
+def fingerprint_methods() -> str:
+    """Which audio fingerprints this installation computes, as the audit's output names them."""
+    if shutil.which("fpcalc"):
+        return "audio fingerprints: built-in spectral hash + chromaprint (fpcalc)"
+    return (
+        "audio fingerprints: built-in spectral hash only "
+        "(chromaprint skipped: fpcalc is not on the PATH; install libchromaprint-tools to add it)"
+    )
+
+
+def chromaprint(pcm16: np.ndarray, rate: int, name: str) -> list[int] | None:
+    """Raw chromaprint of a mono int16 signal by Debian's ``fpcalc``; ``None`` when fpcalc is not installed.
 
     fpcalc 1.5 with FFmpeg 5 reports "Error decoding audio frame (End of file)" and a non-zero status
     after a complete fingerprint, so the printed fingerprint, not the exit status, decides success.
     """
     executable = shutil.which("fpcalc")
-    if executable is None:  # a missing tool is the installation's fault, not the clip's: refuse loudly
-        raise CurateError("fpcalc is not installed; install libchromaprint-tools (apt) to audit audio")
+    if executable is None:
+        return None
     command = [
         executable,
         "-raw",
@@ -189,5 +210,8 @@ def audio_signature(data: bytes, name: str, settings: MediaSettings) -> AudioSig
     digest = hashlib.sha256(pcm16.tobytes()).hexdigest()
     duration = len(signal) / CANONICAL_RATE
     coarse, words = spectral_fingerprint(signal, CANONICAL_RATE)
-    chroma = chromaprint(pcm16, CANONICAL_RATE, name) if duration >= CHROMAPRINT_MIN_SECONDS else None
-    return AudioSignature(digest, round(duration, 3), coarse, words, chroma)
+    long_enough = duration >= CHROMAPRINT_MIN_SECONDS
+    chroma = chromaprint(pcm16, CANONICAL_RATE, name) if long_enough else None
+    return AudioSignature(
+        digest, round(duration, 3), coarse, words, chroma, chromaprint_missing=long_enough and not chroma
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -85,13 +86,9 @@ def build_clusters(edges: Iterable[Edge]) -> list[Cluster]:
     return sorted(clusters, key=lambda c: c.items)
 
 
-def edge_from_dict(data: dict[str, object]) -> Edge:
-    return Edge(str(data["a"]), str(data["b"]), str(data["modality"]), str(data["method"]), float(data["distance"]))  # type: ignore[arg-type]
+def edge_from_dict(data: dict[str, Any]) -> Edge:
+    return Edge(str(data["a"]), str(data["b"]), str(data["modality"]), str(data["method"]), float(data["distance"]))
 
 
-def cluster_from_dict(data: dict[str, object]) -> Cluster:
-    return Cluster(
-        str(data["id"]),
-        [str(i) for i in data["items"]],  # type: ignore[attr-defined]
-        [edge_from_dict(e) for e in data["edges"]],
-    )  # type: ignore[attr-defined]
+def cluster_from_dict(data: dict[str, Any]) -> Cluster:
+    return Cluster(str(data["id"]), [str(i) for i in data["items"]], [edge_from_dict(e) for e in data["edges"]])

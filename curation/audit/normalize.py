@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from curation.config import MediaSettings
 from curation.errors import MediaError
@@ -90,7 +91,7 @@ def _usage(session) -> tuple[dict[str, list[str]], dict[str, tuple[str, str, str
     usage: dict[str, list[str]] = {}
     items: dict[str, tuple[str, str, str]] = {}
     for item_id, image, audio, digest in session.execute(
-        select(Item.id, Item.image, Item.audio, Item.content_hash).order_by(Item.id)
+        select(col(Item.id), col(Item.image), col(Item.audio), col(Item.content_hash)).order_by(col(Item.id))
     ):
         items[item_id] = (image, audio, digest)
         usage.setdefault(image, []).append(item_id)
@@ -139,7 +140,7 @@ def normalize_workspace(
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
         mapping = {
             m.original: m
-            for m in s.execute(select(AssetDerivative).where(AssetDerivative.purpose == PURPOSE)).scalars()
+            for m in s.execute(select(AssetDerivative).where(col(AssetDerivative.purpose) == PURPOSE)).scalars()
         }
         usage, items = _usage(s)
     report = NormalizeReport()

@@ -43,7 +43,7 @@ def _signatures(
         if asset is None:
             continue
         row = cached.get(sha)
-        if row is None:
+        if row is None or (row.kind == "audio" and AudioSignature.from_dict(row.data).stale()):
             try:
                 data = ws.asset_path(asset).read_bytes()
                 make = image_signature if asset.kind == "image" else audio_signature

@@ -74,7 +74,8 @@ def _to_srgb(im: Image.Image, icc: bytes | None) -> Image.Image:
     if icc and im.mode in ("RGB", "CMYK"):
         try:
             source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
-            im = ImageCms.profileToProfile(im, source, ImageCms.createProfile("sRGB"), outputMode="RGB")
+            converted = ImageCms.profileToProfile(im, source, ImageCms.createProfile("sRGB"), outputMode="RGB")
+            im = converted if converted is not None else im  # None only when converting in place
         except (ImageCms.PyCMSError, OSError):
             pass  # an unreadable profile: the pixels are taken as sRGB, as a browser would
     rgb = im.convert("RGB")
@@ -90,7 +91,7 @@ def _reference_quantization(quality: int) -> tuple[tuple[int, ...], ...]:
     buf = io.BytesIO()
     Image.new("RGB", (16, 16)).save(buf, "JPEG", quality=quality)
     with Image.open(buf) as im:
-        return tuple(tuple(t) for _, t in sorted(im.quantization.items()))
+        return tuple(tuple(t) for _, t in sorted(im.quantization.items()))  # type: ignore[attr-defined]  # JPEG only
 
 
 def _jpeg_markers(data: bytes) -> list[int] | None:
@@ -146,7 +147,7 @@ def normalize_image(data: bytes, name: str, settings: MediaSettings) -> Normaliz
     conforming = not _jpeg_problems(data, im, settings).result().reasons
     if max(width, height) <= settings.image_max_edge and conforming:
         decode_image(data, name, settings)  # a truncated scan must still be refused
-        params = {
+        kept = {
             "transform": "image_normalize",
             "quality": settings.image_quality,
             "max_edge": settings.image_max_edge,
@@ -154,7 +155,7 @@ def normalize_image(data: bytes, name: str, settings: MediaSettings) -> Normaliz
             "height": height,
             "resized": False,
         }
-        return NormalizedMedia(data, "jpg", "image/jpeg", params, unchanged=True)
+        return NormalizedMedia(data, "jpg", "image/jpeg", kept, unchanged=True)
     rgb = decode_image(data, name, settings)
     source_size = rgb.size
     longest = max(rgb.size)

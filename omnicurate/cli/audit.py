@@ -61,9 +61,11 @@ def audit_cmd(ctx: typer.Context, actor: Actor = "cli", json_out: JsonFlag = Fal
     """Run every audit; items in an unresolved cluster or leak are held (duplicate:<cluster>, leak:<kind>)."""
     if ctx.invoked_subcommand is not None:
         return
+    from curation.audit.audio import fingerprint_methods
     from curation.audit.workspace import audit_workspace, resolutions
 
     ws = open_workspace()
+    _log(fingerprint_methods())
     report = audit_workspace(ws, actor=actor, log=_log)
     if json_out:
         print_json(report.to_dict())

@@ -83,7 +83,7 @@ def demo_cmd(
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
     from omnicurate.demo import build_demo
 
-    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False))
+    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False), show_status=print_status_table)
 
 
 def register(app: typer.Typer) -> None:

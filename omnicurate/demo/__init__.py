@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data"
 DEMO_PASSWORD = "omnicurate-demo"
@@ -20,8 +21,15 @@ PEOPLE = {
 }
 
 
-def build_demo(directory: Path, log: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
-    """Create (or refresh) the demo workspace and return it; running it twice changes nothing."""
+def build_demo(  # type: ignore[no-untyped-def]
+    directory: Path,
+    log: Callable[[str], None] = print,
+    show_status: Callable[[list[Any]], None] | None = None,
+):
+    """Create (or refresh) the demo workspace and return it; running it twice changes nothing.
+
+    ``show_status`` prints the derived status rows (the CLI passes its table printer; the demo knows no shell).
+    """
     from curation.items import import_items
     from curation.reviews import import_reviews
     from curation.workspace import Workspace
@@ -40,7 +48,10 @@ def build_demo(directory: Path, log: Callable[[str], None] = print):  # type: ig
     log(f"reviews: {reviews.summary()}")
     _media_and_audit(ws, log)
     _probe_check(ws, log)
-    _print_status(ws)
+    if show_status is not None:
+        from curation.workflow import derive_status
+
+        show_status(derive_status(ws))
     _build_release(ws, log)
     return ws
 
@@ -83,11 +94,13 @@ KITCHEN_DRAWING = (
 
 def _media_and_audit(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
     """Normalize the media, run the audits and record the maintainer's decision on the one cluster."""
+    from curation.audit.audio import fingerprint_methods
     from curation.audit.normalize import normalize_workspace
     from curation.audit.workspace import audit_workspace, resolutions, resolve
 
     media = normalize_workspace(ws, actor="demo", log=log).summary()
     log(f"media: {media['created']} normalized now, {media['nonconforming']} non-conforming")
+    log(fingerprint_methods())
     report = audit_workspace(ws, actor="demo", log=log)
     decided = {r.target for r in resolutions(ws)}
     for cluster in report.clusters:
@@ -96,10 +109,3 @@ def _media_and_audit(ws, log: Callable[[str], None]) -> None:  # type: ignore[no
         if "kitchen-01-a" in cluster.items and cluster.id not in decided:
             resolve(ws, cluster.id, "maya", distinct=True, reason=KITCHEN_DRAWING)
             log(f"audit: maya resolved {cluster.id} as distinct: {KITCHEN_DRAWING}")
-
-
-def _print_status(ws) -> None:  # type: ignore[no-untyped-def]
-    from curation.workflow import derive_status
-    from omnicurate.cli.workspace_cmds import print_status_table
-
-    print_status_table(derive_status(ws))

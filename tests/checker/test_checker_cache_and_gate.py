@@ -11,10 +11,24 @@ from probe_fixtures import ScriptedBackend
 from typer.testing import CliRunner
 
 from checker.cache import ProbeCache
-from checker.check import check_workspace, load_probe_items, probe_reasons
+from checker.check import PROBE_GATE, check_workspace, load_probe_items
 from checker.estimators import EstimatorConfig
 from checker.run import run_check
 from checker.views import PROBE_VIEWS
+
+
+def probe_reasons(ws) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    """Per item, the reasons of its stored probe gate result while it matches the item's content."""
+    from sqlalchemy import select
+
+    from curation.tables import GateResult, Item
+
+    with ws.session() as s:
+        current = dict(s.execute(select(Item.id, Item.content_hash)).all())
+        rows = s.execute(
+            select(GateResult.item_id, GateResult.content_hash, GateResult.reasons).where(GateResult.gate == PROBE_GATE)
+        ).all()
+    return {item: list(reasons) for item, digest, reasons in rows if current.get(item) == digest and reasons}
 
 
 def test_second_run_is_served_from_the_cache(demo_workspace) -> None:  # type: ignore[no-untyped-def]

@@ -79,7 +79,7 @@ def test_the_agreement_thresholds_refuse_a_release(admitted_ws: Workspace, tmp_p
     import json
 
     from curation.reviews import import_reviews
-    from tests.exports.workspace_factory import consistent_sets
+    from devsupport.reviews import consistent_sets
 
     split = consistent_sets("A") | {"text": ["A", "B", "C", "D"]}  # rev3 disagrees on one cell; still well posed
     record = {"item": "g1-a", "stage": "subset_checklist", "reviewer": "rev3", "consistent": split}

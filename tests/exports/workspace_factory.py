@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import random
 import zlib
 from pathlib import Path
 from typing import Any
@@ -18,96 +17,8 @@ from curation.items import import_items
 from curation.mediatools import normalize_audio, normalize_image
 from curation.reviews import import_reviews
 from curation.workspace import Workspace
-from tests.media_factory import item_row, write_items
-
-REVIEWERS = ("rev1", "rev2", "rev3")
-
-
-def consistent_sets(answer: str) -> dict[str, list[str]]:
-    """Checklist sets satisfying TRIAD Definition 1 for answer A or B (options A-D)."""
-    other = "B" if answer == "A" else "A"
-    return {
-        "text": ["A", "B", "C"],
-        "image": ["A", "B", "C"],
-        "audio": ["A", "B"],
-        "text+image": sorted([answer, other]),
-        "text+audio": sorted([answer, "C"]),
-        "image+audio": ["A", "B"],
-        "text+image+audio": [answer],
-    }
-
-
-def admitting_reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One passing record per reviewer and stage for every item, and a passing group review per group."""
-    records: list[dict[str, Any]] = []
-    for row in rows:
-        item = row["id"]
-        records.append({"item": item, "stage": "grammar", "reviewer": "rev1", "verdict": "pass"})
-        for reviewer in REVIEWERS[:2]:
-            scores = {"naturalness": 4, "clarity": 5, "artefacts": 4}
-            records.append({"item": item, "stage": "audio_signoff", "reviewer": reviewer, "scores": scores})
-        for reviewer in REVIEWERS:
-            consistent = consistent_sets(row["answer"])
-            records.append({"item": item, "stage": "subset_checklist", "reviewer": reviewer, "consistent": consistent})
-        records.append({"item": item, "stage": "answer_check", "reviewer": "rev3", "answer": row["answer"]})
-    for group in sorted({row["group"] for row in rows}):
-        records.append({"group": group, "stage": "group_integration", "reviewer": "rev2", "verdict": "pass"})
-    return records
-
-
-WORDS = [
-    "amber",
-    "basket",
-    "cedar",
-    "dolphin",
-    "ember",
-    "falcon",
-    "garnet",
-    "harbor",
-    "island",
-    "jasmine",
-    "kettle",
-    "lantern",
-    "meadow",
-    "nickel",
-    "orchard",
-    "pepper",
-    "quartz",
-    "ribbon",
-    "saddle",
-    "thistle",
-    "umber",
-    "velvet",
-    "walnut",
-    "yarrow",
-    "zephyr",
-    "anchor",
-    "bramble",
-    "cobalt",
-    "drizzle",
-    "eclipse",
-    "fennel",
-    "glacier",
-    "hollow",
-    "indigo",
-    "juniper",
-    "kelp",
-    "lagoon",
-    "mosaic",
-    "nectar",
-    "opal",
-    "pebble",
-    "quiver",
-    "russet",
-    "sorrel",
-    "tundra",
-]
-
-
-def distinct_context(group: str) -> str:
-    """Ten words drawn for this group: contexts of different groups share no 3-word shingles."""
-    rng = random.Random(zlib.crc32(group.encode()))
-    return "The " + " ".join(rng.sample(WORDS, 10)) + "."
+from devsupport.media_factory import distinct_context, item_row, write_items
+from devsupport.reviews import REVIEWERS, admitting_reviews
 
 
 def distinct_media(folder: Path, rows: list[dict[str, Any]]) -> None:

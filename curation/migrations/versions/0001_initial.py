@@ -1,7 +1,8 @@
-"""initial
+"""The domain's tables (owner: ``curation/tables.py``): people, scene groups, assets, items and their
+revisions, review records, decisions, events, gate results.
 
 Revision ID: 0001_initial
-Revises:
+Revises: (none: the first migration)
 """
 
 import sqlalchemy as sa

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import numpy as np
 import pytest
 import soxr
@@ -110,3 +113,25 @@ def test_unreadable_media_is_refused_naming_the_file() -> None:
     with pytest.raises(MediaError, match="broken.jpg"):
         image_signature(b"\xff\xd8\xff garbage", "broken.jpg", SETTINGS)
     assert np.isfinite(audio_signature(encode_audio(phrase(1, 1.0, 8000), 8000), "ok.wav", SETTINGS).duration_s)
+
+
+def test_without_fpcalc_a_long_clip_gets_the_spectral_hash_and_is_recomputed_once_fpcalc_is_there(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from curation.audit import AudioSignature
+    from curation.audit.audio import fingerprint_methods
+
+    fpcalc = shutil.which("fpcalc")
+    assert fpcalc, "fpcalc is required here (apt-get install libchromaprint-tools; .ci/run installs it)"
+    data = encode_audio(phrase(4, 4.0, 16000), 16000)
+    with_fpcalc = audio_signature(data, "long.wav", SETTINGS)
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it
+    assert "spectral hash only" in fingerprint_methods() and "fpcalc is not on the PATH" in fingerprint_methods()
+    bare = audio_signature(data, "long.wav", SETTINGS)
+    assert bare.chromaprint is None and bare.chromaprint_missing
+    assert bare.frames == with_fpcalc.frames and bare.coarse == with_fpcalc.coarse
+    assert not bare.stale()  # nothing better can be computed here
+    cached = AudioSignature.from_dict(bare.to_dict())
+    monkeypatch.setenv("PATH", f"{tmp_path}:{Path(fpcalc).parent}")
+    assert cached.stale() and "chromaprint (fpcalc)" in fingerprint_methods()
+    assert not with_fpcalc.chromaprint_missing and not AudioSignature.from_dict(with_fpcalc.to_dict()).stale()

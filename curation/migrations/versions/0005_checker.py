@@ -1,14 +1,15 @@
-"""checker: probe result cache
+"""The probe checker's cache (owner: ``checker/tables.py``): raw probe outputs keyed by inputs, view,
+backend, model, estimator and parameters.
 
-Revision ID: 0003_checker
-Revises: 0006_audit (re-chain when merging)
+Revision ID: 0005_checker (called 0003_checker before the chain was renumbered in order)
+Revises: 0004_audit
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_checker"
-down_revision = "0006_audit"
+revision = "0005_checker"
+down_revision = "0004_audit"
 branch_labels = None
 depends_on = None
 

@@ -1,14 +1,15 @@
-"""release: one row per published release version (its fixed date and content digest)
+"""The release table (owner: ``exports/tables.py``): one row per published release version, with its
+fixed date and content digest.
 
-Revision ID: 0005_release
-Revises: 0004_labelstudio
+Revision ID: 0003_release (called 0005_release before the chain was renumbered in order)
+Revises: 0002_labelstudio
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_release"
-down_revision = "0004_labelstudio"
+revision = "0003_release"
+down_revision = "0002_labelstudio"
 branch_labels = None
 depends_on = None
 

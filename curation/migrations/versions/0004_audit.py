@@ -1,14 +1,15 @@
-"""media and audit gates: cached media signatures, original -> normalized asset mapping
+"""The media audit's tables (owner: ``curation/audit/tables.py``): cached media signatures and the
+original -> normalized asset mapping.
 
-Revision ID: 0006_audit
-Revises: 0001_initial
+Revision ID: 0004_audit (called 0006_audit before the chain was renumbered in order)
+Revises: 0003_release
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0006_audit"
-down_revision = "0005_release"
+revision = "0004_audit"
+down_revision = "0003_release"
 branch_labels = None
 depends_on = None
 

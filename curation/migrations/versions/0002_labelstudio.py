@@ -1,13 +1,14 @@
-"""labelstudio: projects, tasks and pulled annotations of the Label Studio bridge; rating campaigns
+"""The Label Studio bridge's tables (owner: ``annotation_ui/labelstudio/tables.py``): projects, tasks and
+pulled annotations; rating campaigns, their outputs, units and ratings.
 
-Revision ID: 0004_labelstudio
+Revision ID: 0002_labelstudio (called 0004_labelstudio before the chain was renumbered in order)
 Revises: 0001_initial
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_labelstudio"
+revision = "0002_labelstudio"
 down_revision = "0001_initial"
 branch_labels = None
 depends_on = None

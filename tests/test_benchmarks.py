@@ -1,0 +1,83 @@
+"""Every benchmark under benchmarks/ runs at its smallest size, so that a benchmark that breaks fails CI.
+
+The figures are not checked here (they are measured by running the benchmarks at full size); only that each
+script still runs to its end on today's code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = {
+    "agreement.py": ["--quick"],
+    "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20"],
+    "checker_cost.py": ["--smoke"],
+    "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "2", "--budget-s", "60"],
+    "import_status.py": ["--sizes", "20", "40"],
+    "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
+    "media_normalize.py": ["--n", "3", "--accuracy-sample", "2"],
+    "release_build.py": ["--smoke"],
+    "ui_render.py": ["--smoke"],
+}
+"""Script -> the arguments of its smallest run."""
+HELPERS = {"demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py"}
+MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service]}
+"""Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs."""
+
+
+def test_every_benchmark_has_a_smoke_run() -> None:
+    scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")}
+    assert scripts == set(SMOKE) | set(HELPERS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "script", [pytest.param(name, marks=MARKS.get(name, []), id=name.removesuffix(".py")) for name in sorted(SMOKE)]
+)
+def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> None:
+    if script == "labelstudio_roundtrip.py":
+        from tests.annotation_ui.labelstudio.server import ServerUnavailable, installed
+
+        try:
+            installed()
+        except ServerUnavailable as exc:
+            from tests.conftest import missing_service
+
+            missing_service(f"{exc}: run `bash .ci/setup.d/40-labelstudio.sh`")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *SMOKE[script]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, f"{script} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    assert result.stdout.strip(), f"{script} printed nothing"
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+def test_gpu_check_on_the_accelerator(tmp_path: Path) -> None:
+    """The GPU check itself (a 7B-sized random model in bf16), shortened to a few items."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        from tests.conftest import missing_service
+
+        missing_service("no CUDA device (gpu tests run on a GPU machine)")
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--items", "8", "--budget-s", "120"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
