@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from .errors import MediaError, Problem, ValidationFailed
 from .jsonl import read_jsonl, validate_line, write_jsonl
-from .media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
+from .media import MediaInfo, Staging, inspect_audio, inspect_image, safe_media_path, sha256_file
 from .schema import ItemContent
 from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
 from .workspace import Workspace, record_event
@@ -94,11 +94,16 @@ class _Line:
 
 
 class _MediaCache:
-    """Hash and decode each distinct file once per import (sisters share media)."""
+    """Hash and decode each distinct file once per import (sisters share media).
 
-    def __init__(self, ws: Workspace, known: dict[str, Asset]) -> None:
+    A file the store lacks is copied into the import's staging folder at once, hashing the copy, and decoded
+    from that private copy: what is validated is exactly what is stored, whatever happens to the source.
+    """
+
+    def __init__(self, ws: Workspace, known: dict[str, Asset], staging: Staging) -> None:
         self.ws = ws
         self.known = known
+        self.staging = staging
         self.by_path: dict[Path, MediaInfo] = {}
 
     def inspect(self, path: Path, kind: str) -> MediaInfo:
@@ -130,10 +135,12 @@ class _MediaCache:
                         f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of "
                         f"{self.ws.settings.media.max_file_mb:g} MB ([media] max_file_mb)"
                     )
+                staged = self.staging.intake(path, sha)
                 if kind == "image":
-                    info = inspect_image(path, sha, self.ws.settings.media.max_image_pixels)
+                    info = inspect_image(staged, sha, self.ws.settings.media.max_image_pixels, name=path.name)
                 else:
-                    info = inspect_audio(path, sha)
+                    info = inspect_audio(staged, sha, name=path.name)
+                self.staging.keep(staged, sha, info.ext)
             self.by_path[path] = info
         if info.kind != kind:
             raise MediaError(f"{path.name}: is {info.kind}, but the field expects {kind}")
@@ -143,6 +150,17 @@ class _MediaCache:
 def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
     """Validate every line, then import all items in one transaction, or nothing."""
     ws.recover_media()
+    staging = ws.media.stage()
+    try:
+        report = _import(ws, path, staging, actor)
+        staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    return report
+
+
+def _import(ws: Workspace, path: Path, staging: Staging, actor: str) -> ImportReport:
     file = str(path)
     base = path.parent
     problems: list[Problem] = []
@@ -152,7 +170,7 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
 
     with ws.session() as s:
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
-    media = _MediaCache(ws, known_assets)
+    media = _MediaCache(ws, known_assets, staging)
 
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
@@ -200,15 +218,9 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
 
     report = ImportReport()
-    staging = ws.media.stage()
-    try:
-        with ws.writing() as s:
-            _check_against_store(s, lines, file)
-            _write(s, ws, lines, staging, report, actor, file)
-        staging.commit()
-    except BaseException:
-        staging.discard()
-        raise
+    with ws.writing() as s:
+        _check_against_store(s, lines, file)
+        _write(s, lines, report, actor, file)
     return report
 
 
@@ -244,7 +256,7 @@ def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ign
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
 
 
-def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
+def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
     existing = {row[0]: row for row in s.execute(select(Item.id, Item.content_hash, Item.revision))}
     groups = set(s.execute(select(SceneGroup.id)).scalars())
     assets = set(s.execute(select(Asset.sha256)).scalars())
@@ -270,7 +282,6 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
                 )
                 assets.add(info.sha256)
                 report.new_media += 1
-            staging.add(src, info.sha256, info.ext)
         c = line.content
         if c.group not in groups:
             s.add(SceneGroup(id=c.group, perturbed=c.perturbed))
