@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
-from .errors import MediaError, Problem, ValidationFailed
+from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
 from .media import MediaInfo, Staging, inspect_audio, inspect_image, safe_media_path, sha256_file
 from .schema import ItemContent
@@ -356,24 +358,43 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, A
 
 
 def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
-    """Write every item as JSONL with its media copied beside it; importing it gives the same items."""
+    """Write every item as JSONL with its media copied beside it; importing it gives the same items.
+
+    PATH is the JSONL file, or a folder to write ``items.jsonl`` into; nothing is written outside PATH's folder.
+    """
     path = path.resolve()
-    out_media = path.parent / media_dir
-    out_media.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        path = path / "items.jsonl"
+    media_path = Path(media_dir)
+    if not media_dir or media_path.is_absolute() or ".." in media_path.parts or media_path.parts[0] == ".":
+        raise ValidationFailed(
+            [Problem(f"{media_dir!r} must be a folder name inside the export's folder (e.g. media)", "--media-dir")]
+        )
+    out_media = path.parent / media_path
     with ws.session() as s:
         items = list(s.execute(select(Item).order_by(Item.group_id, Item.id)).scalars())
         groups = {g.id: g.perturbed for g in s.execute(select(SceneGroup)).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     rows = []
-    for item in items:
-        row = item_content(item, groups[item.group_id])
-        for kind in ("image", "audio"):
-            asset = assets[row[kind]]
-            name = f"{asset.sha256}{asset.ext}"
-            target = out_media / name
-            if not target.exists():
-                shutil.copyfile(ws.asset_path(asset), target)
-            row[kind] = f"{media_dir}/{name}"
-        rows.append(row)
-    write_jsonl(path, rows)
+    temp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        out_media.mkdir(parents=True, exist_ok=True)
+        for item in items:
+            row = item_content(item, groups[item.group_id])
+            for kind in ("image", "audio"):
+                asset = assets[row[kind]]
+                name = f"{asset.sha256}{asset.ext}"
+                target = out_media / name
+                if not target.is_file() or target.stat().st_size != asset.size_bytes:
+                    shutil.copyfile(ws.asset_path(asset), target)
+                row[kind] = f"{media_path.as_posix()}/{name}"
+            rows.append(row)
+        write_jsonl(temp, rows)
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        where = exc.filename or path
+        raise WorkspaceError(
+            f"cannot write the export to {where} ({exc.strerror or exc}); choose a folder you can write to"
+        ) from exc
     return len(rows)

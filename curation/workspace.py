@@ -51,16 +51,22 @@ class Workspace:
                     "edit curate.toml to move it to another database"
                 )
             return ws
-        try:
-            root.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise WorkspaceError(f"cannot create the workspace folder {root}: {exc.strerror}") from exc
         settings = Settings()
         if db_url:
             settings.database.url = db_url
-        ws = cls(root, settings)
-        ws.media.root.mkdir(parents=True, exist_ok=True)
-        db.upgrade(ws.engine)
+        ws = cls(root, settings)  # a bad URL is refused before anything is created
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            ws.media.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create the workspace folder {root}: {exc.strerror}") from exc
+        try:
+            db.upgrade(ws.engine)
+        except OperationalError as exc:
+            raise WorkspaceError(
+                f"cannot open the database {settings.database.url!r} ({str(exc.orig).strip().splitlines()[0]}); "
+                "check the URL and that the database server is running"
+            ) from exc
         settings.save(config_path)
         return ws
 
