@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -392,7 +393,8 @@ def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
         write_jsonl(temp, rows)
         os.replace(temp, path)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
         where = exc.filename or path
         raise WorkspaceError(
             f"cannot write the export to {where} ({exc.strerror or exc}); choose a folder you can write to"
