@@ -116,6 +116,8 @@ class _MediaCache:
             sha = sha256_file(path)
             asset = self.known.get(sha)
             if asset is not None:
+                if not self.ws.media.has(sha, asset.ext):  # the store lost its copy: this import restores it
+                    self.staging.keep(self.staging.intake(path, sha), sha, asset.ext)
                 info = MediaInfo(
                     sha,
                     asset.kind,

@@ -337,3 +337,13 @@ def test_data_errors_from_the_database_are_curate_errors(ws: Workspace) -> None:
         pytest.skip("SQLite does not enforce column lengths")
     with pytest.raises(CurateError, match="the database refused a value"), ws.writing() as s:
         s.add(Event(actor="x" * 1000, action="a", subject="s", before=None, after=None))
+
+
+def test_reimport_restores_a_store_file_that_went_missing(ws: Workspace, tmp_path: Path) -> None:
+    path = write_items(tmp_path / "in", [item_row("a")])
+    import_items(ws, path)
+    lost = ws.media.path(ws.item("a").audio, ".wav")
+    lost.unlink()
+    import_items(ws, path)
+    assert lost.is_file()
+    assert_store_invariant(ws)
