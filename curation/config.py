@@ -37,18 +37,21 @@ class ReviewSettings(_Section):
 
 
 class MediaSettings(_Section):
-    audio_sample_rate: int = 48000
-    audio_channels: int = 1
+    """Media targets; bounds refuse values no medium could meet (a sample rate of 0, a loudness of 1000 LUFS)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    audio_sample_rate: int = Field(48000, ge=8000, le=384000)
+    audio_channels: int = Field(1, ge=1, le=8)
     audio_subtype: str = "PCM_16"
-    audio_lufs: float = -23.0
-    audio_true_peak_dbtp: float = -1.0
-    audio_min_seconds: float = 0.5
-    audio_max_seconds: float = 120.0
+    audio_lufs: float = Field(-23.0, ge=-70, le=0)
+    audio_true_peak_dbtp: float = Field(-1.0, ge=-20, le=0)
+    audio_min_seconds: float = Field(0.5, ge=0)
+    audio_max_seconds: float = Field(120.0, gt=0)
     image_quality: int = Field(90, ge=1, le=95)
     image_max_edge: int = Field(1024, ge=16)
-    max_image_pixels: int = 40_000_000
+    max_image_pixels: int = Field(40_000_000, ge=1)
     """Larger images are refused as possible decompression bombs."""
-    max_file_mb: float = 200.0
+    max_file_mb: float = Field(200.0, gt=0)
 
 
 GateMode = Literal["off", "warn", "block"]

@@ -8,18 +8,34 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event, inspect, text
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DataError, NoSuchModuleError, OperationalError
 from sqlmodel import Session
 
-from .errors import WorkspaceError
+from .errors import CurateError, WorkspaceError
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _WRITE_LOCK_KEY = 0x6F6D6E69  # "omni": one advisory lock serializes writers on PostgreSQL
 
 
+WRITE_LOCK_TIMEOUT_S = 60
+"""How long a writer waits for another writer's transaction before giving up with a named error."""
+
+
+def parse_url(url: str) -> URL:
+    """A SQLAlchemy URL, or a named error saying where the setting lives and what a URL looks like."""
+    try:
+        return make_url(url)
+    except (ArgumentError, ValueError) as exc:
+        raise WorkspaceError(
+            f"curate.toml: [database] url = {url!r} is not a database URL; use e.g. 'sqlite:///curate.db' or "
+            "'postgresql+psycopg://USER@HOST:PORT/DATABASE'"
+        ) from exc
+
+
 def resolve_url(url: str, root: Path) -> str:
     """Make a relative SQLite path relative to the workspace folder."""
-    parsed = make_url(url)
+    parsed = parse_url(url)
     if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
         db_path = Path(parsed.database)
         if not db_path.is_absolute():
@@ -29,9 +45,9 @@ def resolve_url(url: str, root: Path) -> str:
 
 def make_engine(url: str) -> Engine:
     """An engine with the settings concurrent writers need (WAL and busy timeout on SQLite)."""
-    parsed = make_url(url)
+    parsed = parse_url(url)
     if parsed.get_backend_name() == "sqlite":
-        engine = create_engine(url, connect_args={"timeout": 60, "check_same_thread": False})
+        engine = create_engine(url, connect_args={"timeout": WRITE_LOCK_TIMEOUT_S, "check_same_thread": False})
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
@@ -40,7 +56,7 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute("PRAGMA busy_timeout=60000")
+            cur.execute(f"PRAGMA busy_timeout={WRITE_LOCK_TIMEOUT_S * 1000}")
             cur.close()
 
         @event.listens_for(engine, "begin")
@@ -49,12 +65,19 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql(f"BEGIN {mode}")
 
         return engine
+    if parsed.get_backend_name() != "postgresql":
+        raise WorkspaceError(
+            f"curate.toml: [database] url uses {parsed.drivername!r}; omnicurate supports SQLite "
+            "('sqlite:///curate.db') and PostgreSQL ('postgresql+psycopg://USER@HOST:PORT/DATABASE')"
+        )
     try:
         return create_engine(url, pool_pre_ping=True)
-    except ModuleNotFoundError as exc:
+    except (ModuleNotFoundError, NoSuchModuleError) as exc:
         raise WorkspaceError(
             f"the database driver for {parsed.drivername} is not installed: pip install 'omnicurate[postgres]'"
         ) from exc
+    except ArgumentError as exc:
+        raise WorkspaceError(f"curate.toml: [database] url is not usable ({exc}); fix it and try again") from exc
 
 
 @contextmanager
@@ -66,10 +89,32 @@ def write_session(engine: Engine) -> Iterator[Session]:
     """
     is_sqlite = engine.dialect.name == "sqlite"
     bound = engine.execution_options(sqlite_begin="IMMEDIATE") if is_sqlite else engine
-    with Session(bound, expire_on_commit=False) as session, session.begin():
-        if not is_sqlite:
-            session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
-        yield session
+    try:
+        with Session(bound, expire_on_commit=False) as session, session.begin():
+            if not is_sqlite:
+                session.execute(text(f"SET LOCAL lock_timeout = '{WRITE_LOCK_TIMEOUT_S}s'"))
+                session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
+            yield session
+    except OperationalError as exc:
+        if _is_lock_timeout(exc):
+            raise WorkspaceError(
+                f"another command has held the workspace's write lock for over {WRITE_LOCK_TIMEOUT_S} s; "
+                "nothing was changed — wait for it to finish (or stop it), then run this again"
+            ) from exc
+        raise
+    except DataError as exc:
+        raise CurateError(
+            f"the database refused a value ({_first_line(exc.orig)}); nothing was changed — fix the input and try again"
+        ) from exc
+
+
+def _is_lock_timeout(exc: OperationalError) -> bool:
+    message = str(exc.orig).lower()
+    return "database is locked" in message or "lock timeout" in message or getattr(exc.orig, "sqlstate", "") == "55P03"
+
+
+def _first_line(error: object) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def _alembic_config(connection):  # type: ignore[no-untyped-def]

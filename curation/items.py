@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shutil
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
-from .errors import MediaError, Problem, ValidationFailed
+from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
-from .media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
+from .media import MediaInfo, Staging, inspect_audio, inspect_image, safe_media_path, sha256_file
 from .schema import ItemContent
 from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
@@ -127,11 +130,16 @@ class _Line:
 
 
 class _MediaCache:
-    """Hash and decode each distinct file once per import (sisters share media)."""
+    """Hash and decode each distinct file once per import (sisters share media).
 
-    def __init__(self, ws: Workspace, known: dict[str, Asset]) -> None:
+    A file the store lacks is copied into the import's staging folder at once, hashing the copy, and decoded
+    from that private copy: what is validated is exactly what is stored, whatever happens to the source.
+    """
+
+    def __init__(self, ws: Workspace, known: dict[str, Asset], staging: Staging) -> None:
         self.ws = ws
         self.known = known
+        self.staging = staging
         self.by_path: dict[Path, MediaInfo] = {}
 
     def inspect(self, path: Path, kind: str) -> MediaInfo:
@@ -141,6 +149,8 @@ class _MediaCache:
             sha = sha256_file(path)
             asset = self.known.get(sha)
             if asset is not None:
+                if not self.ws.media.has(sha, asset.ext):  # the store lost its copy: this import restores it
+                    self.staging.keep(self.staging.intake(path, sha), sha, asset.ext)
                 info = MediaInfo(
                     sha,
                     asset.kind,
@@ -163,10 +173,12 @@ class _MediaCache:
                         f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of "
                         f"{self.ws.settings.media.max_file_mb:g} MB ([media] max_file_mb)"
                     )
+                staged = self.staging.intake(path, sha)
                 if kind == "image":
-                    info = inspect_image(path, sha, self.ws.settings.media.max_image_pixels)
+                    info = inspect_image(staged, sha, self.ws.settings.media.max_image_pixels, name=path.name)
                 else:
-                    info = inspect_audio(path, sha)
+                    info = inspect_audio(staged, sha, name=path.name)
+                self.staging.keep(staged, sha, info.ext)
             self.by_path[path] = info
         if info.kind != kind:
             raise MediaError(f"{path.name}: is {info.kind}, but the field expects {kind}")
@@ -176,6 +188,17 @@ class _MediaCache:
 def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
     """Validate every line, then import all items in one transaction, or nothing."""
     ws.recover_media()
+    staging = ws.media.stage()
+    try:
+        report = _import(ws, path, staging, actor)
+        staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    return report
+
+
+def _import(ws: Workspace, path: Path, staging: Staging, actor: str) -> ImportReport:
     file = str(path)
     base = path.parent
     problems: list[Problem] = []
@@ -185,7 +208,7 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
 
     with ws.session() as s:
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
-    media = _MediaCache(ws, known_assets)
+    media = _MediaCache(ws, known_assets, staging)
 
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
@@ -232,15 +255,9 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
 
     report = ImportReport()
-    staging = ws.media.stage()
-    try:
-        with ws.writing() as s:
-            _check_against_store(s, lines, file)
-            _write(s, ws, lines, staging, report, actor, file)
-        staging.commit()
-    except BaseException:
-        staging.discard()
-        raise
+    with ws.writing() as s:
+        _check_against_store(s, lines, file)
+        _write(s, lines, report, actor, file)
     return report
 
 
@@ -276,7 +293,7 @@ def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ign
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
 
 
-def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
+def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
     existing = {row[0]: row for row in s.execute(select(Item.id, Item.content_hash, Item.revision))}
     groups = set(s.execute(select(SceneGroup.id)).scalars())
     assets = set(s.execute(select(Asset.sha256)).scalars())
@@ -302,7 +319,6 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
                 )
                 assets.add(info.sha256)
                 report.new_media += 1
-            staging.add(src, info.sha256, info.ext)
         c = line.content
         if c.group not in groups:
             s.add(SceneGroup(id=c.group, perturbed=c.perturbed))
@@ -379,26 +395,46 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, A
 
 
 def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
-    """Write every item as JSONL with its media copied beside it; importing it gives the same items."""
+    """Write every item as JSONL with its media copied beside it; importing it gives the same items.
+
+    PATH is the JSONL file, or a folder to write ``items.jsonl`` into; nothing is written outside PATH's folder.
+    """
     path = path.resolve()
-    out_media = path.parent / media_dir
-    out_media.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        path = path / "items.jsonl"
+    media_path = Path(media_dir)
+    if not media_dir or media_path.is_absolute() or ".." in media_path.parts or media_path.parts[0] == ".":
+        raise ValidationFailed(
+            [Problem(f"{media_dir!r} must be a folder name inside the export's folder (e.g. media)", "--media-dir")]
+        )
+    out_media = path.parent / media_path
     with ws.session() as s:
         items = list(s.execute(select(Item).order_by(Item.group_id, Item.id)).scalars())
         groups = {g.id: g.perturbed for g in s.execute(select(SceneGroup)).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     rows = []
-    for item in items:
-        row = item_content(item, groups[item.group_id])
-        for kind in ("image", "audio"):
-            if kind not in row:
-                continue
-            asset = assets[row[kind]]
-            name = f"{asset.sha256}{asset.ext}"
-            target = out_media / name
-            if not target.exists():
-                shutil.copyfile(ws.asset_path(asset), target)
-            row[kind] = f"{media_dir}/{name}"
-        rows.append(row)
-    write_jsonl(path, rows)
+    temp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        out_media.mkdir(parents=True, exist_ok=True)
+        for item in items:
+            row = item_content(item, groups[item.group_id])
+            for kind in ("image", "audio"):
+                if kind not in row:
+                    continue
+                asset = assets[row[kind]]
+                name = f"{asset.sha256}{asset.ext}"
+                target = out_media / name
+                if not target.is_file() or target.stat().st_size != asset.size_bytes:
+                    shutil.copyfile(ws.asset_path(asset), target)
+                row[kind] = f"{media_path.as_posix()}/{name}"
+            rows.append(row)
+        write_jsonl(temp, rows)
+        os.replace(temp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+        where = exc.filename or path
+        raise WorkspaceError(
+            f"cannot write the export to {where} ({exc.strerror or exc}); choose a folder you can write to"
+        ) from exc
     return len(rows)

@@ -1,9 +1,15 @@
-"""Reading JSON Lines with errors that name the file, the line and the field."""
+"""Reading and writing JSON Lines with errors that name the file, the line and the field.
+
+A line ends at ``\\n`` only (``\\r\\n`` is accepted): U+2028, U+2029, NEL, form feed and ``\\x1c``-``\\x1e`` are
+text, not line breaks, so lines are never split with ``str.splitlines()``. The writer escapes U+2028, U+2029
+and NEL, so a file it writes is one record per line for any reader. Both databases must accept the same input,
+and PostgreSQL cannot store NUL in text: a NUL (``\\u0000``) anywhere in a line is refused, on every database.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -13,29 +19,93 @@ from .errors import Problem, ValidationFailed
 
 Model = TypeVar("Model", bound=BaseModel)
 
+MAX_LINE_BYTES = 1 << 20
+"""A longer line is refused before it is parsed."""
+MAX_TEXT_CHARS = 20_000
+"""The longest text a field may hold (a context of megabytes would make every audit crawl)."""
+
+_UNSAFE_IN_LINES = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
     """Yield ``(line_number, object)`` or ``(line_number, Problem)``; blank lines are skipped."""
+    file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError as exc:
-        raise ValidationFailed([Problem("file not found", file=str(path))], "nothing was imported") from exc
-    except UnicodeDecodeError as exc:
-        raise ValidationFailed(
-            [Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start})", file=str(path))], "nothing was imported"
-        ) from exc
-    for number, line in enumerate(text.splitlines(), start=1):
+        raise ValidationFailed([Problem("file not found", file=file)], "nothing was imported") from exc
+    except IsADirectoryError as exc:
+        raise ValidationFailed([Problem("is a folder, not a JSONL file", file=file)], "nothing was imported") from exc
+    except OSError as exc:
+        raise ValidationFailed([Problem(f"cannot read ({exc.strerror})", file=file)], "nothing was imported") from exc
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > MAX_LINE_BYTES:
+            message = f"line of {len(raw):,} bytes exceeds the limit of {MAX_LINE_BYTES:,}; shorten its text"
+            yield number, Problem(message, file=file, line=number)
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield number, Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", file=file, line=number)
+            continue
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            yield number, Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=str(path), line=number)
+            yield number, Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=number)
+            continue
+        except RecursionError:
+            yield number, Problem("invalid JSON: nested too deeply", file=file, line=number)
             continue
         if not isinstance(obj, dict):
-            yield number, Problem("each line must be a JSON object", file=str(path), line=number)
+            yield number, Problem("each line must be a JSON object", file=file, line=number)
+            continue
+        problem = _text_problem(obj, line)
+        if problem is not None:
+            message, field = problem
+            yield number, Problem(message, field=field, file=file, line=number)
             continue
         yield number, obj
+
+
+def _text_problem(obj: dict[str, Any], line: str) -> tuple[str, str] | None:
+    """A NUL or an over-long text anywhere in the record, as (message, field)."""
+    try:
+        if "\\u0000" in line:
+            field = _find_text(obj, lambda text: "\x00" in text)
+            if field is not None:
+                return "contains a NUL character (\\u0000), which no text field may hold; remove it", field
+        if len(line) > MAX_TEXT_CHARS:
+            field = _find_text(obj, lambda text: len(text) > MAX_TEXT_CHARS)
+            if field is not None:
+                return f"text longer than the limit of {MAX_TEXT_CHARS:,} characters; shorten it", field
+    except RecursionError:
+        return "invalid JSON: nested too deeply", ""
+    return None
+
+
+def _find_text(value: Any, bad: Callable[[str], bool], where: str = "") -> str | None:
+    """The dotted path of the first string (or key) for which ``bad`` holds, if any."""
+    if isinstance(value, str):
+        return where if bad(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{where}.{key}" if where else str(key)
+            if bad(key):
+                return here
+            found = _find_text(item, bad, here)
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _find_text(item, bad, f"{where}.{index}" if where else str(index))
+            if found is not None:
+                return found
+    return None
 
 
 def pydantic_problems(exc: ValidationError, file: str, line: int) -> list[Problem]:
@@ -74,7 +144,18 @@ def read_models(path: Path, model: type[Model], problems: list[Problem]) -> Iter
         yield number, parsed  # type: ignore[misc]
 
 
+def dumps_line(record: Any, sort_keys: bool = False, compact: bool = False) -> str:
+    """One record as one line of JSON (UTF-8 kept), with the characters other readers take for line breaks
+    escaped."""
+    separators = (",", ":") if compact else None
+    text = json.dumps(record, ensure_ascii=False, sort_keys=sort_keys, separators=separators)
+    if "\u2028" in text or "\u2029" in text or "\x85" in text:
+        for char, escape in _UNSAFE_IN_LINES.items():
+            text = text.replace(char, escape)
+    return text
+
+
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False, sort_keys=False) + "\n")
+            fh.write(dumps_line(row) + "\n")

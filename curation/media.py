@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import MediaError
 
@@ -53,11 +54,23 @@ def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-def inspect_image(path: Path, sha256: str, max_pixels: int) -> MediaInfo:
+def copy_hashing(source: BinaryIO, target: Path, chunk: int = 1 << 20) -> tuple[str, int]:
+    """Copy an open file to ``target``, hashing the very bytes written; returns (sha256, size)."""
+    digest = hashlib.sha256()
+    size = 0
+    with target.open("wb") as out:
+        while block := source.read(chunk):
+            digest.update(block)
+            out.write(block)
+            size += len(block)
+    return digest.hexdigest(), size
+
+
+def inspect_image(path: Path, sha256: str, max_pixels: int, name: str | None = None) -> MediaInfo:
     """Decode the whole image; refuse non-images, unsupported formats and decompression bombs."""
     from PIL import Image, UnidentifiedImageError
 
-    name = path.name
+    name = name or path.name
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -82,11 +95,11 @@ def inspect_image(path: Path, sha256: str, max_pixels: int) -> MediaInfo:
     return MediaInfo(sha256, "image", mime, ext, path.stat().st_size, width=width, height=height)
 
 
-def inspect_audio(path: Path, sha256: str) -> MediaInfo:
-    """Decode the whole clip; refuse undecodable or empty audio."""
+def inspect_audio(path: Path, sha256: str, name: str | None = None) -> MediaInfo:
+    """Decode the whole clip; refuse undecodable, truncated or empty audio."""
     import soundfile as sf
 
-    name = path.name
+    name = name or path.name
     try:
         info = sf.info(str(path))
         data, _ = sf.read(str(path), dtype="int16", always_2d=True)
@@ -96,6 +109,11 @@ def inspect_audio(path: Path, sha256: str) -> MediaInfo:
         raise MediaError(f"{name}: audio format {info.format} is not supported; use WAV, FLAC, OGG or MP3")
     if data.shape[0] == 0 or info.samplerate <= 0:
         raise MediaError(f"{name}: audio has no samples")
+    declared = _wav_declared_bytes(path) if info.format == "WAV" else None
+    if (declared is not None and declared > path.stat().st_size) or (info.frames > 0 and data.shape[0] < info.frames):
+        raise MediaError(
+            f"{name}: audio is truncated (the file ends before the length its header declares); export or copy it again"
+        )
     mime, ext = AUDIO_TYPES[info.format]
     return MediaInfo(
         sha256,
@@ -109,6 +127,24 @@ def inspect_audio(path: Path, sha256: str) -> MediaInfo:
     )
 
 
+def _wav_declared_bytes(path: Path) -> int | None:
+    """The file size a RIFF/WAVE header promises up to the end of its ``data`` chunk (None if unreadable)."""
+    with path.open("rb") as fh:
+        header = fh.read(12)
+        if len(header) < 12 or header[:4] != b"RIFF" or header[8:12] != b"WAVE":
+            return None
+        offset = 12
+        while chunk := fh.read(8):
+            if len(chunk) < 8:
+                return None
+            size = int.from_bytes(chunk[4:8], "little")
+            if chunk[:4] == b"data":
+                return offset + 8 + size
+            offset += 8 + size + (size & 1)
+            fh.seek(offset)
+    return None
+
+
 def safe_media_path(base: Path, relative: str) -> Path:
     """Resolve a media path from a JSONL line, refusing anything that escapes the JSONL's folder."""
     if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
@@ -117,6 +153,8 @@ def safe_media_path(base: Path, relative: str) -> Path:
     candidate = (base / relative).resolve()
     if not candidate.is_relative_to(root):
         raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
+    if candidate.is_dir():
+        raise MediaError(f"{relative}: is a folder, not a media file")
     if not candidate.is_file():
         raise MediaError(f"{relative}: file not found")
     return candidate
@@ -193,14 +231,41 @@ class Staging:
         self.folder = root / name
         self.folder.mkdir()
         self.pending: dict[str, Path] = {}
+        self._incoming = 0
 
-    def add(self, source: Path, sha256: str, ext: str) -> None:
+    def intake(self, source: Path, expected_sha256: str) -> Path:
+        """Copy ``source`` into this staging folder, hashing the bytes copied, and return the private copy.
+
+        The copy must hash to ``expected_sha256`` (what validation saw) and the source must not change while it
+        is copied; otherwise the file is refused. Decoding and storing then use the copy, so a file's name in
+        the store is always its content's hash and its asset row describes it.
+        """
+        self._incoming += 1
+        staged = self.folder / f"incoming-{self._incoming}"
+        with source.open("rb") as src:
+            before = os.fstat(src.fileno())
+            sha256, size = copy_hashing(src, staged)
+            after = os.fstat(src.fileno())
+        unchanged = (
+            (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) == (size, after.st_mtime_ns)
+        )
+        if not unchanged or sha256 != expected_sha256:
+            staged.unlink(missing_ok=True)
+            raise MediaError(
+                f"{source.name}: the file changed while it was being imported; "
+                "import again once nothing is writing to it"
+            )
+        return staged
+
+    def keep(self, staged: Path, sha256: str, ext: str) -> None:
+        """Name an intake copy by its hash, to be moved into the store at commit."""
         key = f"{sha256}{ext}"
         if key in self.pending or self.store.has(sha256, ext):
+            staged.unlink(missing_ok=True)
             return
-        staged = self.folder / key
-        shutil.copyfile(source, staged)
-        self.pending[key] = staged
+        target = self.folder / key
+        os.replace(staged, target)
+        self.pending[key] = target
 
     def add_bytes(self, data: bytes, sha256: str, ext: str) -> None:
         key = f"{sha256}{ext}"

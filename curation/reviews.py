@@ -68,8 +68,15 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
     return pending, problems
 
 
-def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", source: str = "import") -> ReviewReport:
-    """Validate against the workspace and store all records in one transaction, or none."""
+def record_reviews(
+    ws: Workspace,
+    reviews: list[PendingReview],
+    file: str = "",
+    source: str = "import",
+    parse_problems: list[Problem] | None = None,
+) -> ReviewReport:
+    """Validate against the workspace and store all records in one transaction, or none; ``parse_problems``
+    (lines that did not parse) are reported with the workspace's findings on the others."""
     report = ReviewReport()
     with ws.writing() as s:
         items, perturbed = load_facts(s)
@@ -77,7 +84,7 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
         sisters = live_sisters(s)
         people = {p.name: p for p in s.execute(select(Person)).scalars()}
         records_of = _records_by_stage(s, reviews, by_id, sisters)
-        problems: list[Problem] = []
+        problems: list[Problem] = list(parse_problems or [])
         resolved: list[tuple[PendingReview, str, int, str]] = []
         for p in reviews:
             r = p.review
@@ -122,6 +129,7 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
             problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
             resolved.append((p, f"item:{item.id}", item.revision, stage.inputs(item)))
         if problems:
+            problems.sort(key=lambda p: p.line or 0)
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
             )
@@ -186,10 +194,9 @@ def _records_by_stage(s, reviews: list[PendingReview], by_id, sisters):  # type:
 
 
 def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
+    """Parse every line, check the parsed ones against the workspace, and report all problems at once."""
     pending, problems = parse_reviews(path)
-    if problems:
-        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; nothing was recorded")
-    return record_reviews(ws, pending, str(path))
+    return record_reviews(ws, pending, str(path), parse_problems=problems)
 
 
 def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
@@ -261,6 +268,10 @@ def decide(
         raise ValidationFailed([Problem("a written reason is required", "reason")])
     if kind == "override" and (stage not in stage_names() or verdict not in ("pass", "fail")):
         raise ValidationFailed([Problem("an override needs --stage STAGE and --verdict pass|fail", "stage")])
+    if kind != "override" and (stage is not None or verdict is not None):
+        raise ValidationFailed(
+            [Problem(f"--stage and --verdict belong to override, not {kind}; leave them out", "stage")]
+        )
     with ws.writing() as s:
         item = s.get(Item, item_id)
         if item is None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from .taxonomy import TAXONOMY
 from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, checklist_views_of
@@ -174,9 +183,11 @@ class GrammarReview(_Strict):
 
 
 class AudioScores(_Strict):
-    naturalness: int = Field(ge=1, le=5)
-    clarity: int = Field(ge=1, le=5)
-    artefacts: int = Field(ge=1, le=5)
+    """Whole numbers 1-5, as JSON numbers: ``true`` or ``"4"`` are refused, not coerced."""
+
+    naturalness: StrictInt = Field(ge=1, le=5)
+    clarity: StrictInt = Field(ge=1, le=5)
+    artefacts: StrictInt = Field(ge=1, le=5)
 
 
 class AudioReview(_Strict):

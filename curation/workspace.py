@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, col
 
 from . import db
@@ -18,6 +20,9 @@ from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed, 
 from .media import MediaStore
 from .tables import Asset, Event, Item, Person
 from .vocab import ROLES
+
+PERSON_NAME = re.compile(r"[A-Za-z0-9._:\-]{1,200}")
+"""A person's name as review and item files carry it (``Identifier`` in schema.py)."""
 
 
 class Workspace:
@@ -36,6 +41,8 @@ class Workspace:
         """Create a workspace folder (or upgrade an existing one in place)."""
         root = root.resolve()
         config_path = root / CONFIG_NAME
+        if root.exists() and not root.is_dir():
+            raise WorkspaceError(f"{root} is a file, not a folder; give `curate init` a new or existing folder")
         if config_path.exists():
             ws = cls.open(root)
             if db_url and db_url != ws.settings.database.url:
@@ -44,13 +51,22 @@ class Workspace:
                     "edit curate.toml to move it to another database"
                 )
             return ws
-        root.mkdir(parents=True, exist_ok=True)
         settings = Settings()
         if db_url:
             settings.database.url = db_url
-        ws = cls(root, settings)
-        ws.media.root.mkdir(parents=True, exist_ok=True)
-        db.upgrade(ws.engine)
+        ws = cls(root, settings)  # a bad URL is refused before anything is created
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            ws.media.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WorkspaceError(f"cannot create the workspace folder {root}: {exc.strerror}") from exc
+        try:
+            db.upgrade(ws.engine)
+        except OperationalError as exc:
+            raise WorkspaceError(
+                f"cannot open the database {settings.database.url!r} ({str(exc.orig).strip().splitlines()[0]}); "
+                "check the URL and that the database server is running"
+            ) from exc
         settings.save(config_path)
         return ws
 
@@ -64,7 +80,13 @@ class Workspace:
                 "or choose one with -w DIR / CURATE_WORKSPACE"
             )
         ws = cls(root, Settings.load(config_path))
-        ws.ensure_schema()
+        try:
+            ws.ensure_schema()
+        except OperationalError as exc:
+            raise WorkspaceError(
+                f"cannot open the database of {root} ({str(exc.orig).strip().splitlines()[0]}); check [database] "
+                f"url in {config_path} and that the database server is running"
+            ) from exc
         if any((ws.media.root / MediaStore.STAGING).glob("*")):
             ws.recover_media()  # a writer died: finish or undo its media
         return ws
@@ -114,6 +136,16 @@ class Workspace:
 
     # ----- people ---------------------------------------------------------------------------
     def add_person(self, name: str, roles: list[str], email: str | None = None, actor: str = "cli") -> Person:
+        if not PERSON_NAME.fullmatch(name):
+            raise ValidationFailed(
+                [
+                    Problem(
+                        f"{name!r} cannot name a person: use 1 to 200 letters, digits and . _ : - (the names "
+                        "review files can carry)",
+                        field="name",
+                    )
+                ]
+            )
         bad = [r for r in roles if r not in ROLES]
         if bad:
             raise ValidationFailed(

@@ -8,7 +8,11 @@ later build of that version must reproduce the manifest byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import hashlib
+import importlib
+import json
 import os
 import re
 import shutil
@@ -29,6 +33,7 @@ from curation.workspace import Workspace, record_event
 from .card import CardFacts, croissant, dataset_card
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
+from .pending import PENDING, has_pending, journal_path
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
 from .tables import Release
@@ -38,8 +43,10 @@ FORMAT = "omnicurate-release/1"
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
-    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?$"
+    r"(?:\+([0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*))?\Z"
 )
+MAX_VERSION_CHARS = 100
+"""The release table's limit; semantic versions in practice are far shorter."""
 DEFAULT_LICENSE = "CC-BY-4.0"
 
 
@@ -57,7 +64,12 @@ class GatesFailed(CheckFailed):
 
 
 def validate_version(version: str) -> str:
-    if not SEMVER.match(version):
+    """The whole string must be a semantic version of at most MAX_VERSION_CHARS characters."""
+    if len(version) > MAX_VERSION_CHARS:
+        raise ValidationFailed(
+            [Problem(f"a version of {len(version)} characters; the limit is {MAX_VERSION_CHARS}", "version")]
+        )
+    if not SEMVER.fullmatch(version):
         raise ValidationFailed(
             [Problem(f"{version!r} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 0.1.0 or 1.0.0-rc.1)", "version")]
         )
@@ -102,6 +114,7 @@ class BuildResult:
     release_date: str
     dropped: dict[str, list[str]] = field(default_factory=dict)
     unchanged: bool = False
+    name: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -225,8 +238,6 @@ def _stale_builds(parent: Path, name: str) -> None:
 
 
 def _manifest_sha_of(folder: Path) -> str | None:
-    import hashlib
-
     manifest = folder / "manifest.json"
     return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else None
 
@@ -246,10 +257,13 @@ def build_release(
     """Build VERSION from the admitted items that pass every gate; refuse, or drop them with allow_partial."""
     validate_version(version)
     gates = gates or default_gates()
-    name = name or ws.root.name
+    reconcile_releases(ws)
     with ws.session() as s:
         existing = s.get(Release, version)
+    name = name or _published_name(ws, existing) or ws.root.name
     date = release_date(existing)
+    target = (out or ws.root / "releases" / version).resolve()
+    _check_target(ws, target, existing)
 
     statuses = derive_status(ws)
     groups = {st.id: st.group for st in statuses}
@@ -257,6 +271,7 @@ def build_release(
     if not candidates:
         raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
+    _import_up_front(gates.imports)
     with ThreadPoolExecutor(1) as background:
         # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
         # into place before they pass
@@ -270,47 +285,77 @@ def build_release(
                 "release refused: every admitted item failed a gate, so nothing is left to release\n  "
                 + "\n  ".join(f"{item}: {', '.join(reasons)}" for item, reasons in failures.items())
             )
-        target = (out or ws.root / "releases" / version).resolve()
-        result = _publish(
+        return _publish(
+            ws,
             target,
             existing,
             workspace_gates,
             lambda temp: _write(
                 ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log
             ),
+            actor,
         )
+
+
+def _import_up_front(modules: tuple[str, ...]) -> None:
+    """Import the gates' optional modules on this thread, before a background thread could import them too."""
+    for module in modules:
+        with contextlib.suppress(ImportError):  # not installed: the gate that needs it says so itself
+            importlib.import_module(module)
+
+
+def _published_name(ws: Workspace, existing: Release | None) -> str | None:
+    """The dataset name VERSION was published under, so that a rebuild from a renamed folder keeps it."""
     if existing is None:
-        with ws.writing() as s:
-            if s.get(Release, version) is None:
-                s.add(
-                    Release(
-                        version=version,
-                        release_date=date,
-                        manifest_sha256=result.manifest_sha256,
-                        items=result.items,
-                        partial=bool(failures),
-                        path=str(target),
-                        built_by=actor,
-                    )
+        return None
+    for event in reversed(ws.events(f"release:{existing.version}")):
+        if event.action == "release.published" and isinstance((event.after or {}).get("name"), str):
+            return str(event.after["name"])  # type: ignore[index]
+    try:
+        published = json.loads((Path(existing.path) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return published.get("name") if isinstance(published, dict) and isinstance(published.get("name"), str) else None
+
+
+def _check_target(ws: Workspace, target: Path, existing: Release | None) -> None:
+    """Refuse a destination before anything is written: the workspace (but its releases/ folder), a file, or a
+    folder holding something other than this version's release."""
+    root = ws.root.resolve()
+    inside_releases = target.is_relative_to(root / "releases") and target != root / "releases"
+    if root.is_relative_to(target) or (target.is_relative_to(root) and not inside_releases):
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"{target} is the workspace folder or inside it; a release goes to a folder of its own "
+                    f"(default {root / 'releases'}/VERSION) — choose another --out",
+                    "--out",
                 )
-                record_event(
-                    s,
-                    actor,
-                    "release.published",
-                    f"release:{version}",
-                    None,
-                    {"manifest_sha256": result.manifest_sha256, "items": result.items, "dropped": failures},
-                )
-    return result
+            ]
+        )
+    if target.is_symlink() or (target.exists() and not target.is_dir()):
+        raise ValidationFailed([Problem(f"{target} exists and is not a release folder; choose another --out", "--out")])
+    if target.is_dir():
+        present = _manifest_sha_of(target)
+        if present is None or (existing is not None and present != existing.manifest_sha256):
+            raise CheckFailed(f"release refused: {target} exists and holds other content; remove it or choose --out")
 
 
 def _publish(
+    ws: Workspace,
     target: Path,
     existing: Release | None,
     workspace_gates: Future[list[str]],
     write: Callable[[Path], BuildResult],
+    actor: str,
 ) -> BuildResult:
-    """Write into a hidden temporary folder, then rename it into place if every check still allows it."""
+    """Write into a hidden temporary folder, then, holding the workspace's write lock, claim the version and
+    rename the folder into place.
+
+    The claim makes publishing exclusive: of two builds of a new version the second to take the lock is told
+    it lost. A journal written before the rename and removed after the commit lets the next command register
+    a release whose build died between the two (:func:`reconcile_releases`).
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     _stale_builds(target.parent, target.name)
     token = uuid.uuid4().hex[:12]
@@ -324,24 +369,124 @@ def _publish(
             if workspace_failures:
                 raise GatesFailed({}, workspace_failures)
             if existing is not None and existing.manifest_sha256 != result.manifest_sha256:
-                raise CheckFailed(
-                    f"release refused: version {result.version} was published on {existing.release_date} with other content "
-                    f"(manifest {existing.manifest_sha256[:12]}, now {result.manifest_sha256[:12]}); published "
-                    "versions are immutable — build a new version (e.g. bump the patch number)"
-                )
-            if target.exists():
-                if _manifest_sha_of(target) != result.manifest_sha256:
-                    raise CheckFailed(
-                        f"release refused: {target} exists and holds other content; remove it or choose --out"
-                    )
-                result.unchanged = True
-            else:
-                os.rename(temp, target)
+                raise _other_content(existing, result)
+            with ws.writing() as s:
+                _claim(s, ws, target, temp, existing, result, actor)
         finally:
             shutil.rmtree(temp, ignore_errors=True)
             lock_path.unlink(missing_ok=True)
+    journal_path(ws.root, result.version).unlink(missing_ok=True)
     result.path = target
     return result
+
+
+def _other_content(existing: Release, result: BuildResult) -> CheckFailed:
+    return CheckFailed(
+        f"release refused: version {result.version} was published on {existing.release_date} with other content "
+        f"(manifest {existing.manifest_sha256[:12]}, now {result.manifest_sha256[:12]}); published "
+        "versions are immutable — build a new version (e.g. bump the patch number)"
+    )
+
+
+def _claim(  # type: ignore[no-untyped-def]
+    s, ws: Workspace, target: Path, temp: Path, existing: Release | None, result: BuildResult, actor: str
+) -> None:
+    """Inside the write transaction: register VERSION (if new) and move the built folder into place."""
+    version = result.version
+    row = s.get(Release, version)
+    if row is not None and existing is None:
+        raise CheckFailed(
+            f"release refused: version {version} was published by another build while this one ran "
+            f"({row.path}, manifest {row.manifest_sha256[:12]}); this build's files were discarded — verify that "
+            "release, or build a new version"
+        )
+    if row is not None and row.manifest_sha256 != result.manifest_sha256:
+        raise _other_content(row, result)
+    if target.exists():
+        if _manifest_sha_of(target) != result.manifest_sha256:
+            raise CheckFailed(f"release refused: {target} exists and holds other content; remove it or choose --out")
+        result.unchanged = True
+    if row is not None:
+        if not result.unchanged:
+            os.rename(temp, target)
+        return
+    entry = {
+        "version": version,
+        "release_date": result.release_date,
+        "manifest_sha256": result.manifest_sha256,
+        "items": result.items,
+        "partial": bool(result.dropped),
+        "path": str(target),
+        "built_by": actor,
+        "name": result.name,
+        "dropped": result.dropped,
+    }
+    if not result.unchanged:
+        journal = journal_path(ws.root, version)
+        journal.parent.mkdir(exist_ok=True)
+        with journal.open("w", encoding="utf-8") as fh:
+            json.dump(entry, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        try:
+            os.rename(temp, target)
+        except BaseException:
+            journal.unlink(missing_ok=True)
+            raise
+    _register(s, entry, actor, "release.published")
+
+
+def _register(s, entry: dict[str, Any], actor: str, action: str) -> None:  # type: ignore[no-untyped-def]
+    s.add(
+        Release(
+            version=entry["version"],
+            release_date=entry["release_date"],
+            manifest_sha256=entry["manifest_sha256"],
+            items=entry["items"],
+            partial=entry["partial"],
+            path=entry["path"],
+            built_by=entry["built_by"],
+        )
+    )
+    record_event(
+        s,
+        actor,
+        action,
+        f"release:{entry['version']}",
+        None,
+        {
+            "manifest_sha256": entry["manifest_sha256"],
+            "items": entry["items"],
+            "dropped": entry["dropped"],
+            "name": entry["name"],
+        },
+    )
+
+
+def reconcile_releases(ws: Workspace) -> list[str]:
+    """Finish or undo publications interrupted between the folder's rename and the database commit.
+
+    A journal whose folder holds the journaled manifest is registered (the folder was complete before it was
+    renamed); any other journal is dropped (nothing was published). Returns the versions registered.
+    """
+    if not has_pending(ws.root):
+        return []
+    registered = []
+    with ws.writing() as s:  # a live publisher holds this lock from its journal to its commit
+        for journal in sorted((ws.root / PENDING).glob("*.json")):
+            try:
+                entry = json.loads(journal.read_text(encoding="utf-8"))
+                version = entry["version"]
+                if (
+                    s.get(Release, version) is None
+                    and _manifest_sha_of(Path(entry["path"])) == entry["manifest_sha256"]
+                ):
+                    _register(s, entry, str(entry["built_by"]), "release.published")
+                    registered.append(version)
+            except (OSError, ValueError, KeyError, TypeError):
+                pass  # a journal cut short by the crash: its rename never happened
+            journal.unlink(missing_ok=True)
+    return registered
 
 
 def _write(
@@ -426,10 +571,12 @@ def _write(
         manifest_sha256=manifest_entry.sha256,
         release_date=date,
         dropped=dropped,
+        name=name,
     )
 
 
 def list_releases(ws: Workspace) -> list[dict[str, Any]]:
+    reconcile_releases(ws)
     with ws.session() as s:
         rows = list(s.execute(select(Release)).scalars())
     return [

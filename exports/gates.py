@@ -36,6 +36,9 @@ class Gates:
     item: tuple[tuple[str, ItemGate], ...] = ()
     workspace: tuple[tuple[str, WorkspaceGate], ...] = ()
     reports: tuple[tuple[str, Report], ...] = ()
+    imports: tuple[str, ...] = ()
+    """Modules the hooks import lazily. A build imports them on its own thread before any hook runs in the
+    background: two threads importing one package for the first time can break it (``KeyError: 'scipy'``)."""
 
 
 def lazy(module: str, attribute: str) -> Callable[..., Any]:
@@ -167,6 +170,22 @@ def default_gates() -> Gates:
         ),
         workspace=(("agreement", agreement_gate),),
         reports=(("agreement", agreement_figures), ("duplicates", duplicates_report)),
+        imports=(
+            "scipy.stats",
+            "scipy.signal",
+            "scipy.sparse.csgraph",
+            "sklearn.metrics",
+            "krippendorff",
+            "pyloudnorm",
+            "soxr",
+            "soundfile",
+            "datasketch",
+            "imagehash",
+            "curation.mediatools",
+            "curation.agreement.gates",
+            "curation.agreement.review_agreement",
+            "curation.audit.workspace",
+        ),
     )
 
 

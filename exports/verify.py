@@ -6,19 +6,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from curation.errors import CurateError
 
+from .fingerprints import text_sha256
 from .writer import CHUNK
+
+SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
 class Mismatch:
     kind: str
-    """changed, missing, extra, broken_reference or invalid."""
+    """changed, missing, extra, symlink, broken_reference or invalid."""
     path: str
     detail: str
 
@@ -65,11 +70,13 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise CurateError(f"{folder} is not a folder; give the path of a release folder")
     path = folder / "manifest.json"
+    if path.is_symlink():
+        raise CurateError(f"{path}: a symbolic link; a release's manifest must be a plain file")
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise CurateError(f"{path}: missing; {folder} is not a release folder (or its manifest was removed)") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise CurateError(f"{path}: not valid JSON ({exc}); the manifest is damaged") from exc
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), list):
         raise CurateError(f"{path}: not an omnicurate release manifest (no file list)")
@@ -77,24 +84,54 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
 
 
 def read_items(folder: Path) -> dict[str, dict[str, Any]]:
-    """The items of a release, by id, from data/items.jsonl."""
+    """The items of a release, by id, from data/items.jsonl (lines end at ``\\n`` only)."""
     path = folder / "data" / "items.jsonl"
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
     except FileNotFoundError as exc:
         raise CurateError(f"{path}: missing; is {folder} a release folder?") from exc
-    items = {}
-    for number, line in enumerate(lines, 1):
+    items: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(data.split(b"\n"), 1):
+        if not line.strip():
+            continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
             raise CurateError(f"{path}:{number}: not valid JSON ({exc})") from exc
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            raise CurateError(f"{path}:{number}: not an item record (an object with a string id)")
+        if record["id"] in items:
+            raise CurateError(f"{path}:{number}: item {record['id']} appears twice")
         items[record["id"]] = record
     return items
 
 
+def _symlinks(folder: Path) -> list[str]:
+    """Every symbolic link under the release folder (a release holds plain files only)."""
+    found = []
+    for here, dirs, files in os.walk(folder, followlinks=False):
+        for name in dirs + files:
+            path = Path(here) / name
+            if path.is_symlink():
+                found.append(path.relative_to(folder).as_posix())
+    return sorted(found)
+
+
+def _valid_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("path"), str)
+        and isinstance(entry.get("sha256"), str)
+        and SHA256.fullmatch(entry["sha256"]) is not None
+        and type(entry.get("size")) is int
+        and entry["size"] >= 0
+    )
+
+
 def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyReport:
-    """Every file against the manifest (hashed once), extra files, and every item's media references.
+    """Every file against the manifest (hashed once), extra files, symbolic links, and every internal
+    cross-reference: the manifest's per-item hashes against its file list, the items in data/items.jsonl,
+    data/items.parquet and attributions.json against the manifest.
 
     With ``manifest_sha256`` (as `curate release list` shows it) the manifest itself is checked too, which
     catches files and manifest edited together.
@@ -108,22 +145,31 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
             report.mismatches.append(
                 Mismatch("changed", "manifest.json", f"sha256 {actual[:12]}…, expected {manifest_sha256[:12]}…")
             )
+    links = set(_symlinks(folder))
+    for rel in sorted(links):
+        report.mismatches.append(Mismatch("symlink", rel, "a symbolic link; a release holds plain files only"))
     listed: dict[str, dict[str, Any]] = {}
     for number, entry in enumerate(manifest["files"], 1):
-        rel = entry.get("path") if isinstance(entry, dict) else None
-        if not isinstance(rel, str) or not {"sha256", "size"} <= set(entry):
-            report.mismatches.append(
-                Mismatch("invalid", "manifest.json", f"file entry {number} lacks path, sha256 or size")
-            )
-        elif rel.startswith("/") or ".." in Path(rel).parts:
+        if not _valid_entry(entry):
+            complete = isinstance(entry, dict) and {"path", "sha256", "size"} <= set(entry)
+            detail = "holds a malformed path, sha256 or size" if complete else "lacks path, sha256 or size"
+            report.mismatches.append(Mismatch("invalid", "manifest.json", f"file entry {number} {detail}"))
+            continue
+        rel = entry["path"]
+        if rel.startswith("/") or ".." in Path(rel).parts or rel == "manifest.json":
             report.mismatches.append(
                 Mismatch("invalid", "manifest.json", f"file entry {rel!r} points outside the release")
             )
+        elif rel in listed:
+            report.mismatches.append(Mismatch("invalid", "manifest.json", f"file entry {rel!r} is listed twice"))
         else:
             listed[rel] = entry
     report.files = len(listed) + 1
     for rel, entry in sorted(listed.items()):
         path = folder / rel
+        through_link = any(rel == link or rel.startswith(link + "/") for link in links)
+        if through_link:
+            continue  # reported as a symlink; never followed out of the release
         if not path.is_file():
             report.mismatches.append(Mismatch("missing", rel, "listed in manifest.json but not in the folder"))
             continue
@@ -136,10 +182,11 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
                     f"sha256 {sha[:12]}… size {size}, manifest says {entry['sha256'][:12]}… size {entry['size']}",
                 )
             )
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder).as_posix()
-        if (path.is_file() or path.is_symlink()) and rel != "manifest.json" and rel not in listed:
-            report.mismatches.append(Mismatch("extra", rel, "in the folder but not listed in manifest.json"))
+    for here, _dirs, files in os.walk(folder, followlinks=False):
+        for name in files:
+            rel = (Path(here) / name).relative_to(folder).as_posix()
+            if rel != "manifest.json" and rel not in listed and rel not in links:
+                report.mismatches.append(Mismatch("extra", rel, "in the folder but not listed in manifest.json"))
     report.mismatches += _check_references(folder, manifest, listed, report)
     return report
 
@@ -147,42 +194,128 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
 def _check_references(
     folder: Path, manifest: dict[str, Any], listed: dict[str, Any], report: VerifyReport
 ) -> list[Mismatch]:
-    """Items in the JSONL, the Parquet file and the manifest agree, and each names media that exist."""
+    """The manifest's items, data/items.jsonl, data/items.parquet and attributions.json agree with each other
+    and with the manifest's file list, and each item names media that exist."""
     problems: list[Mismatch] = []
-    if not (folder / "data" / "items.jsonl").is_file():
+    problems += _check_manifest_items(manifest, listed)
+    if not (folder / "data" / "items.jsonl").is_file() or (folder / "data" / "items.jsonl").is_symlink():
         return problems
     try:
         items = read_items(folder)
     except CurateError as exc:
-        return [Mismatch("invalid", "data/items.jsonl", str(exc))]
+        return [*problems, Mismatch("invalid", "data/items.jsonl", str(exc))]
     report.items = len(items)
     for item_id, item in sorted(items.items()):
         for kind in ("image", "audio"):
             if kind not in item:  # the release's items lack this modality
                 continue
             rel = item.get(kind, "")
-            if rel not in listed or not (folder / rel).is_file():
+            if not isinstance(rel, str) or rel not in listed or not (folder / rel).is_file():
                 problems.append(
                     Mismatch("broken_reference", "data/items.jsonl", f"item {item_id}: {kind} {rel} is missing")
                 )
-    manifest_ids = sorted(i["id"] for i in manifest.get("items", []))
-    if manifest_ids != sorted(items):
+    records = {r["id"]: r for r in manifest.get("items", []) if isinstance(r, dict) and isinstance(r.get("id"), str)}
+    if sorted(records) != sorted(items):
         problems.append(Mismatch("invalid", "manifest.json", "its item list differs from data/items.jsonl"))
+    for item_id in sorted(set(records) & set(items)):
+        problems += _check_item_record(records[item_id], items[item_id])
+    problems += _check_attributions(folder, listed)
     parquet = folder / "data" / "items.parquet"
-    if parquet.is_file():
+    if parquet.is_file() and not parquet.is_symlink():
         try:
             import pyarrow.parquet as pq
 
-            names = pq.read_schema(parquet).names
-            rows = pq.read_table(parquet, columns=[c for c in ("id", "image", "audio") if c in names]).to_pylist()
+            rows = pq.read_table(parquet).to_pylist()
         except Exception as exc:  # pyarrow raises several unrelated types for damaged files
             return [*problems, Mismatch("invalid", "data/items.parquet", f"not readable ({exc})")]
-        from_parquet = {r["id"]: (r.get("image"), r.get("audio")) for r in rows}
-        from_jsonl = {i: (r.get("image"), r.get("audio")) for i, r in items.items()}
-        if from_parquet != from_jsonl:
-            problems.append(
-                Mismatch("invalid", "data/items.parquet", "its items or media differ from data/items.jsonl")
+        from_parquet = {r.get("id"): r for r in rows}
+        if (
+            len(from_parquet) != len(rows)
+            or set(from_parquet) != set(items)
+            or any(
+                {k: v for k, v in from_parquet[i].items() if v is not None}
+                != {k: v for k, v in items[i].items() if v is not None and k in from_parquet[i]}
+                for i in items
             )
+        ):
+            problems.append(Mismatch("invalid", "data/items.parquet", "its items differ from data/items.jsonl"))
+    return problems
+
+
+def _check_manifest_items(manifest: dict[str, Any], listed: dict[str, Any]) -> list[Mismatch]:
+    """Each per-item record of the manifest is well formed and its media hashes are those of its file list."""
+    problems: list[Mismatch] = []
+    records = manifest.get("items", [])
+    if not isinstance(records, list):
+        return [Mismatch("invalid", "manifest.json", "its items are not a list")]
+    seen: set[str] = set()
+    for number, record in enumerate(records, 1):
+        if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+            problems.append(Mismatch("invalid", "manifest.json", f"item record {number} has no string id"))
+            continue
+        item_id = record["id"]
+        if item_id in seen:
+            problems.append(Mismatch("invalid", "manifest.json", f"item {item_id} is listed twice"))
+        seen.add(item_id)
+        for kind in ("image", "audio"):
+            if kind not in record and f"{kind}_sha256" not in record:  # the release's items lack this modality
+                continue
+            rel, sha = record.get(kind), record.get(f"{kind}_sha256")
+            entry = listed.get(rel) if isinstance(rel, str) else None
+            if entry is None:
+                problems.append(
+                    Mismatch(
+                        "broken_reference", "manifest.json", f"item {item_id}: {kind} {rel} is not in its file list"
+                    )
+                )
+            elif sha != entry["sha256"]:
+                problems.append(
+                    Mismatch(
+                        "invalid",
+                        "manifest.json",
+                        f"item {item_id}: {kind}_sha256 {str(sha)[:12]}… contradicts the file list's "
+                        f"{entry['sha256'][:12]}… for {rel}",
+                    )
+                )
+    return problems
+
+
+def _check_item_record(record: dict[str, Any], item: dict[str, Any]) -> list[Mismatch]:
+    """The manifest's record of an item names its media and fingerprints its text as data/items.jsonl has them."""
+    problems = []
+    item_id = item["id"]
+    for kind in ("image", "audio"):
+        if record.get(kind) != item.get(kind):
+            problems.append(
+                Mismatch("invalid", "manifest.json", f"item {item_id}: {kind} differs from data/items.jsonl")
+            )
+    context, question, options = item.get("context"), item.get("question"), item.get("options")
+    if isinstance(context, str) and isinstance(question, str) and isinstance(options, list):
+        texts = [context, question, *(o for o in options if isinstance(o, str))]
+        if record.get("context_sha256") != text_sha256(context) or record.get("text_sha256") != text_sha256(
+            "\n".join(texts)
+        ):
+            problems.append(
+                Mismatch("invalid", "manifest.json", f"item {item_id}: text fingerprints differ from data/items.jsonl")
+            )
+    return problems
+
+
+def _check_attributions(folder: Path, listed: dict[str, Any]) -> list[Mismatch]:
+    """attributions.json names each shipped file with the hash the file list gives it."""
+    path = folder / "attributions.json"
+    if "attributions.json" not in listed or not path.is_file() or path.is_symlink():
+        return []
+    try:
+        files = json.loads(path.read_text(encoding="utf-8")).get("files", [])
+    except (ValueError, AttributeError, RecursionError) as exc:
+        return [Mismatch("invalid", "attributions.json", f"not an attribution list ({exc})")]
+    problems = []
+    for entry in files if isinstance(files, list) else []:
+        rel = entry.get("file") if isinstance(entry, dict) else None
+        listed_entry = listed.get(rel) if isinstance(rel, str) else None
+        if listed_entry is None or entry.get("sha256") != listed_entry["sha256"]:
+            problems.append(Mismatch("invalid", "attributions.json", f"{rel}: not in the file list with this sha256"))
     return problems
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import MediaError
+from curation.jsonl import dumps_line
 
 CHUNK = 4 << 20
 
@@ -36,10 +37,8 @@ def canonical_json(document: Any) -> bytes:
 
 
 def jsonl_bytes(records: Iterable[Any]) -> bytes:
-    return b"".join(
-        json.dumps(r, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8") + b"\n"
-        for r in records
-    )
+    """One compact, key-sorted record per line; line-break-like characters in text are escaped."""
+    return b"".join(dumps_line(r, sort_keys=True, compact=True).encode("utf-8") + b"\n" for r in records)
 
 
 def copy_hashing(source: Path, target: Path) -> tuple[str, int]:

@@ -1,7 +1,8 @@
 """Subset checklist (TRIAD §4.3): one view at a time, only that view's modalities, all 7 before submitting.
 
 Hidden modalities are replaced by the placeholders the probe checker uses, and their media are not
-sent at all. Ticks are kept per view in the session, since a view's checkboxes exist only while shown.
+sent at all. Every tick is copied into the session the moment it is made: a checkbox's own state exists only
+while it is drawn, and Streamlit drops it after any run that did not draw it, so it never holds an answer alone.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ user, ws, snap, item_id = review_queue(
 item = snap.facts[item_id]
 VIEWS = checklist_views_of(item.modalities)  # all 7 for a TRIAD item; 3 for one over two modalities
 answers_key, position_key = f"cl-answers-{item_id}", f"cl-position-{item_id}"
+ticks_key, drawn_key = f"cl-ticks-{item_id}", f"cl-drawn-{item_id}"
 answers: dict[str, list[str]] = st.session_state.setdefault(answers_key, {})
+ticks: dict[str, list[str]] = st.session_state.setdefault(ticks_key, {})
+drawn: set[str] = st.session_state.setdefault(drawn_key, set())
 position = st.session_state.setdefault(position_key, 0)
 view = VIEWS[position]
 
@@ -31,18 +35,27 @@ def box_key(item_id: str, view: str, key: str) -> str:
     return f"cl-{item_id}-{view}-{key}"
 
 
+def tick(item_id: str, view: str, key: str) -> None:
+    """Copy one checkbox's new state into the session's ticks of its view."""
+    chosen = st.session_state[f"cl-ticks-{item_id}"].setdefault(view, [])
+    if st.session_state.get(box_key(item_id, view, key)):
+        if key not in chosen:
+            chosen.append(key)
+    elif key in chosen:
+        chosen.remove(key)
+
+
 def keep_ticks(item_id: str, options: list[str]) -> None:
-    """Store the ticks of the view now shown, before its checkboxes disappear.
+    """Record the view now shown as answered, with its ticks.
 
     Callbacks read the position from the session, not from the run that drew the button: a click that
     interrupts a rerun must act on the view the person sees. A view whose boxes were never drawn is
     not stored (it has not been answered).
     """
     shown = VIEWS[st.session_state[f"cl-position-{item_id}"]]
-    keys = [box_key(item_id, shown, key) for key in options]
-    if any(k in st.session_state for k in keys):
-        ticked = [key for key, k in zip(options, keys, strict=True) if st.session_state.get(k)]
-        st.session_state[f"cl-answers-{item_id}"][shown] = ticked
+    if shown in st.session_state[f"cl-drawn-{item_id}"]:
+        chosen = set(st.session_state[f"cl-ticks-{item_id}"].get(shown, []))
+        st.session_state[f"cl-answers-{item_id}"][shown] = [key for key in options if key in chosen]
 
 
 def move(item_id: str, options: list[str], step: int) -> None:
@@ -72,7 +85,14 @@ with st.container(border=True):
             st.info(content.placeholders["audio"])
     st.markdown(f"**{content.question}**")
     for key, text in content.options.items():
-        st.checkbox(f"{key}. {text}", value=key in answers.get(view, []), key=box_key(item_id, view, key))
+        st.checkbox(
+            f"{key}. {text}",
+            value=key in ticks.get(view, []),
+            key=box_key(item_id, view, key),
+            on_change=tick,
+            args=(item_id, view, key),
+        )
+    drawn.add(view)
 
 back, forward, _ = st.columns([1, 1, 3])
 options = list(item.options)
@@ -88,6 +108,8 @@ if st.button("Submit checklist", type="primary", disabled=not ready, on_click=ke
         "consistent": {v: answers.get(v, []) for v in VIEWS},
         "note": note,
     }
-    record_review(ws, record, f"Recorded your checklist for {item_id}.", forget=(answers_key, position_key))
+    record_review(
+        ws, record, f"Recorded your checklist for {item_id}.", forget=(answers_key, position_key, ticks_key, drawn_key)
+    )
 if not ready:
     st.caption(f"Submit opens once you have answered all {len(VIEWS)} views.")

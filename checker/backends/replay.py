@@ -30,7 +30,7 @@ class ReplayBackend(ProbeBackend):
         self._digest = hashlib.sha256(raw).hexdigest()[:16]
         self.lines: dict[tuple[str, str], dict] = {}
         problems: list[Problem] = []
-        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):  # \n only: U+2028 is text
             if not line.strip():
                 continue
             where = {"file": str(self.path), "line": number}

@@ -192,7 +192,8 @@ def _store(  # type: ignore[no-untyped-def]
         with ws.writing() as s:
             for sha, (asset, data) in new_assets.items():
                 staging.add_bytes(data, sha, asset.ext)
-                s.add(asset)
+                if s.get(Asset, sha) is None:  # a concurrent normalize may have stored it since we read
+                    s.add(asset)
             s.flush()
             for mapping in new_mappings:
                 existing = s.get(AssetDerivative, (mapping.original, mapping.purpose))

@@ -32,7 +32,14 @@ def workspace_dir() -> Path:
 def open_workspace():  # type: ignore[no-untyped-def]
     from curation.workspace import Workspace
 
-    return Workspace.open(workspace_dir())
+    ws = Workspace.open(workspace_dir())
+    from exports.pending import has_pending
+
+    if has_pending(ws.root):
+        from exports.build import reconcile_releases
+
+        reconcile_releases(ws)  # a release build died between its rename and its commit: finish or undo it
+    return ws
 
 
 def print_json(document: Any) -> None:

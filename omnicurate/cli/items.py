@@ -57,14 +57,17 @@ def import_reviews_cmd(
 
 @export_app.command("items")
 def export_items_cmd(
-    file: Annotated[Path, typer.Argument(help="Where to write the JSONL; media go to a folder beside it.")],
+    file: Annotated[
+        Path,
+        typer.Argument(help="Where to write the JSONL (or a folder: FOLDER/items.jsonl); media go beside it."),
+    ],
     media_dir: Annotated[str, typer.Option(help="Name of the media folder beside FILE.")] = "media",
 ) -> None:
     """Export every item; importing the file into a new workspace gives the same items."""
     from curation.items import export_items
 
     n = export_items(open_workspace(), file, media_dir)
-    err_console.print(f"exported {n} item(s) to {file}")
+    err_console.print(f"exported {n} item(s) to {file}", highlight=False, markup=False, soft_wrap=True)
 
 
 @review_app.command("queue")

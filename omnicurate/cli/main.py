@@ -27,6 +27,17 @@ class _CurateGroup(TyperGroup):
         except CurateError as exc:
             err_console.print(f"error: {exc}", style="bold red", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:
+            # a file the user named cannot be read or written (permissions, a full disk, a folder for a file)
+            where = f"{exc.filename}: " if exc.filename else ""
+            err_console.print(
+                f"error: {where}{exc.strerror or exc}; check the path and its permissions",
+                style="bold red",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+            raise typer.Exit(2) from None
 
 
 app = typer.Typer(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from curation.errors import CheckFailed
+from curation.errors import CheckFailed, Problem, ValidationFailed
 
 from .common import err_console, open_workspace, out_console, print_json
 
@@ -49,7 +49,7 @@ def build_cmd(
     """Re-run the gates on the admitted items and write the release; refuse listing every blocking item."""
     from exports.build import build_release
 
-    notes_text = notes.read_text(encoding="utf-8") if notes else ""
+    notes_text = _read_notes(notes) if notes else ""
     result = build_release(
         open_workspace(),
         version,
@@ -74,6 +74,15 @@ def build_cmd(
         markup=False,
         soft_wrap=True,
     )
+
+
+def _read_notes(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationFailed(
+            [Problem(f"not UTF-8 text (byte {exc.start + 1}); save the notes as UTF-8", "--notes", file=str(path))]
+        ) from exc
 
 
 @app.command("verify")

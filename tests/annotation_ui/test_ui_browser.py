@@ -20,16 +20,24 @@ OPTIONS = {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised
 TIMEOUT = 30_000
 
 
+def settled(page: Page) -> None:
+    """Wait until the app has finished the run the last interaction started (state, not time): a click on an
+    element that a run is replacing can be lost."""
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning")
+
+
 def choose(page: Page, label: str, option: str) -> None:
     """Pick an option of a selectbox or multiselect.
 
-    After a rerun a click sometimes only focuses the box; the arrow key then opens its list.
+    After a rerun a click sometimes only focuses the box; typing the option's text opens the list either way
+    and leaves only matching options, so the option is clicked once it is listed.
     """
+    settled(page)
     box = page.get_by_role("combobox", name=label, exact=True)
     box.click()
-    if box.get_attribute("aria-expanded") != "true":
-        box.press("ArrowDown")
+    box.press_sequentially(option)
     page.get_by_role("option", name=option, exact=True).click()
+    settled(page)
 
 
 def sign_in(page: Page, url: str, name: str) -> None:
@@ -110,6 +118,8 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
         for n_ticked, key in enumerate(ticks, start=1):
             page.get_by_text(f"{key}. {OPTIONS[key]}", exact=True).click()
             expect(ticked).to_have_count(n_ticked)
+            settled(page)
+        expect(page.get_by_text(f"{n} of 7 views answered")).to_be_visible()  # no earlier view was lost
         if n < len(CHECKLIST_VIEWS) - 1:
             page.get_by_role("button", name="Next view").click()
     page.get_by_role("button", name="Submit checklist").click()

@@ -136,6 +136,24 @@ def test_subset_checklist_shows_one_view_at_a_time_and_needs_all_seven(ui_worksp
     assert rec.reviewer == "rev4" and rec.payload["consistent"] == ticks
 
 
+def test_checklist_ticks_survive_runs_that_do_not_draw_them(ui_workspace):
+    """Issue 13, case 11: a checkbox's state is dropped after a run that did not draw it (here: the reviewer
+    looks at another item of the queue); the view's ticks must not be lost with it."""
+    for item, answer in (("g1-a", "A"), ("g1-b", "B")):
+        advance(ui_workspace, item, answer, through="audio_signoff")
+    at = open_page("subset_checklist", "rev4", ("reviewer",))
+    first = at.radio(key="checklist-pick").value
+    other = next(o for o in at.radio(key="checklist-pick").options if o != first)
+    at.checkbox(key=f"cl-{first}-text-A").check().run()
+    at.radio(key="checklist-pick").set_value(other).run()
+    at.radio(key="checklist-pick").set_value(first).run()
+    assert at.checkbox(key=f"cl-{first}-text-A").value is True
+    [b for b in at.button if b.label == "Next view"][0].click().run()
+    assert "1 of 7 views answered" in texts(at) or at.get("progress")[0].proto.text == "1 of 7 views answered"
+    [b for b in at.button if b.label == "Previous view"][0].click().run()
+    assert at.checkbox(key=f"cl-{first}-text-A").value is True
+
+
 def test_blind_answer_check_never_shows_the_label(ui_workspace):
     advance(ui_workspace, "g1-b", "B", through="subset_checklist")
     at = open_page("answer_check", "maya", ("maintainer", "reviewer"))
