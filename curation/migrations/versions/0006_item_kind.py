@@ -3,15 +3,15 @@
 Adds ``item.kind`` (``mcq`` for every existing item) and ``item.modalities`` (NULL: all three, which every
 existing item has), and lets ``item.image`` / ``item.audio`` be NULL for an item without that modality.
 
-Revision ID: 0007_item_kind
-Revises: 0003_checker
+Revision ID: 0006_item_kind
+Revises: 0005_checker
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007_item_kind"
-down_revision = "0003_checker"
+revision = "0006_item_kind"
+down_revision = "0005_checker"
 branch_labels = None
 depends_on = None
 
