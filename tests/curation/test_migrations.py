@@ -28,7 +28,7 @@ def _assignments(path: Path) -> dict[str, object]:
     return values
 
 
-TOUCHES = re.compile(r'op\.(?:create_table|batch_alter_table|add_column|alter_column|drop_column)\(\s*"(\w+)"')
+TOUCHES = re.compile(r'(?<!batch_)op\.(?:create_table|batch_alter_table|add_column|alter_column|drop_column)\(\s*"(\w+)"')
 
 
 def test_the_chain_is_in_file_order_and_every_docstring_tells_the_truth() -> None:
@@ -69,7 +69,10 @@ def test_a_workspace_stamped_with_the_old_head_opens_and_keeps_its_data(
 ) -> None:
     ws = make_workspace("old")
     ws.add_person("ann", ["author"], actor="test")
+    from alembic import command
+
     with ws.engine.begin() as conn:
+        command.downgrade(db._alembic_config(conn), "0005_checker")  # the schema the old head built
         conn.exec_driver_sql(f"UPDATE alembic_version SET version_num = '{OLD_HEAD}'")
     ws.close()
     reopened = Workspace.open(ws.root)

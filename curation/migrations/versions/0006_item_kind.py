@@ -1,4 +1,5 @@
-"""item kinds: every item carries its benchmark kind (default mcq) and its modality set
+"""item kinds (owner: ``curation/tables.py``): every item carries its benchmark kind (default mcq) and its
+modality set
 
 Adds ``item.kind`` (``mcq`` for every existing item) and ``item.modalities`` (NULL: all three, which every
 existing item has), and lets ``item.image`` / ``item.audio`` be NULL for an item without that modality.
@@ -20,6 +21,8 @@ def upgrade() -> None:
     with op.batch_alter_table("item", schema=None) as batch_op:
         batch_op.add_column(sa.Column("kind", sa.String(length=30), nullable=False, server_default="mcq"))
         batch_op.add_column(sa.Column("modalities", sa.JSON(), nullable=True))
+    # A second batch: on SQLite, adding columns and altering others in one table rebuild fails to order them.
+    with op.batch_alter_table("item", schema=None) as batch_op:
         batch_op.alter_column("image", existing_type=sa.String(), nullable=True)
         batch_op.alter_column("audio", existing_type=sa.String(), nullable=True)
 
