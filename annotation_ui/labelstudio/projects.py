@@ -389,7 +389,8 @@ def sync_tasks(
     for spec, task_id in zip(to_create, created_ids, strict=True):
         rows.append(_row(key, task_id, spec))
         rows[-1].overlap = quorum
-        overlaps[task_id] = (quorum, False)
+        if quorum != PROJECT_SETTINGS["maximum_annotations"]:  # imported tasks get the project's count
+            overlaps[task_id] = (quorum, False)
         report.active[spec.ref] = task_id
         report.created += 1
     for ref, task in on_server.items():
