@@ -25,8 +25,8 @@ from sqlalchemy import select
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from annotation_ui.labelstudio.connection import Connection  # noqa: E402
 from annotation_ui.labelstudio import stages  # noqa: E402
+from annotation_ui.labelstudio.connection import Connection  # noqa: E402
 from annotation_ui.labelstudio.stages import pull_stages, push_stage  # noqa: E402
 from annotation_ui.labelstudio.tables import LsTask  # noqa: E402
 from curation.items import import_items  # noqa: E402

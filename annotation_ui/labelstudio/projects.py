@@ -7,9 +7,9 @@ annotation and marked retired when it already has annotations.
 
 Nothing the server returns is trusted: the hash of each task's data is kept and compared (a task whose data
 was changed on the server is restored on push, and annotations made on the changed data are refused); the
-labeling config is sent only when it differs from the server's; and each task's overlap is set here (the
-project collects one annotation per task by Label Studio's count, served in task order) so that a refused
-annotation does not use up a task's share: the task asks for one more annotator per refused one.
+labeling config is sent only when it differs from the server's; and each task's overlap is set here so that
+a refused annotation does not use up a task's share (the task asks for one more annotator per refused one)
+and, where order matters, tasks are served in the order they were pushed.
 """
 
 from __future__ import annotations
@@ -45,14 +45,20 @@ TAMPERED = (
 """Why an annotation made while its task showed other data is refused (it stays refused until it is edited)."""
 
 PROJECT_SETTINGS: dict[str, Any] = {
-    # Label Studio's own count is kept at one per task, which turns off its "breadth first" queue (it serves
-    # partly annotated tasks first, at random) and serves tasks in id order; the real target is each task's
-    # overlap, set by this module.
-    "maximum_annotations": 1,
     "sampling": "Sequential sampling",
     "show_overlap_first": False,
     "show_skip_button": True,
 }
+
+
+def maximum_annotations(quorum: int, in_order: bool) -> int:
+    """Label Studio's own count per task: the quorum, or one when tasks must be served in task order.
+
+    With a count above one Label Studio serves partly annotated tasks first, picked at random ("breadth
+    first"); at one it serves tasks in id order. Each task's overlap is then set here to the quorum, one
+    request per new task: the price of an ordered queue, paid only where order matters (the checklist).
+    """
+    return 1 if in_order else quorum
 
 
 @dataclass(frozen=True)
@@ -180,6 +186,7 @@ def ensure_project(
     key: str,
     title: str,
     label_config: str,
+    maximum: int,
     recreate: bool = False,
 ) -> tuple[int, bool]:
     """The server project for ``key`` and whether the config was sent: created the first time, else brought in line.
@@ -192,7 +199,9 @@ def ensure_project(
     url = server.connection.url
     with ws.session() as s:
         known = s.get(LsProject, key)
-    wanted: dict[str, Any] = dict(title=title, label_config=label_config, **PROJECT_SETTINGS)
+    wanted: dict[str, Any] = dict(
+        title=title, label_config=label_config, maximum_annotations=maximum, **PROJECT_SETTINGS
+    )
     if known is not None and not recreate:
         if not same_server(known.server_url, url):
             raise ProjectDeleted(
@@ -347,7 +356,7 @@ def refused_annotations(s: Session, key: str) -> set[int]:
 
 
 def sync_tasks(
-    ws: Workspace, server: Server, key: str, project_id: int, wanted: list[TaskSpec], quorum: int
+    ws: Workspace, server: Server, key: str, project_id: int, wanted: list[TaskSpec], quorum: int, maximum: int
 ) -> PushReport:
     """Create missing tasks, restore changed ones, delete unwanted unannotated ones, retire (close) annotated ones."""
     report = PushReport(project_id=project_id)
@@ -389,7 +398,7 @@ def sync_tasks(
     for spec, task_id in zip(to_create, created_ids, strict=True):
         rows.append(_row(key, task_id, spec))
         rows[-1].overlap = quorum
-        if quorum != PROJECT_SETTINGS["maximum_annotations"]:  # imported tasks get the project's count
+        if quorum != maximum:  # imported tasks get the project's count
             overlaps[task_id] = (quorum, False)
         report.active[spec.ref] = task_id
         report.created += 1
@@ -507,12 +516,17 @@ def push_tasks(
     quorum: int,
     wanted: list[TaskSpec],
     recreate: bool = False,
+    in_order: bool = False,
 ) -> PushReport:
-    """Refuse before touching the server when a medium is missing, then bring the project and its tasks in line."""
+    """Refuse before touching the server when a medium is missing, then bring the project and its tasks in line.
+
+    ``in_order``: annotators must meet the tasks in the order of ``wanted`` (see :func:`maximum_annotations`).
+    """
     check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
     server = Server(connection)
-    project_id, config_sent = ensure_project(ws, server, key, title, label_config, recreate)
-    report = sync_tasks(ws, server, key, project_id, wanted, quorum)
+    maximum = maximum_annotations(quorum, in_order)
+    project_id, config_sent = ensure_project(ws, server, key, title, label_config, maximum, recreate)
+    report = sync_tasks(ws, server, key, project_id, wanted, quorum, maximum)
     report.config_sent = config_sent
     showing = [(report.active[spec.ref], spec) for spec in wanted if spec.exposes and spec.ref in report.active]
     if showing:

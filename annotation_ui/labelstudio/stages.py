@@ -265,6 +265,7 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
         quorum(ws, stage),
         wanted,
         recreate,
+        in_order=stage == "subset_checklist",
     )
 
 
