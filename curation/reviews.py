@@ -169,6 +169,46 @@ def record_reviews(
     return report
 
 
+@dataclass(frozen=True)
+class Withdrawal:
+    """A record whose evidence is gone (its annotation deleted, or edited into something refused)."""
+
+    subject: str
+    stage: str
+    reviewer: str
+    inputs_hash: str
+    reason: str
+
+
+def withdraw_reviews(ws: Workspace, withdrawals: list[Withdrawal], source: str) -> int:
+    """Delete the records ``source`` made for these (subject, stage, reviewer, inputs), each as an event.
+
+    A record another source has since replaced (an import after a Label Studio pull) is left alone: only
+    what ``source`` recorded is withdrawn. Returns how many records were withdrawn.
+    """
+    withdrawn = 0
+    with ws.writing() as s:
+        existing = _existing_records(s, {w.subject for w in withdrawals})
+        by_slot: dict[tuple[str, str, str, str], list[ReviewRecord]] = {}
+        for rec in existing.values():
+            by_slot.setdefault((rec.subject, rec.stage, rec.reviewer, rec.inputs_hash), []).append(rec)
+        for w in withdrawals:
+            for rec in by_slot.pop((w.subject, w.stage, w.reviewer, w.inputs_hash), []):
+                if rec.source != source:
+                    continue
+                record_event(
+                    s,
+                    w.reviewer,
+                    "review.withdrawn",
+                    w.subject,
+                    {"stage": w.stage, "revision": rec.revision, **rec.payload},
+                    {"stage": w.stage, "source": source, "reason": w.reason},
+                )
+                s.delete(rec)
+                withdrawn += 1
+    return withdrawn
+
+
 def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], ReviewRecord]:  # type: ignore[no-untyped-def]
     """Stored records of these subjects, keyed as the uniqueness constraint is (one query per 500)."""
     out: dict[tuple[str, str, str, int], ReviewRecord] = {}

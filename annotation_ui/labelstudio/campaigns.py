@@ -31,23 +31,20 @@ from curation.workspace import Workspace, record_event
 
 from .connection import Connection, Server
 from .projects import (
-    REF_KEY,
+    TAMPERED,
     UNKNOWN_TASK,
-    AnnotationOutcome,
     PushReport,
     TaskSpec,
-    annotator_email,
     audio_html,
     export_tasks,
     image_html,
     known_project,
-    mark_annotation,
-    no_person,
     push_tasks,
     users_by_id,
 )
-from .results import Control, ResultRefused, read_result
-from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit, LsAnnotation, LsTask
+from .pulling import Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
+from .results import Control, ResultRefused, bind_controls, read_result
+from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit
 
 PRESETS: dict[str, tuple[tuple[str, ...], int]] = {
     # Omni-StoryBench App. F.5: the four rubric categories of the automated judges, on 1-10.
@@ -376,6 +373,7 @@ class CampaignPull:
     recorded: int = 0
     replaced: int = 0
     unchanged: int = 0
+    withdrawn: int = 0
     skipped: int = 0
     refused: list[dict[str, Any]] = field(default_factory=list)
 
@@ -386,6 +384,7 @@ class CampaignPull:
             "recorded": self.recorded,
             "replaced": self.replaced,
             "unchanged": self.unchanged,
+            "withdrawn": self.withdrawn,
             "skipped": self.skipped,
             "refused": self.refused,
         }
@@ -393,13 +392,17 @@ class CampaignPull:
     def summary(self) -> str:
         return (
             f"campaign {self.campaign}: {self.annotations} annotation(s) — {self.recorded} recorded, "
-            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.skipped} skip(s), "
-            f"{len(self.refused)} refused"
+            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.withdrawn} withdrawn, "
+            f"{self.skipped} skip(s), {len(self.refused)} refused"
         )
 
 
 def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignPull:
-    """Validate every annotation and store each rater's latest evaluation per unit, all in one transaction."""
+    """Validate every annotation and store each rater's deciding evaluation per unit, all in one transaction.
+
+    Per rater and unit, the latest annotation that is not a skip decides: a refused one withdraws the rating
+    it had made, a skip never replaces a rating, and a rating whose annotation was deleted is withdrawn.
+    """
     campaign, _, units = load_campaign(ws, name)
     key = project_key(name)
     project = known_project(ws, key, f"run `curate campaign push {name}` first")
@@ -407,81 +410,54 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
     tasks = export_tasks(server, project)
     users = users_by_id(server)
     with ws.session() as s:
-        local = {r.task_id: r for r in s.execute(select(LsTask).where(LsTask.project_key == key)).scalars()}
-        people = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
-    unit_ids = {u.id for u in units}
-    rules = controls(campaign)
+        emails = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
+    unit_keys = {u.id: u.key for u in units}
+    rules = bind_controls(label_config(campaign), controls(campaign))
     report = CampaignPull(campaign=name)
-    latest: dict[tuple[int, str], tuple[str, int, dict[str, Any] | None]] = {}
-    outcomes: list[AnnotationOutcome] = []
-    for task in tasks:
-        task_id = int(task["id"])
-        row = local.get(task_id)
-        for ann in task.get("annotations") or []:
-            report.annotations += 1
-            email, user = annotator_email(ann, users)
-            updated = str(ann.get("updated_at") or ann.get("created_at") or "")
-            person = people.get(email)
-            subject = row.subject if row else "?"
-            reason = ""
-            values: dict[str, Any] | None = None
-            if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref or int(row.subject[5:]) not in unit_ids:
-                reason = UNKNOWN_TASK
-            elif not ann.get("was_cancelled"):
-                try:
-                    values = read_result(ann.get("result") or [], rules)
-                except ResultRefused as exc:
-                    reason = str(exc)
-            if not reason and person is None:
-                reason = no_person(email)
-            if reason:
-                report.refused.append(
-                    {"annotation": int(ann["id"]), "task": task_id, "unit": subject, "user": user, "reason": reason}
-                )
-                outcomes.append(
-                    AnnotationOutcome(int(ann["id"]), task_id, subject, user, person, "refused", reason, updated)
-                )
-                continue
-            assert row is not None and person is not None
-            unit_id = int(row.subject[5:])
-            slot = (unit_id, person)
-            if slot not in latest or (updated, int(ann["id"])) > (latest[slot][0], latest[slot][1]):
-                latest[slot] = (updated, int(ann["id"]), values)
-            outcomes.append(
-                AnnotationOutcome(
-                    int(ann["id"]),
-                    task_id,
-                    subject,
-                    user,
-                    person,
-                    "skipped" if values is None else "recorded",
-                    "",
-                    updated,
-                )
+    seen, deleted = read_export(ws, key, tasks, users, emails)
+    report.annotations = len(seen)
+    verdicts = [_judge(x, rules, unit_keys) for x in seen]
+    votes, superseded, skips = decide(verdicts)
+    outcomes = [v.seen.outcome(v.outcome, v.reason) for v in verdicts if v.outcome in ("refused", "skipped")]
+    outcomes += [v.seen.outcome("superseded", "a later annotation by the same rater replaces it") for v in superseded]
+    outcomes += [v.seen.outcome("recorded") for v in votes.values()]
+    report.skipped = sum(1 for v in verdicts if v.outcome == "skipped")
+    for v in verdicts:
+        if v.outcome == "refused":
+            unit = v.seen.row.subject if v.seen.row else v.seen.subject
+            report.refused.append(
+                {
+                    "annotation": v.seen.annotation,
+                    "task": v.seen.task,
+                    "unit": unit_keys.get(_unit_id(unit) or -1, unit),
+                    "user": v.seen.user,
+                    "reason": v.reason,
+                }
             )
-            report.skipped += values is None
+    deciding: dict[tuple[int, str], Verdict] = {**skips, **votes}  # type: ignore[dict-item]
     with ws.writing() as s:
         existing = {
             (r.unit_id, r.rater): r
             for r in s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()
         }
-        for (unit_id, rater), (updated, annotation, values) in sorted(latest.items()):
-            skipped = values is None
-            scores = None if skipped or campaign.kind == "pairwise" else dict(values)  # type: ignore[arg-type]
-            choice = values["preference"][0] if values is not None and campaign.kind == "pairwise" else None
+        for (unit_id, rater), v in sorted(deciding.items()):
+            skipped = v.values is None
+            values = v.values or {}
+            scores = None if skipped or campaign.kind == "pairwise" else dict(values)
+            choice = values["preference"][0] if not skipped and campaign.kind == "pairwise" else None
             after = {"unit": unit_id, "skipped": skipped, "scores": scores, "choice": choice}
-            row = existing.get((unit_id, rater))
+            row = existing.pop((unit_id, rater), None)
             if row is None:
                 s.add(
                     CampaignRating(
                         campaign=name,
                         unit_id=unit_id,
                         rater=rater,
-                        annotation_id=annotation,
+                        annotation_id=v.seen.annotation,
                         skipped=skipped,
                         scores=scores,
                         choice=choice,
-                        annotation_updated_at=updated,
+                        annotation_updated_at=v.seen.updated_at,
                     )
                 )
                 record_event(
@@ -497,14 +473,45 @@ def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignP
                 report.unchanged += 1
             else:
                 before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
-                row.annotation_id, row.skipped, row.scores, row.choice = annotation, skipped, scores, choice
-                row.annotation_updated_at, row.updated_at = updated, utcnow()
+                row.annotation_id, row.skipped, row.scores, row.choice = v.seen.annotation, skipped, scores, choice
+                row.annotation_updated_at, row.updated_at = v.seen.updated_at, utcnow()
                 s.add(row)
                 record_event(s, rater, "campaign.rating_replaced", f"campaign:{name}", before, after)
                 report.replaced += 1
-        known = {
-            r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
-        }
-        for outcome in outcomes:
-            mark_annotation(s, key, known.get(outcome.annotation), outcome)
+        for (unit_id, rater), row in sorted(existing.items()):  # no annotation of the rater backs it any more
+            before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
+            s.delete(row)
+            record_event(
+                s,
+                rater,
+                "campaign.rating_withdrawn",
+                f"campaign:{name}",
+                before,
+                {"unit": unit_id, "reason": "its annotation was deleted in Label Studio, or edited and refused"},
+            )
+            report.withdrawn += 1
+    store_outcomes(ws, key, outcomes + deleted, {})
+    refused = {o.annotation for o in outcomes if o.outcome == "refused"}
+    reopen_tasks(ws, server, project, campaign.redundancy, tasks, refused)
     return report
+
+
+def _unit_id(subject: str) -> int | None:
+    kind, _, ident = subject.partition(":")
+    return int(ident) if kind == "unit" and ident.isdigit() else None
+
+
+def _judge(seen: Seen, rules: dict[str, Control], unit_keys: dict[int, str]) -> Verdict:
+    """A rating (or preference), a skip, or a refusal with its reason; the slot is (unit, rater)."""
+    unit = _unit_id(seen.row.subject) if seen.row else None
+    if seen.refusal or unit not in unit_keys:
+        return Verdict(seen, "refused", reason=seen.refusal or UNKNOWN_TASK)
+    slot = (unit, seen.person)
+    if seen.skipped:
+        return Verdict(seen, "skipped", slot)
+    if seen.tampered:
+        return Verdict(seen, "refused", slot, reason=TAMPERED)
+    try:
+        return Verdict(seen, "vote", slot, read_result(seen.result, rules))
+    except ResultRefused as exc:
+        return Verdict(seen, "refused", slot, reason=str(exc))

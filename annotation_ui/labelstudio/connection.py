@@ -56,6 +56,33 @@ class Connection:
         return self.document_root / self.media_folder
 
 
+def server_message(body: Any) -> str:
+    """What the server said, whole: its validation errors field by field when it gave them, else its body."""
+    if isinstance(body, dict) and isinstance(body.get("validation_errors"), dict):
+        return "; ".join(
+            f"{field}: {' '.join(map(str, messages)) if isinstance(messages, list) else messages}"
+            for field, messages in body["validation_errors"].items()
+        )
+    if isinstance(body, dict) and body.get("detail"):
+        return str(body["detail"])
+    return str(body) if isinstance(body, str | dict | list) else "(no message)"
+
+
+def same_server(a: str, b: str) -> bool:
+    """Whether two server URLs name the same server: loopback names, default ports and a trailing slash aside."""
+    from urllib.parse import urlsplit
+
+    def key(url: str) -> tuple[str, str, int | None, str]:
+        parts = urlsplit(url.strip())
+        host = (parts.hostname or "").lower()
+        if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0"):
+            host = "loopback"
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+        return parts.scheme.lower(), host, port, parts.path.rstrip("/")
+
+    return key(a) == key(b)
+
+
 class Server:
     """The SDK client, with every call's failure turned into a :class:`CurateError`."""
 
@@ -96,9 +123,8 @@ class Server:
                 ) from exc
             if status == 404 and not_found is not None:
                 raise not_found() from exc
-            body = exc.body if isinstance(exc.body, str | dict | list) else ""
             raise LabelStudioRequestFailed(
-                f"Label Studio at {url} answered HTTP {status} while {what}: {str(body)[:300]}"
+                f"Label Studio at {url} answered HTTP {status} while {what}: {server_message(exc.body)}"
             ) from exc
 
     def whoami(self) -> dict[str, Any]:
@@ -111,7 +137,7 @@ class Server:
 
 
 def status(connection: Connection) -> dict[str, Any]:
-    """Check the server and the token; raises with a clear message when either is wrong."""
+    """Check the server, the token and the document root; raises with a clear message when one is wrong."""
     server = Server(connection)
     version = server.version()
     me = server.whoami()
@@ -120,4 +146,29 @@ def status(connection: Connection) -> dict[str, Any]:
         "version": version,
         "user": me,
         "document_root": str(connection.document_root) if connection.document_root else None,
+        "media": check_document_root(connection),
     }
+
+
+def check_document_root(connection: Connection) -> str:
+    """Where published media go, once checked: set, an existing folder, and writable; else what to do."""
+    folder = connection.media_dir()
+    root = connection.document_root
+    assert root is not None
+    if not root.is_dir():
+        raise ValidationFailed(
+            [Problem(f"the document root {root} is not a folder on this machine", field="labelstudio.document_root")],
+            "set [labelstudio] document_root (or LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT) to the folder the server "
+            "serves local files from; it must be reachable from this machine",
+        )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / f".omnicurate-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise ValidationFailed(
+            [Problem(f"cannot write to {folder}: {exc}", field="labelstudio.document_root")],
+            "give this user write access to the document root, or choose another [labelstudio] media_folder",
+        ) from exc
+    return str(folder)

@@ -23,3 +23,7 @@ class ProjectDeleted(NotFoundError):
 
 class MediaMissing(MediaError):
     """A medium a task needs is not in the workspace's media store, or cannot be published."""
+
+
+class LabelingConfigRefused(CurateError):
+    """The server refused a new labeling config because annotations made under the old one do not fit it."""

@@ -3,8 +3,12 @@
 One project per stage. The subset checklist gets one task per item and view, ordered from the single
 modalities to the full view, each showing only that view's modalities (hidden ones as the placeholders of
 ``curation.vocab``), so that a reviewer working through the queue judges a view before seeing more.
-The answer check shows the options and never the label. Pulled annotations are validated here and
-recorded through ``curation.reviews.record_reviews`` — the code path of ``curate import reviews``.
+The answer check shows the options and never the label. The group-integration project, which shows every
+sister's label, gets a group's task only once the group is open (every live sister passed its answer check);
+since every Label Studio user can read every project, publishing it records an exposure of each person with a
+user there (``curation.exposure``). Pulled annotations are validated here and recorded through
+``curation.reviews.record_reviews`` — the code path of ``curate import reviews``; a vote whose annotation was
+deleted, or edited into something refused, is withdrawn.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import html
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -20,31 +24,28 @@ from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
 from curation.kinds import GroupStage, Stage, all_stages, stage_named
-from curation.reviews import PendingReview, ReviewReport, record_reviews
+from curation.reviews import PendingReview, ReviewReport, Withdrawal, record_reviews, withdraw_reviews
 from curation.tables import Asset, Person
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS, view_modalities
-from curation.workflow import ItemFacts, derive_status, load_facts
-from curation.workspace import Workspace, record_event
+from curation.workflow import ItemFacts, ItemStatus, derive_status, load_facts
+from curation.workspace import Workspace
 
 from .connection import Connection, Server
 from .projects import (
-    REF_KEY,
-    UNKNOWN_TASK,
+    TAMPERED,
     AnnotationOutcome,
     PushReport,
     TaskSpec,
-    annotator_email,
     audio_html,
     export_tasks,
     image_html,
     known_project,
-    mark_annotation,
     media_url,
-    no_person,
     push_tasks,
     users_by_id,
 )
-from .results import Control, ResultRefused, read_result
+from .pulling import Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
+from .results import Control, ResultRefused, bind_controls, read_result
 from .tables import LsAnnotation, LsProject, LsTask
 
 
@@ -121,6 +122,16 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
     return "".join(rows)
 
 
+def open_groups(statuses: list[ItemStatus], stage: str = "group_integration") -> list[str]:
+    """Groups whose every live sister passed its item stages and waits at the group stage (design.md)."""
+    waiting: dict[str, bool] = {}
+    for st in statuses:
+        if st.state != "discarded":
+            at_group = st.state == "in_review" and st.stage == stage
+            waiting[st.group] = waiting.get(st.group, True) and at_group
+    return sorted(group for group, ready in waiting.items() if ready)
+
+
 def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[TaskSpec]:
     """The stage's pending items (or groups) as tasks, in the order reviewers should meet them."""
     found = _stage(stage)
@@ -136,8 +147,7 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
     specs: list[TaskSpec] = []
     if isinstance(found, GroupStage):
         live = {st.id for st in statuses if st.state != "discarded"}
-        groups = sorted({i.group for i in pending})
-        for group in groups:
+        for group in open_groups(statuses, stage):
             sisters = [i for i in items if i.group == group and i.id in live]
             inputs = found.group_inputs(perturbed[group], sisters)
             media = tuple(sorted({blobs[x] for s in sisters for x in (s.image, s.audio) if x}))
@@ -148,6 +158,7 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                     inputs_hash=inputs,
                     data={"panel": _group_panel(connection, sisters, perturbed[group], blobs), "group": group},
                     media=media,
+                    exposes=tuple(s.id for s in sisters),
                 )
             )
         return specs
@@ -214,6 +225,33 @@ def _task_data(
     return data
 
 
+def _task_data(
+    fields: tuple[str, ...], connection: Connection, item: ItemFacts, blobs: dict[str, str], view: str | None
+) -> dict[str, Any]:
+    """The task data a stage's labeling config names, rendered for one item (and view)."""
+    data: dict[str, Any] = {}
+    for name in fields:
+        if name == "context":
+            data["context"] = item.context
+        elif name == "question":
+            data["question"] = item.question
+        elif name == "options":
+            data["options"] = _options(item)
+        elif name == "options_html":
+            data["options_html"] = _options_html(item)
+        elif name in ("image", "audio"):
+            sha = getattr(item, name)
+            data[name] = media_url(connection, blobs[sha]) if sha else ""
+        elif name == "view_title":
+            data["view_title"] = f"View: {view} (only these modalities are shown)"
+        elif name == "panel":
+            assert view is not None
+            data["panel"] = _panel(connection, item, view, blobs)
+        else:
+            raise ValueError(f"a labeling config asks for task field {name!r}, which the bridge does not render")
+    return data
+
+
 def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool = False) -> PushReport:
     """Create or update the stage's project and bring its tasks in line with the pending items."""
     _require_stage(stage)
@@ -228,10 +266,15 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
         quorum(ws, stage),
         wanted,
         recreate,
+        in_order=_stage(stage).labelstudio.per_view,  # type: ignore[union-attr]
     )
 
 
 # ----- pulling ------------------------------------------------------------------------------------
+STALE = "stale: the item (or group) changed after this task was pushed; push again and review the new task"
+RETIRED = "the item (or group) changed since; the record this annotation made stays with the earlier revision"
+
+
 @dataclass
 class Refusal:
     annotation: int
@@ -258,9 +301,13 @@ class PullReport:
     recorded: int = 0
     replaced: int = 0
     unchanged: int = 0
+    withdrawn: int = 0
     skipped: int = 0
     incomplete: int = 0
     superseded: int = 0
+    retired: int = 0
+    deleted: int = 0
+    reopened: int = 0
     refused: list[Refusal] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
@@ -271,17 +318,24 @@ class PullReport:
             "recorded": self.recorded,
             "replaced": self.replaced,
             "unchanged": self.unchanged,
+            "withdrawn": self.withdrawn,
             "skipped": self.skipped,
             "incomplete": self.incomplete,
             "superseded": self.superseded,
+            "retired": self.retired,
+            "deleted": self.deleted,
+            "reopened": self.reopened,
             "refused": [r.as_json() for r in self.refused],
         }
 
     def summary(self) -> str:
         return (
             f"{self.stage}: {self.annotations} annotation(s) — {self.recorded} recorded, {self.replaced} replaced, "
-            f"{self.unchanged} unchanged, {self.skipped} skipped, {self.incomplete} waiting for the rest of a checklist, "
-            f"{len(self.refused)} refused"
+            f"{self.unchanged} unchanged, {self.withdrawn} withdrawn, {self.skipped} skipped, "
+            f"{self.incomplete} waiting for the rest of a checklist, {len(self.refused)} refused"
+            + (f", {self.retired} newly retired (the item changed)" if self.retired else "")
+            + (f", {self.deleted} deleted on the server" if self.deleted else "")
+            + (f"; {self.reopened} task(s) offered again after refusals" if self.reopened else "")
         )
 
 
@@ -307,7 +361,7 @@ def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> lis
     server = Server(connection)
     exports = [(stage, project, export_tasks(server, project)) for stage, project in projects]
     users = users_by_id(server)
-    return [_pull_one(ws, stage, project, tasks, users) for stage, project, tasks in exports]
+    return [_pull_one(ws, server, stage, project, tasks, users) for stage, project, tasks in exports]
 
 
 def pushed_stages(ws: Workspace) -> list[str]:
@@ -316,59 +370,76 @@ def pushed_stages(ws: Workspace) -> list[str]:
     return [s.name for s in all_stages() if s.labelstudio is not None and project_key(s.name) in keys]
 
 
-def _pull_one(
-    ws: Workspace, stage: str, project: LsProject, tasks: list[dict[str, Any]], users: dict[int, str]
-) -> PullReport:
-    report = PullReport(stage=stage, project_id=project.project_id)
-    key = project.key
+@dataclass
+class _Facts:
+    """What judging a stage's annotations needs of the workspace, loaded once per pull."""
+
+    stage: Stage
+    people: dict[str, Person]
+    by_id: dict[str, ItemFacts]
+    sisters: dict[str, list[ItemFacts]]
+    perturbed: dict[str, str]
+    controls: dict[str, Control]
+
+    def current_inputs(self, subject: str) -> str | None:
+        """The hash of what the stage judges of this subject now; None when it is gone."""
+        kind, _, ident = subject.partition(":")
+        if kind == "group":
+            members = self.sisters.get(ident)
+            assert isinstance(self.stage, GroupStage)
+            return self.stage.group_inputs(self.perturbed.get(ident, ""), members) if members else None
+        item = self.by_id.get(ident)
+        return self.stage.inputs(item) if item else None
+
+
+def _facts(ws: Workspace, stage: str) -> _Facts:
     with ws.session() as s:
-        local = {r.task_id: r for r in s.execute(select(LsTask).where(LsTask.project_key == key)).scalars()}
-        people = {(p.email or "").strip().lower(): p for p in s.execute(select(Person)).scalars() if p.email}
+        people = {p.name: p for p in s.execute(select(Person)).scalars()}
         items, perturbed = load_facts(s)
-    by_id = {i.id: i for i in items}
-    sisters: dict[str, list[ItemFacts]] = defaultdict(list)
     found = _stage(stage)
     discarded = (
         {st.id for st in derive_status(ws) if st.state == "discarded"} if isinstance(found, GroupStage) else set()
     )
+    sisters: dict[str, list[ItemFacts]] = defaultdict(list)
     for i in items:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
-    outcomes: list[AnnotationOutcome] = []
-    candidates: list[_Candidate] = []
-    stage_controls = controls(stage)
+    bound = bind_controls(label_config(stage), controls(stage))
+    return _Facts(found, people, {i.id: i for i in items}, sisters, perturbed, bound)
 
-    for task in tasks:
-        task_id = int(task["id"])
-        row = local.get(task_id)
-        for ann in task.get("annotations") or []:
-            report.annotations += 1
-            email, user = annotator_email(ann, users)
-            updated = str(ann.get("updated_at") or ann.get("created_at") or "")
-            subject = row.subject if row else str((task.get("data") or {}).get(REF_KEY, "?"))
-            person = people.get(email)
 
-            base = AnnotationOutcome(
-                int(ann["id"]), task_id, subject, user, person.name if person else None, "", "", updated
-            )
-            if row is None or (task.get("data") or {}).get(REF_KEY) != row.ref:
-                outcomes.append(replace(base, outcome="refused", reason=UNKNOWN_TASK))
-                continue
-            if ann.get("was_cancelled"):
-                outcomes.append(replace(base, outcome="skipped"))
-                continue
-            values = _judge_annotation(found, row, ann, person, email, by_id, sisters, perturbed, stage_controls)
-            if isinstance(values, str):
-                outcomes.append(replace(base, outcome="refused", reason=values))
-                continue
-            assert person is not None
-            candidates.append(
-                _Candidate(int(ann["id"]), task_id, updated, row.subject, user, person.name, row.view, values)
-            )
-
-    pendings, done, superseded = _records(found, candidates, by_id)
+def _pull_one(
+    ws: Workspace, server: Server, stage: str, project: LsProject, tasks: list[dict[str, Any]], users: dict[int, str]
+) -> PullReport:
+    report = PullReport(stage=stage, project_id=project.project_id)
+    key = project.key
+    facts = _facts(ws, stage)
+    emails = {(p.email or "").strip().lower(): p.name for p in facts.people.values() if p.email}
+    seen, deleted = read_export(ws, key, tasks, users, emails)
+    report.annotations = len(seen)
+    verdicts = [_judge(facts, x) for x in seen]
+    votes, superseded, _ = decide(verdicts)
+    candidates = [
+        _Candidate(
+            v.seen.annotation,
+            v.seen.task,
+            v.seen.updated_at,
+            v.seen.subject,
+            v.seen.user,
+            v.seen.person or "",
+            v.seen.row.view if v.seen.row else None,
+            v.values or {},
+        )
+        for v in votes.values()
+    ]
+    pendings, done = _records(facts.stage, candidates, facts.by_id)
+    outcomes: list[AnnotationOutcome] = [
+        v.seen.outcome(v.outcome, v.reason) for v in verdicts if v.outcome in ("skipped", "refused", "retired")
+    ]
+    outcomes += [
+        v.seen.outcome("superseded", "a later annotation by the same reviewer replaces it") for v in superseded
+    ]
     for outcome, reason, group in (
-        ("superseded", "a later annotation by the same reviewer replaces it", superseded),
         ("incomplete", "waiting for the reviewer's other views of this item", done["incomplete"]),
         ("recorded", "", done["recorded"]),
     ):
@@ -380,68 +451,106 @@ def _pull_one(
     recorded = record_reviews(
         ws, pendings, f"Label Studio project {project.project_id} annotation", source="labelstudio"
     )
-    _store_outcomes(ws, key, outcomes)
-    _count(report, recorded, outcomes)
+    report.withdrawn = withdraw_reviews(
+        ws, _withdrawals(ws, facts, key, done["recorded"], verdicts, deleted), "labelstudio"
+    )
+    store_outcomes(ws, key, outcomes + deleted, {"skipped": "review.skipped", "refused": "review.refused"})
+    refused = {o.annotation for o in outcomes if o.outcome == "refused"}
+    report.reopened = reopen_tasks(ws, server, project, quorum(ws, stage), tasks, refused)
+    _count(report, recorded, outcomes, deleted)
+    report.retired = sum(1 for v in verdicts if v.outcome == "retired" and v.seen.previous != "retired")
     return report
 
 
-def _judge_annotation(
-    stage: Stage,
-    row: LsTask,
-    ann: dict[str, Any],
-    person: Person | None,
-    email: str,
-    by_id: dict[str, ItemFacts],
-    sisters: dict[str, list[ItemFacts]],
-    perturbed: dict[str, str],
-    controls: dict[str, Control],
-) -> str | dict[str, Any]:
-    """The reason to refuse an annotation, or its values when it is acceptable."""
+def _judge(facts: _Facts, seen: Seen) -> Verdict:
+    """What one annotation is: a vote, a skip, a refusal (with the reason) or retired with a changed item."""
+    if seen.refusal:
+        return Verdict(seen, "refused", reason=seen.refusal)
+    row = seen.row
+    assert row is not None and seen.person is not None
     kind, _, ident = row.subject.partition(":")
-    item = by_id.get(ident) if kind == "item" else None
+    item = facts.by_id.get(ident) if kind == "item" else None
     if kind == "item" and item is None:
-        return f"item {ident!r} is no longer in the workspace"
-    options = list(item.options) if item else []
-    try:
-        values = read_result(ann.get("result") or [], controls, options)
-    except ResultRefused as exc:
-        return str(exc)
-    if person is None:
-        return no_person(email)
+        return Verdict(seen, "refused", reason=f"item {ident!r} is no longer in the workspace")
+    person = facts.people[seen.person]
     if "reviewer" not in person.role_set:
-        return f"{person.name!r} ({email}) does not have the reviewer role"
-    if isinstance(stage, GroupStage):
-        members = sisters.get(ident, [])
-        if person.name in {m.author for m in members}:
-            return f"{person.name!r} authored an item of group {ident!r}: nobody reviews their own item"
-        current = stage.group_inputs(perturbed.get(ident, ""), list(members))
-    else:
-        assert item is not None
-        if item.author == person.name:
-            return f"{person.name!r} authored {item.id!r}: nobody reviews their own item"
-        current = stage.inputs(item)
-    if current != row.inputs_hash:
-        return "stale: the item (or group) changed after this task was pushed; push again and review the new task"
-    return values
+        return Verdict(seen, "refused", reason=f"{person.name!r} ({seen.email}) does not have the reviewer role")
+    if kind == "group" and person.name in {m.author for m in facts.sisters.get(ident, [])}:
+        return Verdict(
+            seen,
+            "refused",
+            reason=f"{person.name!r} authored an item of group {ident!r}: nobody reviews their own item",
+        )
+    if item is not None and item.author == person.name:
+        return Verdict(seen, "refused", reason=f"{person.name!r} authored {item.id!r}: nobody reviews their own item")
+    if facts.current_inputs(row.subject) != row.inputs_hash:
+        if seen.previous in ("recorded", "retired", "incomplete", "superseded"):
+            return Verdict(seen, "retired", reason=RETIRED)
+        return Verdict(seen, "skipped") if seen.skipped else Verdict(seen, "refused", reason=STALE)
+    if seen.skipped:
+        return Verdict(seen, "skipped")
+    slot = (row.subject, person.name, row.view)
+    if seen.tampered:
+        return Verdict(seen, "refused", slot, reason=TAMPERED)
+    try:
+        values = read_result(seen.result, facts.controls, list(item.options) if item else [])
+    except ResultRefused as exc:
+        return Verdict(seen, "refused", slot, reason=str(exc))
+    return Verdict(seen, "vote", slot, values)
+
+
+def _withdrawals(
+    ws: Workspace,
+    facts: _Facts,
+    key: str,
+    recorded: list[_Candidate],
+    verdicts: list[Verdict],
+    deleted: list[AnnotationOutcome],
+) -> list[Withdrawal]:
+    """Records an earlier pull made from annotations that no longer back them (deleted, refused, incomplete)."""
+    with ws.session() as s:
+        rows = s.execute(
+            select(LsAnnotation.person, LsTask.subject, LsTask.inputs_hash)
+            .join(LsTask, (LsTask.project_key == LsAnnotation.project_key) & (LsTask.task_id == LsAnnotation.task_id))
+            .where(LsAnnotation.project_key == key, LsAnnotation.outcome == "recorded")
+        ).all()
+    backed_before = {
+        (subject, person, inputs)
+        for person, subject, inputs in rows
+        if person and facts.current_inputs(subject) == inputs
+    }
+    backed_now = {(c.subject, c.person, facts.current_inputs(c.subject)) for c in recorded}
+    why: dict[tuple[str, str], str] = {}
+    for o in deleted:
+        if o.person:
+            why[(o.subject, o.person)] = f"its annotation {o.annotation} was deleted in Label Studio"
+    for v in sorted(verdicts, key=lambda v: (v.seen.updated_at, v.seen.annotation)):
+        if v.outcome == "refused" and v.slot is not None and v.seen.person:
+            why[(v.seen.subject, v.seen.person)] = (
+                f"its annotation {v.seen.annotation} was edited and refused: {v.reason}"
+            )
+    return [
+        Withdrawal(
+            subject,
+            facts.stage.name,
+            person,
+            inputs,
+            why.get((subject, person), "the reviewer's annotations in Label Studio no longer make a complete record"),
+        )
+        for subject, person, inputs in sorted(backed_before - backed_now)
+    ]
 
 
 def _records(
     stage: Stage, candidates: list[_Candidate], by_id: dict[str, ItemFacts]
-) -> tuple[list[PendingReview], dict[str, list[_Candidate]], list[_Candidate]]:
-    """Review records from the latest annotation per reviewer, subject (and view); a per-view stage needs every
+) -> tuple[list[PendingReview], dict[str, list[_Candidate]]]:
+    """Review records from each reviewer's deciding annotation per subject (and view); a per-view stage needs every
     view of the item."""
-    latest: dict[tuple[str, str, str | None], _Candidate] = {}
-    superseded: list[_Candidate] = []
-    for c in sorted(candidates, key=lambda c: (c.updated_at, c.annotation)):
-        slot = (c.subject, c.person, c.view)
-        if slot in latest:
-            superseded.append(latest[slot])
-        latest[slot] = c
     done: dict[str, list[_Candidate]] = {"recorded": [], "incomplete": []}
     pendings: list[PendingReview] = []
     by_reviewer: dict[tuple[str, str], list[_Candidate]] = defaultdict(list)
-    for (subject, person, _view), c in latest.items():
-        by_reviewer[(subject, person)].append(c)
+    for c in candidates:
+        by_reviewer[(c.subject, c.person)].append(c)
     for (subject, person), cs in sorted(by_reviewer.items()):
         kind, _, ident = subject.partition(":")
         record: dict[str, Any] = {
@@ -463,46 +572,14 @@ def _records(
         # The annotation id stands in for the line number in any message record_reviews gives.
         pendings.append(PendingReview(cs[0].annotation, review))  # type: ignore[arg-type]
         done["recorded"].extend(cs)
-    return pendings, done, superseded
+    return pendings, done
 
 
-def _store_outcomes(ws: Workspace, key: str, outcomes: list[AnnotationOutcome]) -> None:
-    """Remember each annotation's outcome; a new skip or refusal is also an event."""
-    with ws.writing() as s:
-        existing = {
-            r.annotation_id: r for r in s.execute(select(LsAnnotation).where(LsAnnotation.project_key == key)).scalars()
-        }
-        for o in outcomes:
-            row = existing.get(o.annotation)
-            changed = row is None or (row.outcome, row.reason, row.annotation_updated_at) != (
-                o.outcome,
-                o.reason,
-                o.updated_at,
-            )
-            if not changed:
-                continue
-            row = mark_annotation(s, key, row, o)
-            row.subject, row.ls_user, row.task_id = o.subject, o.user, o.task
-            if o.outcome in ("skipped", "refused"):
-                action = "review.skipped" if o.outcome == "skipped" else "review.refused"
-                record_event(
-                    s,
-                    o.person or o.user,
-                    action,
-                    o.subject,
-                    None,
-                    {
-                        "source": "labelstudio",
-                        "project": key,
-                        "annotation": o.annotation,
-                        "task": o.task,
-                        "reason": o.reason,
-                    },
-                )
-
-
-def _count(report: PullReport, recorded: ReviewReport, outcomes: list[AnnotationOutcome]) -> None:
+def _count(
+    report: PullReport, recorded: ReviewReport, outcomes: list[AnnotationOutcome], deleted: list[AnnotationOutcome]
+) -> None:
     report.recorded, report.replaced, report.unchanged = recorded.recorded, recorded.replaced, recorded.unchanged
+    report.deleted = len(deleted)
     for o in outcomes:
         if o.outcome == "skipped":
             report.skipped += 1

@@ -1,7 +1,7 @@
 """Tables of the Label Studio bridge (created by migration ``0002_labelstudio``).
 
-``ls_project`` and ``ls_task`` remember what was pushed where, so that pushing again adds no duplicate and a
-pulled annotation is judged against what its task showed. ``ls_annotation`` keeps the outcome of every pulled
+``ls_project`` and ``ls_task`` remember what was pushed where (and the hash of each task's data), so that pushing
+again adds no duplicate and a pulled annotation is judged against what its task showed. ``ls_annotation`` keeps the outcome of every pulled
 annotation: skips are kept here as skips (never as votes), refusals with their reason. Rating campaigns rate
 model outputs, not items, so their ratings live in ``campaign_rating``, not among review records.
 """
@@ -40,13 +40,19 @@ class LsTask(SQLModel, table=True):
     subject: str = Field(max_length=210, description="item:<id>, group:<id> or unit:<id>")
     view: str | None = Field(default=None, max_length=30, description="subset_checklist: the view shown")
     inputs_hash: str = Field(max_length=64)
+    data_hash: str | None = Field(
+        default=None,
+        max_length=64,
+        description="hash of the data pushed (with the ref); a change on the server is tampering",
+    )
+    overlap: int | None = Field(default=None, description="the overlap last set on the server; 0 closes a retired task")
     state: str = Field(default="active", max_length=20, description="active, retired (kept: annotated) or deleted")
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 
 
 class LsAnnotation(SQLModel, table=True):
-    """The outcome of one pulled annotation: recorded, skipped, refused or incomplete."""
+    """The outcome of one pulled annotation: recorded, skipped, refused, incomplete, superseded, retired or deleted."""
 
     __tablename__ = "ls_annotation"
     __table_args__ = (UniqueConstraint("project_key", "annotation_id", name="uq_ls_annotation"),)

@@ -58,7 +58,7 @@ def _print_refusal(annotation: int, task: int, about: str, reason: str) -> None:
 
 @app.command("status")
 def status_cmd(json_out: JsonFlag = False) -> None:
-    """Check the connection settings: the server answers and accepts the token."""
+    """Check the connection settings: the server answers, accepts the token, and the document root is writable."""
     from annotation_ui.labelstudio.connection import status
 
     info = status(_connection(open_workspace()))
@@ -67,7 +67,7 @@ def status_cmd(json_out: JsonFlag = False) -> None:
         return
     out_console.print(
         f"Label Studio {info['version']} at {info['url']}: signed in as {info['user']['email']} "
-        f"(user {info['user']['id']}); media root {info['document_root'] or 'not set'}",
+        f"(user {info['user']['id']}); media are published to {info['media']}",
         highlight=False,
     )
 
@@ -177,7 +177,9 @@ def campaign_pull_cmd(
     else:
         out_console.print(report.summary(), highlight=False)
         for refusal in report.refused:
-            _print_refusal(refusal["annotation"], refusal["task"], refusal["user"], refusal["reason"])
+            _print_refusal(
+                refusal["annotation"], refusal["task"], f"unit {refusal['unit']}, {refusal['user']}", refusal["reason"]
+            )
     if strict and report.refused:
         raise typer.Exit(1)
 

@@ -28,7 +28,9 @@ def _assignments(path: Path) -> dict[str, object]:
     return values
 
 
-TOUCHES = re.compile(r'(?<!batch_)op\.(?:create_table|batch_alter_table|add_column|alter_column|drop_column)\(\s*"(\w+)"')
+TOUCHES = re.compile(
+    r'(?<!batch_)op\.(?:create_table|batch_alter_table|add_column|alter_column|drop_column)\(\s*"(\w+)"'
+)
 
 
 def test_the_chain_is_in_file_order_and_every_docstring_tells_the_truth() -> None:

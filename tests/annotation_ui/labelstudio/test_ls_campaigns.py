@@ -106,7 +106,9 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
     assert {".png", ".wav"} <= published, "the image and audio outputs are served as local files"
     assert push_campaign(workspace, connection, "study").created == 0
     project = ls_env.client().projects.get(pushed.project_id)
-    assert project.maximum_annotations == 2 and 'maxRating="5"' in project.label_config
+    assert 'maxRating="5"' in project.label_config
+    overlaps = {t.overlap for t in ls_env.client().tasks.list(project=pushed.project_id, fields="all")}
+    assert overlaps == {2}, "each task asks for the redundancy target"
     for task in ls_env.client().tasks.list(project=pushed.project_id, fields="all"):
         assert "s1" not in task.data["prompt"] and set(task.data) == {"prompt", "output", "omnicurate_ref"}
 
@@ -118,10 +120,9 @@ def test_rating_campaign_end_to_end_with_hand_computed_report(
         rev1.annotations.create(id=tasks[key][0], result=[rating("quality", first, "output")])
         made = rev2.annotations.create(id=tasks[key][0], result=[rating("quality", second, "output")])
         edit_me = made if key == "i1|s2" else edit_me
-    curator = ls_env.client()
-    rev3 = ls_env.user_id(EMAILS["rev3"])
-    curator.annotations.create(id=tasks["i1|s1"][0], result=[], was_cancelled=True, completed_by=rev3)
-    curator.annotations.create(id=tasks["i2|s1"][0], result=[rating("quality", 6, "output")], completed_by=rev3)
+    rev3 = ls_env.annotator(EMAILS["rev3"])
+    rev3.annotations.create(id=tasks["i1|s1"][0], result=[], was_cancelled=True)
+    rev3.annotations.create(id=tasks["i2|s1"][0], result=[rating("quality", 6, "output")])
 
     pulled = pull_campaign(workspace, connection, "study")
     assert (pulled.recorded, pulled.skipped) == (8, 1)

@@ -120,17 +120,14 @@ def test_pull_refuses_tampered_annotations_and_records_the_rest(
     push_stage(workspace, connection, "audio_signoff")
     ids = tasks(workspace, "audio_signoff")
     rev1, rev2 = annotators(ls_env)
-    curator = ls_env.client()
     good = [rating("naturalness", 4), rating("clarity", 5), rating("artefacts", 3)]
     rev1.annotations.create(id=ids[("item:g1-a", None)], result=good)
     out_of_range = [rating("naturalness", 7), rating("clarity", 5), rating("artefacts", 3)]
     rev2.annotations.create(id=ids[("item:g1-a", None)], result=out_of_range)
     unknown_field = [*good, rating("loudness", 3)]
     rev1.annotations.create(id=ids[("item:g1-b", None)], result=unknown_field)
-    author = ls_env.user_id(EMAILS["ann1"])
-    curator.annotations.create(id=ids[("item:g1-b", None)], result=good, completed_by=author)
-    stranger = ls_env.user_id("stranger@omnicurate.test")
-    curator.annotations.create(id=ids[("item:g1-b", None)], result=good, completed_by=stranger)
+    ls_env.annotator(EMAILS["ann1"]).annotations.create(id=ids[("item:g1-b", None)], result=good)
+    ls_env.annotator("stranger@omnicurate.test").annotations.create(id=ids[("item:g1-b", None)], result=good)
 
     (report,) = pull_stages(workspace, connection, ["audio_signoff"])
     assert report.recorded == 1
@@ -324,9 +321,7 @@ def test_group_integration_reviews_groups_and_refuses_an_author(
     task_id = tasks(workspace, "group_integration")[("group:g1", None)]
     rev1, _ = annotators(ls_env)
     rev1.annotations.create(id=task_id, result=[choice("verdict", "group", "pass")])
-    ls_env.client().annotations.create(
-        id=task_id, result=[choice("verdict", "group", "pass")], completed_by=ls_env.user_id(EMAILS["ann1"])
-    )
+    ls_env.annotator(EMAILS["ann1"]).annotations.create(id=task_id, result=[choice("verdict", "group", "pass")])
     (pulled,) = pull_stages(workspace, connection, ["group_integration"])
     assert pulled.recorded == 1
     assert "authored an item of group 'g1'" in pulled.refused[0].reason
