@@ -12,9 +12,9 @@ def test_annotator_is_found_whether_completed_by_is_an_id_or_an_object() -> None
 
 
 def test_every_stage_and_campaign_config_declares_exactly_the_controls_it_is_read_with() -> None:
+    from annotation_ui.labelstudio import stages
     from annotation_ui.labelstudio.campaigns import controls, label_config
     from annotation_ui.labelstudio.results import bind_controls
-    from annotation_ui.labelstudio import stages
     from annotation_ui.labelstudio.tables import Campaign
     from curation.kinds import all_stages
 
