@@ -33,11 +33,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                     item.add_marker(mark)
 
 
-def missing_service(message: str) -> None:
+def missing_service(message: str, marker: str = "service") -> None:
     """Fail in CI, else skip saying how to set the service up or deselect it."""
     if IN_CI:
         pytest.fail(f"CI=true but {message}")
-    pytest.skip(f"{message} (or deselect these tests with -m 'not service')")
+    pytest.skip(f"{message} (or deselect these tests with -m 'not {marker}')")
 
 
 def _pg_database() -> tuple[str, Callable[[], None]]:

@@ -18,7 +18,7 @@ SMOKE = {
     "agreement.py": ["--quick"],
     "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20"],
     "checker_cost.py": ["--smoke"],
-    "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "2", "--budget-s", "60"],
+    "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "1", "--budget-s", "30"],
     "import_status.py": ["--sizes", "20", "40"],
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
     "media_normalize.py": ["--n", "3", "--accuracy-sample", "2"],
@@ -71,7 +71,7 @@ def test_gpu_check_on_the_accelerator(tmp_path: Path) -> None:
     if not torch.cuda.is_available():
         from tests.conftest import missing_service
 
-        missing_service("no CUDA device (gpu tests run on a GPU machine)")
+        missing_service("no CUDA device (gpu tests run on a GPU machine)", marker="gpu")
     result = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--items", "8", "--budget-s", "120"],
         cwd=tmp_path,

@@ -4,7 +4,7 @@
 # A migrated template data folder (three users with known API tokens, legacy tokens enabled) is made once;
 # each test session starts a server on a copy of it, which takes seconds instead of ~45 s of migrations.
 # Both live outside the clone (default /opt/omnicurate/labelstudio-<version>, or $CURATE_LS_HOME), so that a
-# later CI run on this machine reuses them (about 2.5 min saved); a new version gets a new folder.
+# later CI run on this machine reuses them (no install, no migrations); a new version gets a new folder.
 # Idempotent: reruns keep what is already there. Writes LABEL_STUDIO_BIN and LABEL_STUDIO_TEMPLATE.
 set -euo pipefail
 LS_VERSION=1.23.2
