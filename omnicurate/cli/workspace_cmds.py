@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import err_console, fail, open_workspace, out_console, print_json
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
@@ -79,11 +79,23 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
 
 def demo_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
+    kind: Annotated[str, typer.Option("--kind", help="mcq (TRIAD items) or judge (Judge Anything tasks).")] = "mcq",
 ) -> None:
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
+    log = lambda msg: err_console.print(msg, highlight=False)  # noqa: E731
+    if kind == "judge":
+        from curation.kinds.judge import store
+        from omnicurate.demo.judge import build_judge_demo
+
+        from .judge import print_report
+
+        print_report(store.report(build_judge_demo(directory, log=log)))
+        return
+    if kind != "mcq":
+        raise fail(f"unknown demo kind {kind!r}; use mcq or judge")
     from omnicurate.demo import build_demo
 
-    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False))
+    build_demo(directory, log=log)
 
 
 def register(app: typer.Typer) -> None:

@@ -754,3 +754,57 @@ def report(ws: Workspace, settings: ReportSettings | None = None) -> dict[str, A
         outputs,
         settings,
     )
+
+
+# ---- stage records from a file -------------------------------------------------------------------------
+
+_RECORD_ORDER = ("checklist_curation", "checklist_crosscheck", ADJUDICATION, "response_review")
+
+
+def import_records(ws: Workspace, path: Path) -> dict[str, int]:
+    """Import stage records (checklist curation, cross-check, adjudication, response review).
+
+    Every line is checked against its schema first (all problems at once, nothing recorded). Records are
+    then applied stage by stage; one that breaks a rule (bounds, separation) stops the import with its
+    line named, after the lines of earlier stages were recorded (each record is its own event).
+    """
+    from pydantic import ValidationError
+
+    from curation.jsonl import pydantic_problems, read_jsonl
+
+    file, problems = str(path), []
+    models: dict[str, type[BaseModel]] = {
+        "checklist_curation": ChecklistSelectionRecord,
+        "checklist_crosscheck": ChecklistSelectionRecord,
+        ADJUDICATION: ChecklistAdjudicationRecord,
+        "response_review": ResponseReviewRecord,
+    }
+    parsed: list[tuple[int, str, BaseModel]] = []
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        stage = obj.get("stage")
+        if stage not in models:
+            problems.append(Problem(f"unknown stage {stage!r}; stages are {', '.join(models)}", "stage", number, file))
+            continue
+        data = {k: v for k, v in obj.items() if not (stage == ADJUDICATION and k == "stage")}
+        try:
+            parsed.append((number, stage, models[stage].model_validate(data)))
+        except ValidationError as exc:
+            problems += pydantic_problems(exc, file, number)
+    _refuse(problems, file)
+    counts = dict.fromkeys(_RECORD_ORDER, 0)
+    for number, stage, record in sorted(parsed, key=lambda p: (_RECORD_ORDER.index(p[1]), p[0])):
+        try:
+            if stage == ADJUDICATION:
+                record_adjudication(ws, record)  # type: ignore[arg-type]
+            elif stage == "response_review":
+                record_response_review(ws, record)  # type: ignore[arg-type]
+            else:
+                record_selection(ws, record)  # type: ignore[arg-type]
+        except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
+            message = exc.problems[0].message if isinstance(exc, ValidationFailed) else str(exc)
+            raise ValidationFailed([Problem(message, stage, number, file)], "the import stopped at this line") from exc
+        counts[stage] += 1
+    return counts
