@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from statistics import median
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ from curation.agreement.alpha import krippendorff_alpha
 from curation.agreement.bootstrap import resample_counts
 from curation.agreement.errors import UndefinedStatistic
 from curation.agreement.judge import PairRow, bradley_terry, elo_ratings
-from curation.agreement.ratings import ratings_from_matrix
+from curation.agreement.ratings import MISSING, Ratings
 from curation.errors import Problem, ValidationFailed
 
 from .rubrics import CHOICES, CRITERIA, OVERALL
@@ -60,61 +61,92 @@ class ReportSettings:
             raise ValidationFailed([Problem("the number of resamples cannot be negative", "bootstrap")])
 
 
-# ---- weighted statistics: one row of weights per resample (a row of ones is the point estimate) --------
+# ---- weighted statistics ------------------------------------------------------------------------------
+# A cell's samples are reduced once to a table of distinct (human, judge) value pairs. A row of weights
+# (a resample's draw counts; a row of ones is the point estimate) becomes a row of weighted pair counts by
+# one sparse product, and every figure is read off those small tables: the cost per resample is linear in
+# the samples, with no per-sample work beyond the product.
 
 
-def _weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r per row of weights; ``x``/``y`` are vectors or per-row matrices. NaN when a side is constant."""
-    total = w.sum(axis=1)
+@dataclass(frozen=True)
+class _PairTable:
+    """The distinct (human, judge) values of a cell and each sample's pair index."""
+
+    x: np.ndarray  # human value of each distinct pair
+    y: np.ndarray  # judge value of each distinct pair
+    xi: np.ndarray  # index of the pair's human value among the distinct human values
+    yi: np.ndarray
+    nx: int
+    ny: int
+    onehot: Any  # samples x pairs (scipy CSR)
+
+    @classmethod
+    def of(cls, human: np.ndarray, judge: np.ndarray) -> _PairTable:
+        from scipy.sparse import csr_matrix
+
+        ux, cx = np.unique(human, return_inverse=True)
+        uy, cy = np.unique(judge, return_inverse=True)
+        codes, pair = np.unique(cx * uy.size + cy, return_inverse=True)
+        n = human.size
+        onehot = csr_matrix((np.ones(n), (np.arange(n), pair)), shape=(n, codes.size))
+        xi, yi = codes // uy.size, codes % uy.size
+        return cls(ux[xi], uy[yi], xi, yi, ux.size, uy.size, onehot)
+
+    def counts(self, w: np.ndarray) -> np.ndarray:
+        """Resamples x pairs: the weight of each distinct pair."""
+        return np.asarray((self.onehot.T @ w.T).T)
+
+
+def _pearson_from(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r per row of pair counts (pairs at values x, y); NaN when a side is constant."""
+    total = counts.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        mx = (w * x).sum(axis=1) / total
-        my = (w * y).sum(axis=1) / total
-        cov = (w * x * y).sum(axis=1) / total - mx * my
-        vx = (w * x * x).sum(axis=1) / total - mx * mx
-        vy = (w * y * y).sum(axis=1) / total - my * my
+        mx = counts @ x / total
+        my = counts @ y / total
+        cov = counts @ (x * y) / total - mx * my
+        vx = counts @ (x * x) / total - mx * mx
+        vy = counts @ (y * y) / total - my * my
         scale = np.maximum(np.abs(mx), np.abs(my)) ** 2 + 1.0
         defined = (vx > 1e-12 * scale) & (vy > 1e-12 * scale) & (total > 0)
         return np.where(defined, cov / np.sqrt(np.abs(vx * vy)), np.nan)
 
 
-def _weighted_midranks(w: np.ndarray, codes: np.ndarray, n_values: int) -> np.ndarray:
-    """Per row, each unit's mid-rank when every unit counts as often as its weight (ties share a rank)."""
-    counts = np.zeros((w.shape[0], n_values))
-    for value in range(n_values):  # few distinct values: means of a handful of 1–5 scores
-        counts[:, value] = w[:, codes == value].sum(axis=1)
-    before = np.cumsum(counts, axis=1) - counts
-    midrank = before + (counts + 1.0) / 2.0
-    return midrank[:, codes]
-
-
-def _weighted_spearman(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    ux, cx = np.unique(x, return_inverse=True)
-    uy, cy = np.unique(y, return_inverse=True)
-    return _weighted_pearson(w, _weighted_midranks(w, cx, ux.size), _weighted_midranks(w, cy, uy.size))
+def _midranks(counts: np.ndarray, index: np.ndarray, n_values: int) -> np.ndarray:
+    """Per row, each distinct pair's mid-rank on one side, every sample counted as often as drawn."""
+    per_value = counts @ (index[:, None] == np.arange(n_values)[None, :])  # pairs -> values, a small product
+    midrank = np.cumsum(per_value, axis=1) - per_value + (per_value + 1.0) / 2.0
+    return midrank[:, index]
 
 
 def _round_half_up(x: np.ndarray) -> np.ndarray:
     return np.floor(x + 0.5)
 
 
-def _score_metrics(w: np.ndarray, human: np.ndarray, judge: np.ndarray) -> dict[str, np.ndarray]:
-    total = w.sum(axis=1)
+def _score_metrics(table: _PairTable, counts: np.ndarray) -> dict[str, np.ndarray]:
+    total = counts.sum(axis=1)
+    rx = _midranks(counts, table.xi, table.nx)
+    ry = _midranks(counts, table.yi, table.ny)
     with np.errstate(divide="ignore", invalid="ignore"):
+        cov = (counts * rx * ry).sum(axis=1) / total
+        mx, my = (counts * rx).sum(axis=1) / total, (counts * ry).sum(axis=1) / total
+        vx = (counts * rx * rx).sum(axis=1) / total - mx * mx
+        vy = (counts * ry * ry).sum(axis=1) / total - my * my
+        spearman = np.where((vx > 1e-9) & (vy > 1e-9), (cov - mx * my) / np.sqrt(np.abs(vx * vy)), np.nan)
         return {
-            "pearson": _weighted_pearson(w, human, judge),
-            "spearman": _weighted_spearman(w, human, judge),
-            "mae": (w @ np.abs(human - judge)) / total,
-            "exact_match": (w @ (_round_half_up(human) == _round_half_up(judge)).astype(float)) / total,
+            "pearson": _pearson_from(counts, table.x, table.y),
+            "spearman": spearman,
+            "mae": counts @ np.abs(table.x - table.y) / total,
+            "exact_match": counts @ (_round_half_up(table.x) == _round_half_up(table.y)).astype(float) / total,
         }
 
 
-def _pair_metrics(w: np.ndarray, human: np.ndarray, judge: np.ndarray) -> dict[str, np.ndarray]:
-    match = (human == judge).astype(float)
-    decided = (human != TIE).astype(float)
+def _pair_metrics(table: _PairTable, counts: np.ndarray) -> dict[str, np.ndarray]:
+    match = (table.x == table.y).astype(float)
+    decided = (table.x != TIE).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return {
-            "accuracy_with_ties": (w @ match) / w.sum(axis=1),
-            "accuracy_without_ties": (w @ (match * decided)) / (w @ decided),
+            "accuracy_with_ties": counts @ match / counts.sum(axis=1),
+            "accuracy_without_ties": counts @ (match * decided) / (counts @ decided),
         }
 
 
@@ -127,9 +159,8 @@ class _Cell:
     criterion: str
     group: str  # "all" or a modality pair
     units: np.ndarray  # indices of the samples that enter (both sides defined)
-    human: np.ndarray
-    judged: np.ndarray
-    metrics: Callable[[np.ndarray, np.ndarray, np.ndarray], dict[str, np.ndarray]]
+    table: _PairTable
+    metrics: Callable[[_PairTable, np.ndarray], dict[str, np.ndarray]]
     point: dict[str, float]
     draws: dict[str, list[np.ndarray]]
 
@@ -139,7 +170,7 @@ def _cells(
     human: np.ndarray,
     groups: np.ndarray,
     group_names: Sequence[str],
-    metrics: Callable[[np.ndarray, np.ndarray, np.ndarray], dict[str, np.ndarray]],
+    metrics: Callable[[_PairTable, np.ndarray], dict[str, np.ndarray]],
     defined: Callable[[np.ndarray], np.ndarray],
 ) -> list[_Cell]:
     """Every (judge, criterion, all | modality pair) with at least one sample judged by both sides."""
@@ -151,9 +182,9 @@ def _cells(
                 units = np.flatnonzero(both if g == 0 else both & (groups == g - 1))
                 if units.size == 0:
                     continue
-                h, j = human[units, c], values[units, c]
-                point = {k: float(v[0]) for k, v in metrics(np.ones((1, units.size)), h, j).items()}
-                cells.append(_Cell(judge, criterion, group, units, h, j, metrics, point, {}))
+                table = _PairTable.of(human[units, c], values[units, c])
+                point = {k: float(v[0]) for k, v in metrics(table, table.counts(np.ones((1, units.size)))).items()}
+                cells.append(_Cell(judge, criterion, group, units, table, metrics, point, {}))
     return cells
 
 
@@ -164,7 +195,7 @@ def _bootstrap(cells: list[_Cell], n_units: int, settings: ReportSettings) -> No
     rng = np.random.default_rng(settings.seed)
     for counts in resample_counts(n_units, settings.bootstrap, rng):
         for cell in cells:
-            for name, values in cell.metrics(counts[:, cell.units], cell.human, cell.judged).items():
+            for name, values in cell.metrics(cell.table, cell.table.counts(counts[:, cell.units])).items():
                 cell.draws.setdefault(name, []).append(values)
 
 
@@ -228,7 +259,7 @@ def _score_matrix(
             problems.append(_unknown(kind, sample))
             continue
         for criterion, given in scores.items():
-            values[i, CRITERIA.index(criterion)] = float(np.mean(given) if how == "mean" else np.median(given))
+            values[i, CRITERIA.index(criterion)] = sum(given) / len(given) if how == "mean" else median(given)
     if problems:
         raise ValidationFailed(problems, "the report was not made")
     return values
@@ -281,6 +312,22 @@ def _choice_counts(index: dict[str, int], rows: Iterable[tuple[str, dict[str, li
     return counts
 
 
+def _ratings(matrix: np.ndarray) -> Ratings:
+    """Samples x annotators (NaN where absent) as Ratings, without going through rows of text."""
+    rated = np.isfinite(matrix)
+    keep = rated.any(axis=1)
+    matrix, rated = matrix[keep], rated[keep]
+    values = np.unique(matrix[rated])
+    index = np.full(matrix.shape, MISSING, dtype=np.int64)
+    index[rated] = np.searchsorted(values, matrix[rated])
+    return Ratings(
+        units=tuple(str(i) for i in np.flatnonzero(keep)),
+        coders=tuple(f"a{k}" for k in range(matrix.shape[1])),
+        values=tuple(float(v) for v in values),
+        matrix=index,
+    )
+
+
 def _alpha(cube: np.ndarray, level: str) -> dict[str, Any]:
     """α per criterion over samples × annotators (cross-validation of the people)."""
     out = {}
@@ -290,7 +337,7 @@ def _alpha(cube: np.ndarray, level: str) -> dict[str, Any]:
             out[criterion] = {"value": None, "undefined": "no sample was annotated by two people"}
             continue
         try:
-            estimate = krippendorff_alpha(ratings_from_matrix(matrix.T), level)
+            estimate = krippendorff_alpha(_ratings(matrix), level)
             out[criterion] = {"value": estimate.value, "units": estimate.units}
         except UndefinedStatistic as exc:
             out[criterion] = {"value": None, "undefined": str(exc)}

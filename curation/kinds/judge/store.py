@@ -520,7 +520,7 @@ def samples(ws: Workspace, kind: str) -> list[ScoreSample] | list[PairSample]:
         rows = s.execute(
             select(JudgeSample.payload).where(JudgeSample.kind == kind).order_by(JudgeSample.position)
         ).scalars()
-        return [model.model_validate(p) for p in rows]  # type: ignore[misc]
+        return [model.model_construct(**p) for p in rows]  # type: ignore[misc]  (validated when built)
 
 
 def sample_row(ws: Workspace, sample_id: str) -> JudgeSample:
@@ -740,12 +740,16 @@ def report(ws: Workspace, settings: ReportSettings | None = None) -> dict[str, A
             .join(JudgeSample, JudgeSample.id == JudgeAnnotation.sample)
             .where(JudgeAnnotation.applied)
         ).all()
-        outputs = [
-            JudgeOutputLine(sample=o.sample, judge=o.judge, **o.payload)
-            for o in s.execute(select(JudgeOutput)).scalars()
+        outputs = [  # validated when imported: constructed here, not validated again
+            JudgeOutputLine.model_construct(sample=sample, judge=judge, **payload)
+            for sample, judge, payload in s.execute(select(JudgeOutput.sample, JudgeOutput.judge, JudgeOutput.payload))
         ]
-    score_annotations = [ScoreAnnotation(sample=r[0], annotator=r[1], **r[2]) for r in rows if r[3] == "score"]
-    pair_annotations = [PairAnnotation(sample=r[0], annotator=r[1], **r[2]) for r in rows if r[3] == "pair"]
+    score_annotations = [
+        ScoreAnnotation.model_construct(sample=r[0], annotator=r[1], **r[2]) for r in rows if r[3] == "score"
+    ]
+    pair_annotations = [
+        PairAnnotation.model_construct(sample=r[0], annotator=r[1], **r[2]) for r in rows if r[3] == "pair"
+    ]
     return judge_report(
         samples(ws, "score"),  # type: ignore[arg-type]
         score_annotations,
@@ -808,3 +812,47 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
             raise ValidationFailed([Problem(message, stage, number, file)], "the import stopped at this line") from exc
         counts[stage] += 1
     return counts
+
+
+# ---- where each task stands (curate status / funnel) ---------------------------------------------------
+
+JUDGE_STAGES = ("checklist_curation", "checklist_crosscheck", "response_review")
+
+
+def task_status(ws: Workspace) -> list[dict[str, Any]]:
+    """One row per task, shaped like ``curate status --json`` rows: a task waits at a checklist stage, is
+    held while its curator and cross-checker disagree (``checklist:disagreement``, until adjudicated),
+    waits at ``response_review`` while a response is unreviewed, and is admitted with a final checklist and
+    at least one usable response (``responses:none_usable`` holds it otherwise)."""
+    reviews = response_reviews(ws)
+    by_task: dict[str, list[str]] = {}
+    for r in responses(ws):
+        by_task.setdefault(r.task, []).append(r.id)
+    rows = []
+    for checklist in task_checklists(ws):
+        state, stage, reasons = "in_review", None, []
+        if checklist.state == "drafted":
+            stage = "checklist_curation"
+        elif checklist.state == "curated":
+            stage = "checklist_crosscheck"
+        elif checklist.state == "disagreement":
+            state, reasons = "held", ["checklist:disagreement"]
+        else:
+            mine = by_task.get(checklist.task, [])
+            if not mine or any(not reviews.get(r) for r in mine):
+                stage = "response_review"
+            elif any(all(v.usable and not v.nsfw for v in reviews[r]) for r in mine):
+                state = "admitted"
+            else:
+                state, reasons = "held", ["responses:none_usable"]
+        rows.append(
+            {
+                "id": checklist.task,
+                "group": checklist.task,
+                "kind": "judge_task",
+                "state": state,
+                "stage": stage,
+                "reasons": reasons,
+            }
+        )
+    return rows

@@ -212,3 +212,17 @@ def test_samples_serving_annotations_and_report(judge_ws, sources):
     assert 0 < scores["judge-gemini"]["all"]["overall"]["pearson"]["value"] <= 1
     assert "text+video->text" in scores["fusion"]["by_modality_pair"]
     assert report["pairs"]["arena"]["elo"]["human"]["sys-a"] > report["pairs"]["arena"]["elo"]["human"]["sys-c"]
+
+
+def test_task_status_follows_the_stages(judge_ws, sources):
+    rows = {r["id"]: r for r in store.task_status(judge_ws)}
+    assert rows["t2t-01"] == {
+        "id": "t2t-01", "group": "t2t-01", "kind": "judge_task", "state": "in_review", "stage": "checklist_curation", "reasons": []
+    }  # fmt: skip
+    curate_all(judge_ws, sources, disagree={"t2t-02"})
+    rows = {r["id"]: r for r in store.task_status(judge_ws)}
+    assert (rows["t2t-02"]["state"], rows["t2t-02"]["reasons"]) == ("held", ["checklist:disagreement"])
+    assert rows["t2t-01"]["stage"] == "response_review"
+    review_all(judge_ws, unusable={f"t2i-01:{s}" for s in ("sys-a", "sys-b", "sys-c")})
+    rows = {r["id"]: r for r in store.task_status(judge_ws)}
+    assert rows["t2t-01"]["state"] == "admitted" and rows["t2i-01"]["reasons"] == ["responses:none_usable"]
