@@ -7,9 +7,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.derived import load_derived
 from curation.errors import NotFoundError
 from curation.tables import Asset, GateResult, Item, utcnow
-from curation.workflow import Derivation, combine_checklist, load_facts, load_records
+from curation.vocab import MODALITIES
 
 from .backends.base import ProbeBackend
 from .cache import ProbeCache
@@ -39,7 +40,8 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
             raise NotFoundError(f"no item named {', '.join(missing)} in this workspace")
     items = []
     for row in rows:
-        image, audio = assets[row.image], assets[row.audio]
+        image = assets[row.image] if row.image else None
+        audio = assets[row.audio] if row.audio else None
         transcript = (row.provenance or {}).get("audio", {}).get("transcript")
         items.append(
             ProbeItem(
@@ -49,12 +51,13 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
                 question=row.question,
                 options=dict(row.options),
                 answer=row.answer,
-                image=ws.asset_path(image),
-                audio=ws.asset_path(audio),
-                image_sha=image.sha256,
-                audio_sha=audio.sha256,
+                image=ws.asset_path(image) if image else None,
+                audio=ws.asset_path(audio) if audio else None,
+                image_sha=image.sha256 if image else "",
+                audio_sha=audio.sha256 if audio else "",
                 audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
-                audio_seconds=audio.duration_s,
+                audio_seconds=audio.duration_s if audio else None,
+                modalities=tuple(row.modalities) if row.modalities else MODALITIES,
             )
         )
     return items
@@ -62,17 +65,14 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
 
 def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore[no-untyped-def]
     """Per item with a full subset-checklist quorum, the reviewers' sets combined by the configured rule."""
-    with ws.session() as s:
-        facts, perturbed = load_facts(s)
-        records = load_records(s)
-    settings = ws.settings.review
-    derivation = Derivation(settings, facts, perturbed, records)
+    state = load_derived(ws)
     out: dict[str, dict[str, list[str]]] = {}
-    for item in facts:
-        valid = derivation.valid_records(item, "subset_checklist")
-        if len(valid) >= settings.subset_checklist_quorum:
-            combined = combine_checklist([r.payload["consistent"] for r in valid], settings.combine)
-            out[item.id] = {view: sorted(keys) for view, keys in combined.items()}
+    for item_id in state.facts:
+        if "subset_checklist" not in state.kind(item_id).stage_names:
+            continue
+        combined = state.checklist(item_id)
+        if combined is not None:
+            out[item_id] = combined
     return out
 
 
