@@ -36,9 +36,11 @@ def status_cmd(
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons."""
+    from curation.kinds.judge.store import judge_statuses
     from curation.workflow import derive_status
 
-    statuses = derive_status(open_workspace())
+    ws = open_workspace()
+    statuses = derive_status(ws) + judge_statuses(ws)  # judge tasks live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
     if json_out:
@@ -60,9 +62,11 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 
 def funnel_cmd(json_out: JsonFlag = False) -> None:
     """Counts per stage and state, the admission rate and the most common reasons."""
+    from curation.kinds.judge.store import judge_statuses
     from curation.workflow import derive_status, funnel
 
-    report = funnel(derive_status(open_workspace()))
+    ws = open_workspace()
+    report = funnel(derive_status(ws) + judge_statuses(ws))
     if json_out:
         print_json(report)
         return

@@ -78,3 +78,26 @@ def test_bad_judge_outputs_name_file_and_line(demo: Path, tmp_path: Path) -> Non
     assert result.exit_code == 2
     assert f"{bad}:1: sample: unknown sample 'nope'" in result.output
     assert f"{bad}:2: scores.overall.0" in result.output
+
+
+def test_status_and_funnel_show_the_kinds_stages(demo: Path, tmp_path: Path) -> None:
+    rows = json.loads(invoke("-w", str(demo), "status", "--json").stdout)
+    judged = [r for r in rows if r["kind"] == "judge_task"]
+    assert len(judged) == 12 and {r["state"] for r in judged} == {"admitted"}
+    assert set(judged[0]) == {"id", "group", "kind", "state", "stage", "reasons"}
+    funnel = json.loads(invoke("-w", str(demo), "funnel", "--json").stdout)
+    assert {"checklist_curation", "checklist_crosscheck", "response_review"} <= set(funnel["stages"])
+    record = {"task": "t2t-01", "stage": "checklist_curation", "reviewer": "ann1", "selected": []}
+    path = tmp_path / "reviews.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    result = invoke("-w", str(demo), "import", "reviews", str(path))
+    assert result.exit_code == 2 and "curate judge import records" in result.output
+
+
+def test_the_kind_is_registered() -> None:
+    from curation.kinds import kind_of, stage_named
+
+    kind = kind_of("judge_task")
+    assert kind.stage_names == ("checklist_curation", "checklist_crosscheck", "response_review")
+    assert kind.modalities == ("text", "image", "audio", "video") and not kind.has_answer
+    assert stage_named("response_review") is kind.stages[2]

@@ -5,3 +5,7 @@ This package is domain only: schemas, checklist curation and cross-validation, p
 samples to annotators, video probing and the judge-vs-human report. Shells (CLI, Streamlit pages, model
 backends) call into it.
 """
+
+from .kind import JUDGE_TASK  # noqa: E402  (registers the kind)
+
+__all__ = ["JUDGE_TASK"]

@@ -856,3 +856,10 @@ def task_status(ws: Workspace) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def judge_statuses(ws: Workspace) -> list[Any]:
+    """:func:`task_status` as the workflow's ``ItemStatus`` rows, for ``curate status`` and ``curate funnel``."""
+    from curation.workflow import ItemStatus
+
+    return [ItemStatus(r["id"], r["group"], r["state"], r["stage"], r["reasons"], r["kind"]) for r in task_status(ws)]

@@ -2,14 +2,14 @@
 annotations (drafts and applied), serving cursors and judge outputs
 
 Revision ID: 0008_judge
-Revises: 0003_checker
+Revises: 0007_item_kind
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0008_judge"
-down_revision = "0003_checker"
+down_revision = "0007_item_kind"
 branch_labels = None
 depends_on = None
 
