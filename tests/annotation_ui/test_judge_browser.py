@@ -57,7 +57,7 @@ def judge_server(tmp_path):
 def choose(page: Page, criterion: str, value: str) -> None:
     group = page.get_by_role("radiogroup", name=criterion.capitalize())
     group.get_by_text(value, exact=True).click()
-    expect(group.locator("input:checked")).to_have_count(1)
+    expect(group.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)
 
 
 def open_score_page(page: Page, url: str) -> None:
@@ -71,26 +71,26 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     page.set_default_timeout(TIMEOUT)
     first, second = (s.id for s in store.samples(ws, "score")[:2])
     open_score_page(page, url)
-    expect(page.get_by_text(first)).to_be_visible()
-    expect(page.get_by_text("[relevance]").first).to_be_visible()  # the checklist beside the response
+    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("[relevance]").first).to_be_visible(timeout=TIMEOUT)  # the checklist beside the response
     choose(page, "overall", "2")
     page.get_by_role("button", name="Next").click()
-    expect(page.get_by_text(second)).to_be_visible()
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
     page.get_by_role("button", name="Previous").click()
-    expect(page.get_by_text(first)).to_be_visible()
+    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
     overall = page.get_by_role("radiogroup", name="Overall")
-    expect(overall.locator("input:checked")).to_have_count(1)  # the draft came back
+    expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
     assert store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
 
     for criterion in CRITERIA:
         choose(page, criterion, "4")
     page.get_by_role("button", name="Apply").click()
-    expect(page.get_by_text(f"Applied {first}.")).to_be_visible()
-    expect(page.get_by_text(second)).to_be_visible()
+    expect(page.get_by_text(f"Applied {first}.")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
     saved = store.annotation(ws, first, "ann1")
     assert saved.applied and saved.payload["scores"] == dict.fromkeys(CRITERIA, 4)
 
     # a reload is a new session: signed in again, the page resumes after the applied sample
     open_score_page(page, url)
-    expect(page.get_by_text(second)).to_be_visible()
-    expect(page.get_by_text(first)).to_have_count(0)
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(first)).to_have_count(0, timeout=TIMEOUT)
