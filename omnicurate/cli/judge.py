@@ -121,6 +121,24 @@ def samples_cmd(json_out: JsonFlag = False) -> None:
         out_console.print(f"added {added['score']} score and {added['pair']} pair samples")
 
 
+@app.command("audit")
+def audit_cmd(json_out: JsonFlag = False) -> None:
+    """Near-duplicate videos across tasks (keyframe perceptual hashes, cached per video)."""
+    from curation.kinds.judge import store
+
+    found = store.video_duplicates(open_workspace())
+    if json_out:
+        print_json(found)
+        return
+    out_console.print(
+        f"{found['videos']} video(s), {found['computed']} fingerprinted now; {len(found['pairs'])} near-duplicate pair(s)"
+    )
+    for pair in found["pairs"]:
+        out_console.print(
+            f"  {pair['a'][:12]} ~ {pair['b'][:12]}  tasks {', '.join(pair['tasks'])}  ({pair['distance']} bits)"
+        )
+
+
 def _fmt(figure: dict[str, Any]) -> str:
     value = figure.get("value")
     if value is None:

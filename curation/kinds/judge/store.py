@@ -863,3 +863,49 @@ def judge_statuses(ws: Workspace) -> list[Any]:
     from curation.workflow import ItemStatus
 
     return [ItemStatus(r["id"], r["group"], r["state"], r["stage"], r["reasons"], r["kind"]) for r in task_status(ws)]
+
+
+# ---- the duplicate audit of videos ---------------------------------------------------------------------
+
+VIDEO_SIGNATURE_VERSION = 1
+
+
+def video_duplicates(ws: Workspace, radius: int | None = None) -> dict[str, Any]:
+    """Near-duplicate videos among tasks' inputs and responses, by keyframe perceptual hashes (cached per
+    asset in ``media_signature``); pairs whose owners all belong to one task are left out, as every audit
+    leaves out pairs within one group."""
+    from curation.audit.tables import MediaSignature
+    from curation.mediatools.video import KEYFRAME_RADIUS, keyframe_hashes, near_duplicate_videos
+
+    owners: dict[str, set[str]] = {}
+    for t in tasks(ws):
+        for modality, sha in t.inputs.items():
+            if modality == "video":
+                owners.setdefault(sha, set()).add(t.id)
+    for r in responses(ws):
+        if r.modality == "video" and r.asset:
+            owners.setdefault(r.asset, set()).add(r.task)
+    with ws.session() as s:
+        cached = {
+            m.sha256: [int(h, 16) for h in m.data["keyframes"]]
+            for m in s.execute(
+                select(MediaSignature).where(
+                    MediaSignature.kind == "video", MediaSignature.version == VIDEO_SIGNATURE_VERSION
+                )
+            ).scalars()
+        }
+        assets = {a.sha256: a for a in s.execute(select(Asset).where(Asset.kind == "video")).scalars()}
+    fresh = {sha: keyframe_hashes(ws.asset_path(assets[sha])) for sha in owners if sha not in cached}
+    if fresh:
+        with ws.writing() as s:
+            for sha, hashes in fresh.items():
+                if s.get(MediaSignature, sha) is None:
+                    data = {"keyframes": [f"{h:016x}" for h in hashes]}
+                    s.add(MediaSignature(sha256=sha, kind="video", version=VIDEO_SIGNATURE_VERSION, data=data))
+    signatures = {sha: cached.get(sha) or fresh[sha] for sha in owners}
+    pairs = []
+    for a, b, distance in near_duplicate_videos(signatures, KEYFRAME_RADIUS if radius is None else radius):
+        if len(owners[a] | owners[b]) == 1:
+            continue  # within one task (an edit of its own input, say)
+        pairs.append({"a": a, "b": b, "tasks": sorted(owners[a] | owners[b]), "distance": distance})
+    return {"videos": len(signatures), "computed": len(fresh), "pairs": pairs}

@@ -226,3 +226,18 @@ def test_task_status_follows_the_stages(judge_ws, sources):
     review_all(judge_ws, unusable={f"t2i-01:{s}" for s in ("sys-a", "sys-b", "sys-c")})
     rows = {r["id"]: r for r in store.task_status(judge_ws)}
     assert rows["t2t-01"]["state"] == "admitted" and rows["t2i-01"]["reasons"] == ["responses:none_usable"]
+
+
+def test_video_duplicate_audit_finds_a_reencoded_input_across_tasks(judge_ws, tmp_path):
+    from omnicurate.demo.judge_sources import _video
+
+    (tmp_path / "media").mkdir()
+    _video(tmp_path / "media" / "copy.mp4", seed=1, size=(80, 48))  # v2t-01's input, smaller
+    line = {"id": "v2t-99", "instruction": "Where does the bar go?", "inputs": {"video": "media/copy.mp4"},
+            "output": "text", "source": "s", "license": "CC0-1.0"}  # fmt: skip
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(line) + "\n")
+    store.import_tasks(judge_ws, tmp_path / "tasks.jsonl")
+    found = store.video_duplicates(judge_ws)
+    assert found["videos"] == 7 and found["computed"] == 7
+    assert [p["tasks"] for p in found["pairs"]] == [["v2t-01", "v2t-99"]]
+    assert store.video_duplicates(judge_ws)["computed"] == 0  # cached per video
