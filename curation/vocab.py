@@ -51,6 +51,7 @@ def strict_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> 
     return views_of(modalities)[1:-1]
 
 
+# TRIAD's stages (the ``mcq`` kind); which stages exist is the kinds registry's to say (curation.kinds).
 STAGES: Final = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
 Stage = Literal["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
 
