@@ -51,7 +51,7 @@ def _open(path: Path):  # type: ignore[no-untyped-def]
 
     try:
         return av.open(str(path))
-    except (av.error.FFmpegError, OSError) as exc:  # type: ignore[attr-defined]
+    except (av.error.FFmpegError, OSError) as exc:
         raise MediaError(f"{path.name}: not a readable video ({exc})") from exc
 
 
@@ -77,7 +77,7 @@ def probe_video(path: Path) -> VideoInfo:
                 frames += 1
                 end = float((packet.pts + (packet.duration or 0)) * packet.time_base)
                 last_end = max(last_end, end)
-        except av.error.FFmpegError as exc:  # type: ignore[attr-defined]
+        except av.error.FFmpegError as exc:
             raise MediaError(f"{path.name}: the video stream is damaged ({exc})") from exc
         if frames == 0:
             raise MediaError(f"{path.name}: the video stream holds no frame")
@@ -146,7 +146,7 @@ def keyframe_hashes(path: Path, max_frames: int = MAX_KEYFRAMES) -> list[int]:
                 if len(sampled) == wanted:
                     break
         return sampled or hashes
-    except av.error.FFmpegError as exc:  # type: ignore[attr-defined]
+    except av.error.FFmpegError as exc:
         raise MediaError(f"{path.name}: cannot decode the video's frames ({exc})") from exc
 
 

@@ -50,7 +50,7 @@ def drafted_entries(task: str, draft: ChecklistDraft, model: str, prompt_sha256:
     for rubric in RUBRICS:
         for text in draft.checklist.get(rubric, []):
             eid = entry_id(task, rubric, text)
-            entries.setdefault(eid, ChecklistEntry(id=eid, rubric=rubric, text=text, provenance=provenance))  # type: ignore[arg-type]
+            entries.setdefault(eid, ChecklistEntry(id=eid, rubric=rubric, text=text, provenance=provenance))
     return list(entries.values())
 
 

@@ -17,7 +17,7 @@ each judge's overall choices, side by side.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import median
 from typing import Any
@@ -296,7 +296,9 @@ def _majority(choice_counts: np.ndarray) -> np.ndarray:
     return np.where(choice_counts.sum(axis=-1) > 0, result, -1)
 
 
-def _choice_counts(index: dict[str, int], rows: Iterable[tuple[str, dict[str, list[str]]]], kind: str) -> np.ndarray:
+def _choice_counts(
+    index: dict[str, int], rows: Iterable[tuple[str, Mapping[str, Sequence[str]]]], kind: str
+) -> np.ndarray:
     counts = np.zeros((len(index), len(CRITERIA), len(CHOICES)))
     problems = []
     for sample, choices in rows:
@@ -330,7 +332,7 @@ def _ratings(matrix: np.ndarray) -> Ratings:
 
 def _alpha(cube: np.ndarray, level: str) -> dict[str, Any]:
     """α per criterion over samples × annotators (cross-validation of the people)."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for c, criterion in enumerate(CRITERIA):
         matrix = cube[:, :, c]
         if cube.shape[1] < 2 or np.sum(np.sum(np.isfinite(matrix), axis=1) >= 2) == 0:
@@ -425,7 +427,7 @@ def pair_report(
     human = _majority(
         _choice_counts(index, ((a.sample, {k: [v] for k, v in a.choices.items()}) for a in annotations), "pair")
     )
-    by_judge: dict[str, list[tuple[str, dict[str, list[str]]]]] = {}
+    by_judge: dict[str, list[tuple[str, Mapping[str, Sequence[str]]]]] = {}
     for out in outputs:
         if out.choices is None:
             raise ValidationFailed([Problem(f"judge {out.judge} gives scores for pair sample {out.sample}", "scores")])

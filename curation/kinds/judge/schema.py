@@ -16,6 +16,7 @@ person who edited or added it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -237,11 +238,10 @@ class PairSample(_Strict):
     swapped: bool
 
 
-def _check_criteria(values: dict[str, object]) -> dict[str, object]:
+def _check_criteria(values: Mapping[str, object]) -> None:
     unknown = sorted(set(values) - set(CRITERIA))
     if unknown:
         raise ValueError(f"unknown criterion {', '.join(unknown)}; criteria are {', '.join(CRITERIA)}")
-    return values
 
 
 class ScoreAnnotation(_Strict):
@@ -254,7 +254,8 @@ class ScoreAnnotation(_Strict):
     @field_validator("scores")
     @classmethod
     def _criteria(cls, value: dict[str, int]) -> dict[str, int]:
-        return _check_criteria(value)  # type: ignore[return-value]
+        _check_criteria(value)
+        return value
 
 
 class PairAnnotation(_Strict):
@@ -267,7 +268,8 @@ class PairAnnotation(_Strict):
     @field_validator("choices")
     @classmethod
     def _criteria(cls, value: dict[str, str]) -> dict[str, str]:
-        return _check_criteria(value)  # type: ignore[return-value]
+        _check_criteria(value)
+        return value
 
 
 class JudgeOutputLine(_Strict):
@@ -285,7 +287,7 @@ class JudgeOutputLine(_Strict):
             raise ValueError('give either "scores" (score samples) or "choices" (pair samples)')
         given = self.scores if self.scores is not None else self.choices
         assert given is not None
-        _check_criteria(given)  # type: ignore[arg-type]
+        _check_criteria(given)
         empty = sorted(c for c, v in given.items() if not v)
         if empty:
             raise ValueError(f"no judgement given for {', '.join(empty)}")
