@@ -22,7 +22,7 @@ QUALITY = {"sys-a": 4.2, "sys-b": 3.0, "sys-c": 2.0}
 """Each system's typical score: the annotators and the judges see it through their own noise."""
 ANNOTATORS = ("ann1", "ann2")
 JUDGES = ("judge-gemini", "judge-gpt")
-JUDGE_NOISE = {"judge-gemini": 0.6, "judge-gpt": 1.0}
+JUDGE_NOISE = {"judge-gemini": 1.0, "judge-gpt": 1.4}
 
 TASKS: list[dict[str, Any]] = [
     {"id": "t2t-01", "instruction": "Write a haiku about autumn rain.", "output": "text", "source": "WildBench"},
@@ -163,7 +163,7 @@ def human_choices(sample: dict[str, Any], annotator: str) -> dict[str, str]:
     rng = np.random.default_rng(_seed(sample["id"], annotator))
     out = {}
     for c in CRITERIA:
-        gap = QUALITY[sample["first_system"]] - QUALITY[sample["second_system"]] + rng.normal(0, 0.6)
+        gap = QUALITY[sample["first_system"]] - QUALITY[sample["second_system"]] + rng.normal(0, 1.2)
         out[c] = "first" if gap > 0.5 else "second" if gap < -0.5 else "tie"
     return out
 
