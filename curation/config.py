@@ -107,6 +107,21 @@ class AgreementSettings(_Section):
     """Queue an item when audio scores on one axis differ by this much or more."""
 
 
+class JudgeSettings(_Section):
+    """The ``judge_task`` kind (Judge Anything): checklist bounds, sampling and cross-validation."""
+
+    checklist_min: int = Field(1, ge=1)
+    checklist_max: int = Field(6, ge=1)
+    """A curated checklist holds checklist_min..checklist_max entries (the paper: 1 to 6)."""
+    pairs_per_task: int = Field(2, ge=1)
+    sample_seed: int = 0
+    annotators_per_sample: int = Field(2, ge=1)
+    """Each score and pair sample is served to this many people (cross-validation), never twice to one."""
+    judge_scores: Literal["mean", "median"] = "mean"
+    """How a judge's several samples of one score are combined (choices: majority)."""
+    bootstrap: int = Field(1000, ge=0)
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
@@ -114,6 +129,7 @@ class Settings(_Section):
     gates: GateSettings = GateSettings()
     labelstudio: LabelStudioSettings = LabelStudioSettings()
     agreement: AgreementSettings = AgreementSettings()
+    judge: JudgeSettings = JudgeSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

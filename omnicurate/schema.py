@@ -17,6 +17,7 @@ TABLE_MODULES = (
     "annotation_ui.labelstudio.tables",
     "exports.tables",
     "checker.tables",
+    "curation.kinds.judge.tables",
 )
 """Module -> tables it owns; each is created by the migration its docstring names."""
 

@@ -20,6 +20,7 @@ SMOKE = {
     "checker_cost.py": ["--smoke"],
     "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "1", "--budget-s", "30"],
     "import_status.py": ["--sizes", "20", "40"],
+    "judge_report.py": ["--smoke"],
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
     "media_normalize.py": ["--n", "3", "--accuracy-sample", "2"],
     "release_build.py": ["--smoke"],

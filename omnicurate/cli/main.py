@@ -67,7 +67,7 @@ def _root(
 
 
 def _register() -> None:
-    from . import agreement, audit, check, items, labelstudio, people, release, stats, ui, workspace_cmds
+    from . import agreement, audit, check, items, judge, labelstudio, people, release, stats, ui, workspace_cmds
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
@@ -80,6 +80,7 @@ def _register() -> None:
     app.add_typer(release.app, name="release")
     app.add_typer(ui.app, name="ui")
     app.add_typer(check.app, name="check")
+    app.add_typer(judge.app, name="judge")
 
 
 _register()

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import err_console, fail, open_workspace, out_console, print_json
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
@@ -36,9 +36,11 @@ def status_cmd(
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons."""
+    from curation.kinds.judge.store import judge_statuses
     from curation.workflow import derive_status
 
-    statuses = derive_status(open_workspace())
+    ws = open_workspace()
+    statuses = derive_status(ws) + judge_statuses(ws)  # judge tasks live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
     if json_out:
@@ -60,9 +62,11 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 
 def funnel_cmd(json_out: JsonFlag = False) -> None:
     """Counts per stage and state, the admission rate and the most common reasons."""
+    from curation.kinds.judge.store import judge_statuses
     from curation.workflow import derive_status, funnel
 
-    report = funnel(derive_status(open_workspace()))
+    ws = open_workspace()
+    report = funnel(derive_status(ws) + judge_statuses(ws))
     if json_out:
         print_json(report)
         return
@@ -79,11 +83,23 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
 
 def demo_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
+    kind: Annotated[str, typer.Option("--kind", help="mcq (TRIAD items) or judge (Judge Anything tasks).")] = "mcq",
 ) -> None:
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
+    log = lambda msg: err_console.print(msg, highlight=False)  # noqa: E731
+    if kind == "judge":
+        from curation.kinds.judge import store
+        from omnicurate.demo.judge import build_judge_demo
+
+        from .judge import print_report
+
+        print_report(store.report(build_judge_demo(directory, log=log)))
+        return
+    if kind != "mcq":
+        raise fail(f"unknown demo kind {kind!r}; use mcq or judge")
     from omnicurate.demo import build_demo
 
-    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False), show_status=print_status_table)
+    build_demo(directory, log=log, show_status=print_status_table)
 
 
 def register(app: typer.Typer) -> None:

@@ -1,0 +1,70 @@
+"""Checklist curation and cross-check (Judge Anything §2.2, App. B.3): select 1–6 of the model's entries,
+rewrite or add one (curator); a second person selects blind among the curated candidates (cross-check)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.judge_ui import require_annotator, show_task
+from curation.errors import CurateError
+from curation.kinds.judge import store
+from curation.kinds.judge.rubrics import RUBRICS
+from curation.kinds.judge.schema import ChecklistSelectionRecord
+
+user = require_annotator(current_user())
+ws = workspace()
+limits = store.bounds(ws)
+st.title("Checklist curation")
+st.caption(f"Select {limits.minimum} to {limits.maximum} entries that help judge a response to this task.")
+states = {t.task: t for t in store.task_checklists(ws)}
+drafted = {t.id for t in store.tasks(ws) if store.drafted_candidates(ws, t.id)}
+curate = [t for t in sorted(drafted) if states[t].curation is None and (states[t].crosscheck is None)]
+crosscheck = [
+    t for t, s in sorted(states.items())
+    if s.curation is not None and s.crosscheck is None and s.curation.curator != user.name
+]  # fmt: skip
+stage = st.radio("Stage", ["checklist_curation", "checklist_crosscheck"], horizontal=True,
+                 format_func=lambda s: "Curate" if s == "checklist_curation" else "Cross-check (blind)")  # fmt: skip
+picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" else crosscheck, noun="task")
+if picked is None:
+    st.stop()
+task = store.task(ws, picked)
+show_task(ws, task)
+curating = stage == "checklist_curation"
+candidates = store.drafted_candidates(ws, picked) if curating else states[picked].curation.candidates  # type: ignore[union-attr]
+selected: list[str] = []
+edits: list[dict[str, str]] = []
+added: list[dict[str, str]] = []
+with st.container(border=True):  # no form: ticking an entry opens its rewrite box at once
+    for rubric in RUBRICS:
+        entries = [e for e in candidates if e.rubric == rubric]
+        if not entries:
+            continue
+        st.markdown(f"**{rubric.capitalize()}**")
+        for entry in entries:
+            if st.checkbox(entry.text, key=f"judge-cl-{stage}-{picked}-{entry.id}"):
+                selected.append(entry.id)
+                if curating:
+                    text = st.text_input(
+                        "Rewrite (optional)", value=entry.text, key=f"judge-cl-edit-{picked}-{entry.id}"
+                    )
+                    if text.strip() and text.strip() != entry.text:
+                        edits.append({"entry": entry.id, "text": text})
+    if curating:
+        st.markdown("**Add an entry (optional)**")
+        rubric = st.selectbox("Rubric", RUBRICS, index=None, key=f"judge-cl-add-rubric-{picked}")
+        text = st.text_input("Question", key=f"judge-cl-add-text-{picked}")
+        if rubric and text.strip():
+            added.append({"rubric": rubric, "text": text})
+    submitted = st.button("Submit", type="primary", key=f"judge-cl-submit-{stage}-{picked}")
+if submitted:
+    try:
+        record = ChecklistSelectionRecord(
+            task=picked, stage=stage, reviewer=user.name, selected=selected, edits=edits, added=added
+        )
+        result = store.record_selection(ws, record)
+        flash(f"Recorded your {'curation' if curating else 'cross-check'} of {picked} ({result.state}).")
+        st.rerun()
+    except CurateError as exc:
+        show_error(exc)

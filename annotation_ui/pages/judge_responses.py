@@ -1,0 +1,47 @@
+"""Response review (Judge Anything §2.3): is each system's response usable as a judging sample? NSFW?"""
+
+from __future__ import annotations
+
+import streamlit as st
+from pydantic import ValidationError
+
+from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.judge_ui import require_annotator, show_response, show_task
+from curation.errors import CurateError
+from curation.kinds.judge import store
+from curation.kinds.judge.schema import ResponseReviewRecord
+
+user = require_annotator(current_user())
+ws = workspace()
+st.title("Response review")
+st.caption("Mark each response usable, or unusable with a reason; NSFW content is never usable.")
+reviewed = store.response_reviews(ws)
+waiting = [r.id for r in store.responses(ws) if not reviewed.get(r.id)]
+picked = queue_picker("judge-responses", waiting, noun="response")
+if picked is None:
+    st.stop()
+response = next(r for r in store.responses(ws) if r.id == picked)
+show_task(ws, store.task(ws, response.task))
+show_response(ws, response, f"Response of {response.system}")
+with st.form(f"judge-review-{picked}"):
+    usable = st.radio("Usable as a judging sample?", ["usable", "unusable"], index=None, horizontal=True)
+    nsfw = st.checkbox("NSFW (not safe for work)")
+    reason = st.text_input("Reason (needed when unusable)")
+    submitted = st.form_submit_button("Submit", type="primary")
+if submitted:
+    if usable is None:
+        st.error("Choose usable or unusable.")
+    else:
+        try:
+            store.record_response_review(
+                ws,
+                ResponseReviewRecord(
+                    response=picked, reviewer=user.name, usable=usable == "usable", reason=reason, nsfw=nsfw
+                ),
+            )
+            flash(f"Recorded your review of {picked}.")
+            st.rerun()
+        except CurateError as exc:
+            show_error(exc)
+        except ValidationError as exc:  # the record's own rules (a reason when unusable, NSFW never usable)
+            st.error("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors()))

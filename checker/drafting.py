@@ -1,0 +1,193 @@
+"""Checklist drafting through model backends (Judge Anything §2.2): caption audio and video inputs first,
+then ask for a structured checklist per rubric; every answer is cached in the workspace (``judge_draft``,
+keyed by the task's content, the model and the prompt version), so a re-run calls no model.
+
+Backends: ``replay:<file.jsonl>`` (recorded drafts, one line per task:
+``{"task", "model", "captions": {"video": "..."}, "checklist": {rubric: [questions]}}``) and
+``openai:<base-url>#<model>`` (any OpenAI-compatible server, asked for JSON by schema).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import mimetypes
+import os
+import urllib.error
+import urllib.request
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.kinds.judge import store
+from curation.kinds.judge.checklists import drafted_entries
+from curation.kinds.judge.drafting import (
+    CAPTION_PROMPTS,
+    CAPTIONED,
+    DRAFT_SCHEMA,
+    TEMPLATE_SHA256,
+    DraftPrompt,
+    draft_prompt,
+    parse_draft,
+)
+from curation.tables import Asset
+from curation.workspace import Workspace
+
+from .backends.base import BackendError
+
+
+class DraftBackend(ABC):
+    """Captions media and drafts checklists; ``model_id`` names the model in provenance and in the cache."""
+
+    @property
+    @abstractmethod
+    def model_id(self) -> str: ...
+
+    @abstractmethod
+    def caption(self, task: str, modality: str, path: Path) -> str: ...
+
+    @abstractmethod
+    def draft(self, task: str, prompt: DraftPrompt) -> str:
+        """The model's raw answer (JSON text following ``DRAFT_SCHEMA``)."""
+
+
+class ReplayDrafter(DraftBackend):
+    def __init__(self, target: str) -> None:
+        self.path = Path(target)
+        if not self.path.is_file():
+            raise NotFoundError(f"replay file {self.path} does not exist")
+        raw = self.path.read_bytes()
+        self._digest = hashlib.sha256(raw).hexdigest()[:16]
+        self.lines: dict[str, dict[str, Any]] = {}
+        problems = []
+        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(Problem(f"not JSON: {exc.msg}", line=number, file=str(self.path)))
+                continue
+            if not isinstance(record, dict) or not isinstance(record.get("task"), str) or "checklist" not in record:
+                problems.append(Problem('a line needs "task" and "checklist"', line=number, file=str(self.path)))
+                continue
+            self.lines[record["task"]] = record
+        if problems:
+            raise ValidationFailed(problems, "fix the replay file and try again")
+        models = {r.get("model", "") for r in self.lines.values()}
+        self.model = next(iter(models)) if len(models) == 1 and "" not in models else "replay"
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.model}@replay:{self.path.name}@{self._digest}"
+
+    def _line(self, task: str) -> dict[str, Any]:
+        if task not in self.lines:
+            raise NotFoundError(f"{self.path} has no draft for task {task!r}")
+        return self.lines[task]
+
+    def caption(self, task: str, modality: str, path: Path) -> str:
+        caption = self._line(task).get("captions", {}).get(modality)
+        if not caption:
+            raise NotFoundError(f"{self.path} has no {modality} caption for task {task!r}")
+        return str(caption)
+
+    def draft(self, task: str, prompt: DraftPrompt) -> str:
+        return json.dumps({"checklist": self._line(task)["checklist"]})
+
+
+class OpenAIDrafter(DraftBackend):
+    """Chat completions with ``response_format: json_schema``; media go as data URLs (images) or input_audio."""
+
+    def __init__(self, target: str, timeout_s: float = 300.0) -> None:
+        base, _, model = target.partition("#")
+        if not base.startswith(("http://", "https://")) or not model:
+            raise BackendError(f"openai drafter spec is openai:<base-url>#<model>, not openai:{target}")
+        self.base_url, self.model, self.timeout_s = base.rstrip("/"), model, timeout_s
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.base_url}#{self.model}"
+
+    def _chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> str:
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0}
+        if schema is not None:
+            body["response_format"] = {"type": "json_schema", "json_schema": {"name": "checklist", "schema": schema}}
+        headers = {"Content-Type": "application/json"}
+        if key := os.environ.get("OPENAI_API_KEY", ""):
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions", json.dumps(body).encode(), headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                return str(json.loads(response.read())["choices"][0]["message"]["content"])
+        except (urllib.error.URLError, KeyError, IndexError, json.JSONDecodeError) as exc:
+            raise BackendError(f"{self.base_url}: the chat request failed ({exc})") from exc
+
+    @staticmethod
+    def _media_part(modality: str, path: Path) -> dict[str, Any]:
+        data = base64.b64encode(path.read_bytes()).decode()
+        if modality == "audio":
+            return {"type": "input_audio", "input_audio": {"data": data, "format": path.suffix.lstrip(".") or "wav"}}
+        mime = mimetypes.guess_type(path.name)[0] or ("video/mp4" if modality == "video" else "image/png")
+        kind = "video_url" if modality == "video" else "image_url"
+        return {"type": kind, kind: {"url": f"data:{mime};base64,{data}"}}
+
+    def caption(self, task: str, modality: str, path: Path) -> str:
+        content = [self._media_part(modality, path), {"type": "text", "text": CAPTION_PROMPTS[modality]}]
+        return self._chat([{"role": "user", "content": content}], None).strip()
+
+    def draft(self, task: str, prompt: DraftPrompt) -> str:
+        content: list[dict[str, Any]] = [self._media_part(m, Path(p)) for m, p in prompt.media.items()]
+        content.append({"type": "text", "text": prompt.user})
+        messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": content}]
+        return self._chat(messages, DRAFT_SCHEMA)
+
+
+def open_drafter(spec: str) -> DraftBackend:
+    kind, sep, target = spec.partition(":")
+    if kind == "replay" and target:
+        return ReplayDrafter(target)
+    if kind == "openai" and target:
+        return OpenAIDrafter(target)
+    raise BackendError(f"unknown drafting backend {spec!r}; expected replay:<file.jsonl> or openai:<base-url>#<model>")
+
+
+@dataclass
+class DraftRun:
+    drafted: list[str] = field(default_factory=list)
+    cached: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"drafted": self.drafted, "cached": self.cached}
+
+
+def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] | None = None) -> DraftRun:
+    """Draft (or take from the cache) the checklist of every task, or of the named ones."""
+    run = DraftRun()
+    chosen = store.tasks(ws) if task_ids is None else [store.task(ws, t) for t in task_ids]
+    with ws.session() as s:
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    for task in chosen:
+        if store.cached_draft(ws, task.content_hash, backend.model_id, TEMPLATE_SHA256) is not None:
+            run.cached.append(task.id)
+            continue
+        media = {m: str(ws.asset_path(assets[sha])) for m, sha in task.inputs.items()}
+        captions = {m: backend.caption(task.id, m, Path(p)) for m, p in media.items() if m in CAPTIONED}
+        prompt = draft_prompt(task.instruction, task.output, media, captions)
+        draft = parse_draft(backend.draft(task.id, prompt), where=f"draft of {task.id}")
+        entries = drafted_entries(task.id, draft, backend.model_id, prompt.sha256)
+        output = {
+            "captions": captions,
+            "prompt_sha256": prompt.sha256,
+            "entries": [e.model_dump(mode="json") for e in entries],
+        }
+        store.store_draft(ws, task.id, task.content_hash, backend.model_id, TEMPLATE_SHA256, output)
+        run.drafted.append(task.id)
+    return run

@@ -1,0 +1,110 @@
+"""Checklist drafting (Judge Anything §2.2, Fig. 14): the prompts and the parsing of the model's structured
+output. Audio and video inputs are captioned first and the captions given as context, as the paper does;
+the model calls themselves go through the checker's backends (a shell), which call back into here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from curation.errors import Problem, ValidationFailed
+
+from .rubrics import DEFINITIONS, RUBRICS
+from .schema import ChecklistDraft
+
+CAPTION_PROMPTS: dict[str, str] = {
+    "audio": "Please describe the audio track, focusing on what is happening and what you can hear. Describe what "
+    "is occurring in that context. Your description should be clear, detailed, and convey the overall atmosphere "
+    "and events in the audio.",
+    "video": "Please describe the content of the video, Provide a clear and concise caption summarizing the key "
+    "objects or scenes shown.",
+    "image": "Please describe the content of the image in detail. Provide a clear and concise caption summarizing "
+    "the key objects or scenes shown.",
+}
+CAPTIONED = ("audio", "video")
+"""Inputs the drafting model reads as captions (its instruction following is weak on them)."""
+
+SYSTEM = (
+    "You write evaluation checklists for one task of a multimodal benchmark. For each rubric, write up to five "
+    "yes/no questions that a judge can answer about a response to THIS task, specific to its input and its "
+    "wanted output. Answer with JSON only, in the form given by the schema."
+)
+
+DRAFT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "checklist": {
+            "type": "object",
+            "properties": {r: {"type": "array", "items": {"type": "string"}, "maxItems": 5} for r in RUBRICS},
+            "required": list(RUBRICS),
+            "additionalProperties": False,
+        }
+    },
+    "required": ["checklist"],
+    "additionalProperties": False,
+}
+"""The structured output a backend is asked for (JSON schema)."""
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+TEMPLATE_SHA256 = _sha(json.dumps([SYSTEM, CAPTION_PROMPTS, DEFINITIONS, DRAFT_SCHEMA], sort_keys=True))
+"""Names this version of the prompts: part of the drafting cache's key."""
+
+
+@dataclass(frozen=True)
+class DraftPrompt:
+    system: str
+    user: str
+    media: dict[str, str]
+    """Inputs the model sees directly (modality → path); captioned ones are in the text instead."""
+
+    @property
+    def sha256(self) -> str:
+        return _sha(json.dumps([self.system, self.user, sorted(self.media)], sort_keys=True))
+
+
+def draft_prompt(instruction: str, output: str, media: dict[str, str], captions: dict[str, str]) -> DraftPrompt:
+    """The checklist prompt of one task; audio and video appear as their captions."""
+    missing = [m for m in media if m in CAPTIONED and m not in captions]
+    if missing:
+        raise ValidationFailed([Problem(f"caption the {', '.join(missing)} input first", "captions")])
+    lines = [f"Task instruction: {instruction}", f"Wanted output modality: {output}"]
+    for modality in CAPTIONED:
+        if modality in captions:
+            lines.append(f"Caption of the input {modality}: {captions[modality]}")
+    lines.append("Rubrics:")
+    lines += [f"- {r}: {DEFINITIONS[r]}" for r in RUBRICS]
+    lines.append('Return {"checklist": {rubric: [questions]}} with every rubric.')
+    direct = {m: p for m, p in media.items() if m not in CAPTIONED}
+    return DraftPrompt(SYSTEM, "\n".join(lines), direct)
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
+
+
+def parse_draft(text: str, where: str = "draft") -> ChecklistDraft:
+    """The model's answer as a draft: JSON (optionally fenced), ``{"checklist": {...}}`` or the bare mapping."""
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValidationFailed([Problem(f"not JSON: {exc.msg}", where)], "the model's draft could not be read") from exc
+    if isinstance(data, dict) and "checklist" not in data:
+        data = {"checklist": data}
+    try:
+        return ChecklistDraft.model_validate(data)
+    except ValidationError as exc:
+        problems = [Problem(e["msg"].removeprefix("Value error, "), where) for e in exc.errors()]
+        raise ValidationFailed(problems, "the model's draft does not follow the schema") from exc

@@ -1,0 +1,282 @@
+"""The release of a ``judge_task`` benchmark: tasks with final (curated) checklists, usable responses,
+score and pair samples, people's scores and choices (pseudonymous) with their agreement, the judges'
+outputs and the judge-vs-human report, a datasheet, Croissant metadata and a manifest naming the kind.
+
+Deterministic like the mcq release: the date is fixed at the first build (or SOURCE_DATE_EPOCH), files are
+canonical JSON, media are named by their SHA-256, and a published version must rebuild byte for byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.errors import CheckFailed
+from curation.kinds.judge import store
+from curation.kinds.judge.checklists import selection_agreement
+from curation.kinds.judge.report import ReportSettings
+from curation.kinds.judge.rubrics import CRITERIA, DEFINITIONS
+from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSample
+from curation.tables import Asset
+from curation.workspace import Workspace, record_event
+
+from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, release_date, validate_version
+from .card import CROISSANT_CONTEXT
+from .tables import Release
+from .writer import ReleaseWriter, canonical_json, jsonl_bytes
+
+KIND = "judge_task"
+DATA_FILES = (
+    ("data/tasks.jsonl", "The tasks: instruction, input media, wanted output modality, source benchmark, licence."),
+    (
+        "data/checklists.jsonl",
+        "Each task's curated checklist; every entry with its provenance (model + prompt hash, or person).",
+    ),
+    ("data/responses.jsonl", "Usable responses (reviewed; none NSFW), one per task and system."),
+    ("data/score_samples.jsonl", "Score samples: (task, response)."),
+    ("data/pair_samples.jsonl", "Pair samples: (task, first, second) from different systems, sides as shown."),
+    ("data/score_annotations.jsonl", "People's 1-5 scores, overall and per rubric (annotators pseudonymous)."),
+    ("data/pair_annotations.jsonl", "People's first/second/tie choices, overall and per rubric."),
+    ("data/judge_outputs.jsonl", "Judge models' samples of scores and choices."),
+)
+
+
+def _media_name(asset: Asset) -> str:
+    return f"media/{asset.sha256}{asset.ext}"
+
+
+def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str]], dict[str, Any]]:
+    """The data files, the media to copy and the facts the card and manifest need."""
+    checklists = {t.task: t for t in store.task_checklists(ws)}
+    final = {t for t, c in checklists.items() if c.state == "final"}
+    with ws.session() as s:
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+        annotation_rows = s.execute(
+            select(JudgeAnnotation.sample, JudgeAnnotation.annotator, JudgeAnnotation.payload, JudgeSample.kind)
+            .join(JudgeSample, JudgeSample.id == JudgeAnnotation.sample)
+            .where(JudgeAnnotation.applied)
+            .order_by(JudgeAnnotation.sample, JudgeAnnotation.annotator)
+        ).all()
+        outputs = list(s.execute(select(JudgeOutput).order_by(JudgeOutput.sample, JudgeOutput.judge)).scalars())
+    media: dict[str, Asset] = {}
+    tasks = []
+    for task in store.tasks(ws):
+        if task.id not in final:
+            continue
+        inputs = {}
+        for modality, sha in sorted(task.inputs.items()):
+            media[sha] = assets[sha]
+            inputs[modality] = _media_name(assets[sha])
+        tasks.append(
+            {
+                "id": task.id,
+                "instruction": task.instruction,
+                "inputs": inputs,
+                "output": task.output,
+                "modality_pair": task.modality_pair,
+                "source": task.source,
+                "license": task.license,
+            }
+        )
+    usable = {r.id for r in store.usable_responses(ws)}
+    responses = []
+    for response in store.responses(ws):
+        if response.id not in usable or response.task not in final:
+            continue
+        output: dict[str, str] = {}
+        if response.asset:
+            media[response.asset] = assets[response.asset]
+            output[response.modality] = _media_name(assets[response.asset])
+        else:
+            output["text"] = response.text or ""
+        responses.append({"id": response.id, "task": response.task, "system": response.system, "output": output})
+    kept_samples = {
+        kind: [s.model_dump() for s in store.samples(ws, kind) if s.task in final] for kind in ("score", "pair")
+    }
+    kept_ids = {s["id"] for rows in kept_samples.values() for s in rows}
+    people = sorted({r[1] for r in annotation_rows})
+    pseudonym = {p: f"annotator-{i + 1}" for i, p in enumerate(people)}
+    annotations: dict[str, list[dict[str, Any]]] = {"score": [], "pair": []}
+    for sample, person, payload, kind in annotation_rows:
+        if sample in kept_ids:
+            annotations[kind].append({"sample": sample, "annotator": pseudonym[person], **payload})
+    files = {
+        "data/tasks.jsonl": jsonl_bytes(tasks),
+        "data/checklists.jsonl": jsonl_bytes(
+            {"task": t["id"], "entries": [e.model_dump(mode="json") for e in checklists[t["id"]].final]} for t in tasks
+        ),
+        "data/responses.jsonl": jsonl_bytes(responses),
+        "data/score_samples.jsonl": jsonl_bytes(kept_samples["score"]),
+        "data/pair_samples.jsonl": jsonl_bytes(kept_samples["pair"]),
+        "data/score_annotations.jsonl": jsonl_bytes(annotations["score"]),
+        "data/pair_annotations.jsonl": jsonl_bytes(annotations["pair"]),
+        "data/judge_outputs.jsonl": jsonl_bytes(
+            {"sample": o.sample, "judge": o.judge, **o.payload} for o in outputs if o.sample in kept_ids
+        ),
+    }
+    copies = [(_media_name(a), ws.asset_path(a), a.sha256) for _, a in sorted(media.items())]
+    facts = {
+        "tasks": len(tasks),
+        "held": sorted(set(checklists) - final),
+        "responses": len(responses),
+        "score_samples": len(kept_samples["score"]),
+        "pair_samples": len(kept_samples["pair"]),
+        "annotators": len(people),
+        "judges": sorted({o.judge for o in outputs}),
+        "modality_pairs": sorted({t["modality_pair"] for t in tasks}),
+        "checklist_agreement": selection_agreement(checklists.values()),
+    }
+    return files, copies, facts
+
+
+def _datasheet(name: str, version: str, date: str, license: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+    agreement = facts["checklist_agreement"]
+    alpha = f"{agreement['value']:.3f}" if agreement.get("value") is not None else agreement.get("undefined", "n/a")
+    lines = [
+        f"# {name} {version}",
+        "",
+        f"A judge_task benchmark (Judge Anything): {facts['tasks']} any-to-any tasks over "
+        f"{', '.join(facts['modality_pairs'])}; {facts['responses']} responses; {facts['score_samples']} score and "
+        f"{facts['pair_samples']} pair samples annotated by {facts['annotators']} people; judges: "
+        f"{', '.join(facts['judges']) or 'none'}.",
+        "",
+        f"Released {date} under {license}. Tasks keep their source benchmark's licence (data/tasks.jsonl).",
+        "",
+        "## How it was made",
+        "- A model drafted task-specific checklists from six rubrics (audio and video captioned first); a curator "
+        "selected 1-6 entries (and could rewrite or add one); a second person cross-checked blind; disagreements "
+        f"were adjudicated by a maintainer. Selection agreement (Krippendorff's alpha, task x entry): {alpha}.",
+        "- Responses were reviewed (usable / unusable with a reason, NSFW); only usable ones are released.",
+        "- Pairs come from two different systems, sampled seeded; `swapped` records the side order shown.",
+        "- Each sample was served to several annotators in the annotation app (never twice to one person).",
+        "",
+        "## Rubrics",
+        *[f"- **{c}**: {DEFINITIONS[c]}" for c in CRITERIA],
+        "",
+        "## Files",
+        *[f"- `{path}`: {text}" for path, text in DATA_FILES],
+        "- `report.json`: judges against people (Pearson, Spearman, MAE, exact match; pair accuracy with and "
+        "without ties; per rubric and modality pair with bootstrap intervals; fusion; Elo and Bradley-Terry).",
+        "- `agreement.json`: checklist selection agreement and the people's agreement on scores and choices.",
+    ]
+    if facts["held"]:
+        lines += ["", f"Held back (checklist not final): {', '.join(facts['held'])}."]
+    return "\n".join(lines) + "\n"
+
+
+def _croissant(name: str, version: str, date: str, license: str, entries: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "@context": CROISSANT_CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        "name": name,
+        "description": f"{name} {version}: a judge_task benchmark (tasks, checklists, responses, human and judge ratings).",
+        "version": version,
+        "datePublished": date,
+        "license": license,
+        "distribution": [
+            {
+                "@type": "cr:FileObject",
+                "@id": path,
+                "name": path,
+                "contentUrl": path,
+                "contentSize": f"{entries[path].size} B",
+                "encodingFormat": "application/jsonlines",
+                "sha256": entries[path].sha256,
+            }
+            for path, _ in DATA_FILES
+        ],
+    }
+
+
+def build_judge_release(
+    ws: Workspace,
+    version: str,
+    out: Path | None = None,
+    license: str = DEFAULT_LICENSE,
+    name: str | None = None,
+    actor: str = "cli",
+    log: Callable[[str], None] = lambda _: None,
+) -> BuildResult:
+    """Build VERSION of the workspace's judge_task benchmark into ``<workspace>/releases/<version>/``."""
+    validate_version(version)
+    name = name or ws.root.name
+    with ws.session() as s:
+        existing = s.get(Release, version)
+    date = release_date(existing)
+    files, copies, facts = _collect(ws)
+    if facts["tasks"] == 0:
+        raise CheckFailed("release refused: no task has a final checklist yet; see `curate judge checklists`")
+    cfg = ws.settings.judge
+    report = store.report(ws, ReportSettings(cfg.judge_scores, cfg.bootstrap, 0))
+    agreement = {
+        "checklist_selection": facts["checklist_agreement"],
+        "human_scores": report.get("scores", {}).get("human_agreement"),
+        "human_choices": report.get("pairs", {}).get("human_agreement"),
+    }
+    log(f"{facts['tasks']} task(s), {facts['responses']} response(s), {len(copies)} media file(s)")
+
+    def write(temp: Path) -> BuildResult:
+        writer = ReleaseWriter(temp)
+        for path, data in files.items():
+            writer.write_bytes(path, data)
+        writer.copy_media(copies)
+        writer.write_json("report.json", report)
+        writer.write_json("agreement.json", agreement)
+        entries = {e.path: e for e in writer.entries()}
+        writer.write_bytes("README.md", _datasheet(name, version, date, license, facts, report).encode())
+        writer.write_json("croissant.json", _croissant(name, version, date, license, entries))
+        listed = writer.entries()
+        manifest = {
+            "format": FORMAT,
+            "kind": KIND,
+            "name": name,
+            "version": version,
+            "release_date": date,
+            "license": license,
+            "counts": {k: facts[k] for k in ("tasks", "responses", "score_samples", "pair_samples", "annotators")},
+            "judges": facts["judges"],
+            "held": facts["held"],
+            "files": [{"path": e.path, "sha256": e.sha256, "bytes": e.size} for e in listed],
+        }
+        entry = writer.write_bytes("manifest.json", canonical_json(manifest))
+        return BuildResult(
+            version=version,
+            path=temp,
+            items=facts["tasks"],
+            files=len(listed) + 1,
+            bytes=sum(e.size for e in listed) + entry.size,
+            manifest_sha256=entry.sha256,
+            release_date=date,
+        )
+
+    gates: Future[list[str]] = Future()
+    gates.set_result([])
+    target = (out or ws.root / "releases" / version).resolve()
+    result = _publish(target, existing, gates, write)
+    if existing is None:
+        with ws.writing() as s:
+            if s.get(Release, version) is None:
+                s.add(
+                    Release(
+                        version=version,
+                        release_date=date,
+                        manifest_sha256=result.manifest_sha256,
+                        items=result.items,
+                        path=str(target),
+                        built_by=actor,
+                    )
+                )
+                record_event(
+                    s,
+                    actor,
+                    "release.published",
+                    f"release:{version}",
+                    None,
+                    {"kind": KIND, "manifest_sha256": result.manifest_sha256},
+                )
+    return result

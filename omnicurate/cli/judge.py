@@ -1,0 +1,200 @@
+"""``curate judge ...``: the judge_task kind (Judge Anything) — import tasks, responses, stage records,
+annotations and judge outputs; draft checklists; build samples; see checklists; print the report."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from .common import err_console, open_workspace, out_console, print_json
+
+app = typer.Typer(
+    help="The judge_task kind: checklists, responses, score/pair samples, judges against people.", no_args_is_help=True
+)
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+
+
+class ImportKind(StrEnum):
+    tasks = "tasks"
+    responses = "responses"
+    records = "records"
+    annotations = "annotations"
+    outputs = "outputs"
+
+
+@app.command("import")
+def import_cmd(
+    kind: Annotated[
+        ImportKind, typer.Argument(help="tasks, responses, records (stage records), annotations or outputs (judges).")
+    ],
+    file: Annotated[Path, typer.Argument(help="JSON Lines file; media paths are relative to it.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Import a JSONL file; a bad line is named as FILE:LINE: field: problem and nothing is imported."""
+    from curation.kinds.judge import store
+
+    ws = open_workspace()
+    result: Any
+    if kind is ImportKind.tasks:
+        result = store.import_tasks(ws, file).as_dict()
+    elif kind is ImportKind.responses:
+        result = store.import_responses(ws, file).as_dict()
+    elif kind is ImportKind.records:
+        result = store.import_records(ws, file)
+    elif kind is ImportKind.annotations:
+        result = {"applied": store.import_annotations(ws, file)}
+    else:
+        result = store.import_judge_outputs(ws, file).as_dict()
+    if json_out:
+        print_json({"kind": kind.value, **result})
+    else:
+        out_console.print(f"{kind.value}: " + ", ".join(f"{v} {k}" for k, v in result.items()))
+
+
+@app.command("draft")
+def draft_cmd(
+    backend: Annotated[str, typer.Option("--backend", help="replay:<file.jsonl> or openai:<base-url>#<model>.")],
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks (repeatable).")] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """Draft checklists from the six rubrics (audio and video captioned first); cached answers are reused."""
+    from checker.drafting import draft_checklists, open_drafter
+
+    run = draft_checklists(open_workspace(), open_drafter(backend), task or None)
+    if json_out:
+        print_json(run.as_dict())
+    else:
+        out_console.print(f"drafted {len(run.drafted)}, from the cache {len(run.cached)}")
+
+
+@app.command("checklists")
+def checklists_cmd(json_out: JsonFlag = False) -> None:
+    """Where each task's checklist stands, the curator/cross-checker agreement and the adjudication queue."""
+    from curation.kinds.judge import store
+    from curation.kinds.judge.checklists import adjudication_queue, selection_agreement
+
+    ws = open_workspace()
+    tasks = store.task_checklists(ws)
+    document = {
+        "tasks": [
+            {
+                "id": t.task,
+                "kind": "judge_task",
+                "state": t.state,
+                "entries": [e.model_dump(mode="json") for e in t.final],
+            }
+            for t in tasks
+        ],
+        "agreement": selection_agreement(tasks),
+        "adjudication_queue": [d.as_dict() for d in adjudication_queue(tasks)],
+    }
+    if json_out:
+        print_json(document)
+        return
+    table = Table("task", "state", "entries")
+    for row in document["tasks"]:
+        table.add_row(row["id"], row["state"], str(len(row["entries"])))
+    out_console.print(table)
+    agreement = document["agreement"]
+    value = agreement["value"]
+    out_console.print(
+        f"selection agreement (alpha, task x entry): {value:.3f}"
+        if value is not None
+        else f"selection agreement: {agreement['undefined']}"
+    )
+    out_console.print(f"adjudication queue: {len(document['adjudication_queue'])} entries")
+
+
+@app.command("samples")
+def samples_cmd(json_out: JsonFlag = False) -> None:
+    """Build score and pair samples from reviewed, usable responses of tasks whose checklist is final."""
+    from curation.kinds.judge import store
+
+    added = store.build_samples(open_workspace())
+    if json_out:
+        print_json({"added": added})
+    else:
+        out_console.print(f"added {added['score']} score and {added['pair']} pair samples")
+
+
+@app.command("audit")
+def audit_cmd(json_out: JsonFlag = False) -> None:
+    """Near-duplicate videos across tasks (keyframe perceptual hashes, cached per video)."""
+    from curation.kinds.judge import store
+
+    found = store.video_duplicates(open_workspace())
+    if json_out:
+        print_json(found)
+        return
+    out_console.print(
+        f"{found['videos']} video(s), {found['computed']} fingerprinted now; {len(found['pairs'])} near-duplicate pair(s)"
+    )
+    for pair in found["pairs"]:
+        out_console.print(
+            f"  {pair['a'][:12]} ~ {pair['b'][:12]}  tasks {', '.join(pair['tasks'])}  ({pair['distance']} bits)"
+        )
+
+
+def _fmt(figure: dict[str, Any]) -> str:
+    value = figure.get("value")
+    if value is None:
+        return "—"
+    ci = figure.get("ci")
+    return f"{value:.3f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """The report's overall figures as tables (per rubric and per modality pair are in --json)."""
+    scores = report.get("scores")
+    if scores:
+        table = Table("judge", "n", "pearson", "spearman", "MAE", "exact match", title="Scores (overall) vs people")
+        for judge, cells in scores["metrics"].items():
+            cell = cells["all"].get("overall")
+            if cell:
+                table.add_row(
+                    judge, str(cell["n"]), *(_fmt(cell[m]) for m in ("pearson", "spearman", "mae", "exact_match"))
+                )
+        out_console.print(table)
+    pairs = report.get("pairs")
+    if pairs:
+        table = Table("judge", "n", "accuracy", "accuracy w/o ties", title="Pairs (overall) vs people")
+        for judge, cells in pairs["metrics"].items():
+            cell = cells["all"].get("overall")
+            if cell:
+                table.add_row(
+                    judge, str(cell["n"]), _fmt(cell["accuracy_with_ties"]), _fmt(cell["accuracy_without_ties"])
+                )
+        out_console.print(table)
+        elo = pairs["arena"]["elo"]
+        table = Table("system", *elo, title="Elo arena (overall choices)")
+        systems = sorted({s for ratings in elo.values() if "undefined" not in ratings for s in ratings})
+        for system in systems:
+            table.add_row(system, *(f"{r[system]:.0f}" if system in r else "—" for r in elo.values()))
+        out_console.print(table)
+
+
+@app.command("report")
+def report_cmd(
+    bootstrap: Annotated[int | None, typer.Option(help="Bootstrap resamples (default: [judge] bootstrap).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    json_out: JsonFlag = False,
+) -> None:
+    """Judges against people: scores (Pearson, Spearman, MAE, exact match), pairs (accuracy with and without
+    ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry."""
+    from curation.kinds.judge import store
+    from curation.kinds.judge.report import ReportSettings
+
+    ws = open_workspace()
+    cfg = ws.settings.judge
+    settings = ReportSettings(cfg.judge_scores, cfg.bootstrap if bootstrap is None else bootstrap, seed)
+    report = store.report(ws, settings)
+    if json_out:
+        print_json(report)
+    else:
+        print_report(report)
+    if "scores" not in report and "pairs" not in report:
+        err_console.print("no samples yet: build them with `curate judge samples`")

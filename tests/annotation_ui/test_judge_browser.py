@@ -1,0 +1,96 @@
+"""The score page in a real headless Chromium against ``streamlit run``: Apply, Previous, Next, and resume
+after a reload (a new browser session, signed in again)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+
+import pytest
+from judge_helpers import build_judge_template, copy_workspace
+from playwright.sync_api import Page, expect
+from test_ui_browser import TIMEOUT, sign_in
+from ui_helpers import APP
+
+from curation.kinds.judge import store
+from curation.kinds.judge.rubrics import CRITERIA
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def judge_server(tmp_path):
+    template = build_judge_template(tmp_path / "template", tasks=("t2t-01", "v2t-01"))
+    ws = copy_workspace(template, tmp_path / "ws")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    from omnicurate.cli.ui import streamlit_command
+
+    log = (tmp_path / "streamlit.log").open("w")
+    env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
+    proc = subprocess.Popen(streamlit_command(APP, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
+            time.sleep(0.2)
+        yield url, ws
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+        ws.close()
+
+
+def choose(page: Page, criterion: str, value: str) -> None:
+    group = page.get_by_role("radiogroup", name=criterion.capitalize())
+    group.get_by_text(value, exact=True).click()
+    expect(group.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)
+
+
+def open_score_page(page: Page, url: str) -> None:
+    sign_in(page, url, "ann1")
+    page.get_by_role("link", name="Score annotation").click()
+    expect(page.get_by_role("heading", name="Score annotation")).to_be_visible(timeout=TIMEOUT)
+
+
+def test_score_page_in_a_browser(page: Page, judge_server):
+    url, ws = judge_server
+    page.set_default_timeout(TIMEOUT)
+    first, second = (s.id for s in store.samples(ws, "score")[:2])
+    open_score_page(page, url)
+    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("[relevance]").first).to_be_visible(timeout=TIMEOUT)  # the checklist beside the response
+    choose(page, "overall", "2")
+    page.get_by_role("button", name="Next").click()
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    page.get_by_role("button", name="Previous").click()
+    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
+    overall = page.get_by_role("radiogroup", name="Overall")
+    expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
+    assert store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
+
+    for criterion in CRITERIA:
+        choose(page, criterion, "4")
+    page.get_by_role("button", name="Apply").click()
+    expect(page.get_by_text(f"Applied {first}.")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    saved = store.annotation(ws, first, "ann1")
+    assert saved.applied and saved.payload["scores"] == dict.fromkeys(CRITERIA, 4)
+
+    # a reload is a new session: signed in again, the page resumes after the applied sample
+    open_score_page(page, url)
+    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(first)).to_have_count(0, timeout=TIMEOUT)

@@ -1,0 +1,154 @@
+"""The judge_task pages through AppTest: score and pair annotation (Apply, Previous, Next, drafts kept,
+resume, served to two annotators and never twice to one), response review and checklist curation."""
+
+from __future__ import annotations
+
+import pytest
+from judge_helpers import build_judge_template, copy_workspace
+from streamlit.testing.v1 import AppTest
+from ui_helpers import APP
+
+from annotation_ui.components import USER_KEY
+from annotation_ui.logic import SignedIn
+from curation.kinds.judge import store
+from curation.kinds.judge.rubrics import CRITERIA
+
+
+@pytest.fixture(scope="session")
+def judge_template(tmp_path_factory):
+    return build_judge_template(tmp_path_factory.mktemp("judge-template"), tasks=("t2t-01", "v2t-01", "t2i-01"))
+
+
+@pytest.fixture
+def judge_ws(judge_template, tmp_path, monkeypatch):
+    ws = copy_workspace(judge_template, tmp_path / "ws")
+    monkeypatch.setenv("CURATE_WORKSPACE", str(ws.root))
+    yield ws
+    ws.close()
+
+
+def open_page(page: str, name: str, roles=("reviewer",)) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[USER_KEY] = SignedIn(name, frozenset(roles))
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def fill(at: AppTest, kind: str, values: dict[str, object]) -> None:
+    sample = at.session_state[f"judge-{kind}-current"]
+    for criterion, value in values.items():
+        at.radio(key=f"judge-{kind}-{sample}-{criterion}").set_value(value)
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_score_page_apply_previous_next_and_resume(judge_ws):
+    at = open_page("judge_score", "ann1")
+    first = at.session_state["judge-score-current"]
+    assert first == store.samples(judge_ws, "score")[0].id
+    shown = "\n".join(t.value for t in at.text)
+    assert "Draw a green square on a white background." in shown and "[relevance]" in shown  # checklist beside
+    assert len(at.radio) == len(CRITERIA) and all(r.value is None for r in at.radio)
+
+    fill(at, "score", {"overall": 2, "clarity": 4})
+    click(at, "Next")  # a draft is kept, nothing applied
+    second = at.session_state["judge-score-current"]
+    assert second != first and store.annotation(judge_ws, first, "ann1").applied is False
+    click(at, "Previous")
+    assert at.session_state["judge-score-current"] == first
+    assert at.radio(key=f"judge-score-{first}-overall").value == 2  # the draft is back
+
+    click(at, "Apply")  # incomplete: refused, nothing applied, still here
+    assert "no value for" in at.error[0].value and at.session_state["judge-score-current"] == first
+    fill(at, "score", dict.fromkeys(CRITERIA, 3))
+    click(at, "Apply")
+    assert store.annotation(judge_ws, first, "ann1").applied and at.session_state["judge-score-current"] == second
+    assert "Applied" in at.success[0].value
+
+    # a fresh session (a reload) resumes after the last applied sample, never serving it again
+    again = open_page("judge_score", "ann1")
+    assert again.session_state["judge-score-current"] == second
+    # a second person is served the first sample; a third is not, once two have applied it
+    other = open_page("judge_score", "ann2")
+    assert other.session_state["judge-score-current"] == first
+    fill(other, "score", dict.fromkeys(CRITERIA, 4))
+    click(other, "Apply")
+    third = open_page("judge_score", "ann3")
+    assert third.session_state["judge-score-current"] == second
+
+
+def test_pair_page_records_choices_per_rubric(judge_ws):
+    at = open_page("judge_pair", "ann2")
+    sample = at.session_state["judge-pair-current"]
+    assert {"First response", "Second response", "Checklist"} <= {h.value for h in at.subheader}
+    assert at.radio(key=f"judge-pair-{sample}-overall").options == ["first", "second", "tie"]
+    fill(at, "pair", {c: ("tie" if c == "creativity" else "first") for c in CRITERIA})
+    click(at, "Apply")
+    saved = store.annotation(judge_ws, sample, "ann2")
+    assert saved.applied and saved.payload["choices"]["creativity"] == "tie"
+    assert saved.payload["choices"]["overall"] == "first"
+
+
+def test_everything_done_says_so(judge_ws):
+    for sample in store.samples(judge_ws, "pair"):
+        for person in ("ann1", "ann3"):
+            store.save_annotation(judge_ws, sample.id, person, dict.fromkeys(CRITERIA, "tie"), apply=True)
+    at = open_page("judge_pair", "ann2")
+    assert "Nothing waits for you" in at.info[0].value
+
+
+def test_response_review_page(judge_ws):
+    from curation.kinds.judge.tables import JudgeRecord
+
+    with judge_ws.writing() as s:  # start from unreviewed responses
+        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage == "response_review")).scalars():
+            s.delete(row)
+    at = open_page("judge_responses", "ann1")
+    picked = at.radio(key="judge-responses-pick").value
+    at.radio[-1].set_value("unusable")
+    click(at, "Submit")
+    assert "needs a reason" in at.error[0].value
+    at.text_input[0].input("blank output")
+    click(at, "Submit")
+    (review,) = store.response_reviews(judge_ws)[picked]
+    assert (review.usable, review.reason, review.reviewer) == (False, "blank output", "ann1")
+
+
+def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
+    from curation.kinds.judge.tables import JudgeRecord
+
+    with judge_ws.writing() as s:  # start before curation
+        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
+            s.delete(row)
+    at = open_page("judge_checklist", "ann1")
+    task = at.radio(key="judge-checklist_curation-pick").value
+    click(at, "Submit")
+    assert "0 entries chosen; a checklist holds 1 to 6" in at.error[0].value
+    boxes = [c for c in at.checkbox if c.key.startswith(f"judge-cl-checklist_curation-{task}-")]
+    assert len(boxes) == 18
+    for box in boxes[:2]:
+        box.check()
+    at.run()
+    entry = "-".join(boxes[1].key.rsplit("-", 2)[-2:])  # ids read like rele-0123456789
+    rewrite = at.text_input(key=f"judge-cl-edit-{task}-{entry}")
+    rewrite.input("Does the image show exactly one green square?")
+    at.text_input(key=f"judge-cl-add-text-{task}").input("Is the output kind?")
+    at.selectbox(key=f"judge-cl-add-rubric-{task}").select("trustworthiness")
+    click(at, "Submit")
+    curated = store.task_checklist(judge_ws, task)
+    assert curated.state == "curated" and len(curated.curation.checklist) == 3
+    edited = curated.curation.checklist[1]
+    assert edited.text == "Does the image show exactly one green square?" and edited.provenance.person == "ann1"
+    # the curator is not offered the cross-check; another person does it without seeing the selection
+    assert task not in (open_page("judge_checklist", "ann1").radio(key="judge-checklist_curation-pick").options or [])
+    other = open_page("judge_checklist", "ann2")
+    other.radio[0].set_value("checklist_crosscheck").run()
+    assert other.radio(key="judge-checklist_crosscheck-pick").value == task
+    boxes = [c for c in other.checkbox if c.key.startswith(f"judge-cl-checklist_crosscheck-{task}-")]
+    assert len(boxes) == 19 and not any(b.value for b in boxes)  # blind: nothing preselected
