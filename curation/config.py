@@ -10,6 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import Problem, ValidationFailed
+from .screening.settings import ScreenSettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -93,6 +94,7 @@ class Settings(_Section):
     gates: GateSettings = GateSettings()
     labelstudio: LabelStudioSettings = LabelStudioSettings()
     agreement: AgreementSettings = AgreementSettings()
+    screen: ScreenSettings = ScreenSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

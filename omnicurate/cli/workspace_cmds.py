@@ -59,13 +59,22 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 
 
 def funnel_cmd(json_out: JsonFlag = False) -> None:
-    """Counts per stage and state, the admission rate and the most common reasons."""
+    """The screening steps (candidates each step kept, and why it dropped the rest), then counts per review
+    stage and state, the admission rate and the most common reasons."""
+    from curation.screening.pipeline import stored_funnel
     from curation.workflow import derive_status, funnel
 
-    report = funnel(derive_status(open_workspace()))
+    from .screen import print_screen_funnel
+
+    ws = open_workspace()
+    report = funnel(derive_status(ws))
+    screening = stored_funnel(ws, ws.settings.screen)
+    report["screening"] = screening.to_json()
     if json_out:
         print_json(report)
         return
+    if screening.candidates:
+        print_screen_funnel(screening)
     table = Table("stage", "in_review", "returned")
     for stage, counts in report["stages"].items():
         table.add_row(stage, str(counts.get("in_review", 0)), str(counts.get("returned", 0)))
