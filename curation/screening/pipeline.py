@@ -9,6 +9,7 @@ interrupted screen resumes where it stopped.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,8 @@ class StepCount:
     dropped: dict[str, int]
     computed: int = 0
     """Candidates this run computed (the rest came from the cache)."""
+    seconds: float = 0.0
+    """Wall time of the step in this run (0 for a funnel read back from the store)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -166,6 +169,7 @@ class _Runner:
         funnel = Funnel(len(rows))
         alive = [r.id for r in rows]
         for step in self.settings.steps:
+            started = time.perf_counter()
             stored = _stored(self.ws, step, with_data=step == "score")
             alive_set = set(alive)
             stale = [cid for cid in stored if cid not in alive_set]
@@ -174,9 +178,8 @@ class _Runner:
             else:
                 outcomes, computed = self._per_candidate(step, [by_id[c] for c in alive], stored, stale)
             dropped = Counter(reason for reason in outcomes.values() if reason)
-            funnel.steps.append(
-                StepCount(step, len(alive), len(alive) - sum(dropped.values()), dict(dropped), computed)
-            )
+            kept, seconds = len(alive) - sum(dropped.values()), time.perf_counter() - started
+            funnel.steps.append(StepCount(step, len(alive), kept, dict(dropped), computed, seconds))
             alive = [cid for cid in alive if not outcomes[cid]]
         return funnel
 

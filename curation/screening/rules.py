@@ -33,7 +33,7 @@ class RuleSettings(BaseModel):
     min_image_edge: int = Field(256, ge=1)
     max_aspect: float = Field(3.0, ge=1)
     min_sharpness: float = Field(20.0, ge=0)
-    """Variance of the Laplacian of the grey image, longest edge scaled to 256 px: below is blurry."""
+    """Variance of the Laplacian of the grey image, longest edge scaled to 128 px: below is blurry."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class ImageProbe:
     problem: str = ""
 
 
-SHARPNESS_EDGE = 256
+SHARPNESS_EDGE = 128
 
 
 def laplacian_variance(grey: Any) -> float:

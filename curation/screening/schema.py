@@ -163,3 +163,26 @@ def prompt_hash(system: str, user: str, schema: dict | None = None) -> str:
 def scores_json_schema() -> dict:
     """The JSON schema a scoring backend is constrained to (guided decoding / response_format)."""
     return Scores.model_json_schema()
+
+
+class StoryTransition(_Strict):
+    """A benchmark item of the ``story_transition`` kind: the pages, the current annotation values, and
+    beside them the model's untouched proposals (with provenance) and who revised which field."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+    kind: Literal["story_transition"] = "story_transition"
+    book: str = Field(min_length=1, max_length=200)
+    page: int = Field(ge=0)
+    title: str = ""
+    source: Source
+    current: Page
+    next: Page
+    """The reference: what a system should generate after the current page."""
+    book_meta: BookMetadata
+    conditions: NextPageConditions
+    speech: SpeechTarget
+    proposals: dict[Literal["book_meta", "conditions", "speech"], Proposal]
+    revised_by: dict[str, str] = {}
+    """Dotted field path (``conditions.scene``) -> the reviewer whose revision set its current value."""
+    scores: Scores | None = None
+    score_provenance: ModelProvenance | None = None
