@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import err_console, fail, open_workspace, out_console, print_json
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
@@ -88,11 +88,22 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
 
 def demo_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
+    kind: Annotated[
+        str, typer.Option(help="mcq (TRIAD items, the default) or story (Omni-StoryBench transitions).")
+    ] = "mcq",
 ) -> None:
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
+    log = lambda msg: err_console.print(msg, highlight=False, soft_wrap=True)  # noqa: E731
+    if kind == "story":
+        from omnicurate.demo.story import build_story_demo
+
+        build_story_demo(directory, log=log)
+        return
+    if kind != "mcq":
+        raise fail(f"unknown demo kind {kind!r}; use mcq or story")
     from omnicurate.demo import build_demo
 
-    build_demo(directory, log=lambda msg: err_console.print(msg, highlight=False))
+    build_demo(directory, log=log)
 
 
 def register(app: typer.Typer) -> None:
