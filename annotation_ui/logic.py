@@ -15,11 +15,11 @@ from sqlalchemy import select
 
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
+from curation.kinds import GroupStage, all_stages, stage_named
 from curation.reviews import PendingReview, ReviewReport, history, record_reviews
-from curation.schema import REVIEW_MODELS
 from curation.tables import Asset, Person, ReviewRecord
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
-from curation.workflow import ItemFacts, group_inputs
+from curation.workflow import ItemFacts
 from curation.workspace import Workspace
 
 from .snapshot import Snapshot
@@ -77,17 +77,10 @@ class PageSpec:
 
 
 SIGN_IN = PageSpec("pages/sign_in.py", "Sign in", ":material/login:")
-PAGES_BY_ROLE: dict[str, list[PageSpec]] = {
+PAGES_BY_ROLE: dict[str, list[PageSpec]] = {  # reviewers get one page per registered stage (stage_pages)
     "author": [
         PageSpec("pages/author.py", "Write or edit an item", ":material/edit_note:"),
         PageSpec("pages/returned.py", "Returned to you", ":material/undo:"),
-    ],
-    "reviewer": [
-        PageSpec("pages/grammar.py", "Grammar pass", ":material/spellcheck:"),
-        PageSpec("pages/audio_signoff.py", "Audio sign-off", ":material/graphic_eq:"),
-        PageSpec("pages/subset_checklist.py", "Subset checklist", ":material/checklist:"),
-        PageSpec("pages/answer_check.py", "Blind answer check", ":material/visibility_off:"),
-        PageSpec("pages/group_integration.py", "Group integration", ":material/workspaces:"),
     ],
     "maintainer": [
         PageSpec("pages/dashboard.py", "Dashboard", ":material/monitoring:"),
@@ -101,9 +94,18 @@ def pages_for(user: SignedIn | None) -> dict[str, list[PageSpec]]:
     """The navigation of one person: sections in a fixed order, only for roles they hold."""
     if user is None:
         return {"": [SIGN_IN]}
-    pages = {SECTIONS[role]: PAGES_BY_ROLE[role] for role in ("author", "reviewer", "maintainer") if role in user.roles}
+    pages = {
+        SECTIONS[role]: stage_pages() if role == "reviewer" else PAGES_BY_ROLE[role]
+        for role in ("author", "reviewer", "maintainer")
+        if role in user.roles
+    }
     pages["Account"] = [SIGN_IN]
     return pages
+
+
+def stage_pages() -> list[PageSpec]:
+    """The review pages, one per registered stage that declares one, in the stages' order."""
+    return [PageSpec(s.page.path, s.page.title, s.page.icon) for s in all_stages() if s.page is not None]
 
 
 # ----- queues -----------------------------------------------------------------------------------
@@ -141,19 +143,25 @@ def _derive_queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> l
             )
         }
     pending = [st for st in snap.statuses if st.state == "in_review" and st.stage == stage]
-    if stage == "group_integration":
+    found = stage_named(stage)
+    if found is None:
+        raise ValidationFailed([Problem(f"unknown stage {stage!r}", "stage")])
+    derived = snap.derived
+    if isinstance(found, GroupStage):
         out = []
         for group in sorted({st.group for st in pending}):
             sisters = snap.live_sisters(group)
-            if reviewer in {m.author for m in sisters}:
+            by_stage = derived.group_records_by_stage(group) if derived else {}
+            if found.group_separation(reviewer, group, sisters, by_stage):
                 continue
-            if (f"group:{group}", group_inputs(snap.perturbed[group], sisters)) not in done:
+            if (f"group:{group}", found.group_inputs(snap.perturbed[group], sisters)) not in done:
                 out.append(group)
         return out
     out = []
     for st in pending:
         item = snap.facts[st.id]
-        if item.author != reviewer and (f"item:{item.id}", item.stage_inputs(stage)) not in done:
+        by_stage = derived.item_records(item.id) if derived else {}
+        if found.separation(reviewer, item, by_stage) is None and (f"item:{item.id}", found.inputs(item)) not in done:
             out.append(item.id)
     return out
 
@@ -266,7 +274,8 @@ def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
 
 def submit_review(ws: Workspace, record: dict[str, Any]) -> ReviewReport:
     """Parse one review record (the JSONL shape of design.md) and record it through the domain."""
-    model: type[BaseModel] | None = REVIEW_MODELS.get(str(record.get("stage")))
+    found = stage_named(str(record.get("stage")))
+    model: type[BaseModel] | None = found.record_model if found else None
     if model is None:
         raise ValidationFailed([Problem(f"unknown stage {record.get('stage')!r}", "stage")])
     try:

@@ -14,8 +14,9 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from curation.derived import DerivedState, load_derived
 from curation.tables import Event, GateResult, Item
-from curation.workflow import Derivation, ItemFacts, ItemStatus, StatusInputs
+from curation.workflow import ItemFacts, ItemStatus, StatusInputs
 from curation.workspace import Workspace
 
 
@@ -37,6 +38,8 @@ class Snapshot:
     statuses: list[ItemStatus]
     taxonomy: dict[str, dict[str, str]]
     workload: dict[str, Counter[str]]
+    derived: DerivedState | None = None
+    """The read model the statuses came from (records that count, group records, checklists)."""
     status_by_id: dict[str, ItemStatus] = field(init=False)
     sisters: dict[str, list[str]] = field(init=False)
     queues: dict[tuple[str, str], list[str]] = field(init=False, default_factory=dict)
@@ -54,8 +57,8 @@ class Snapshot:
 
     def group_rule_reasons(self, ws: Workspace, group: str) -> list[str]:
         """The automatic group checks (TRIAD C.2 step 6), from the workflow's own rules."""
-        rules = Derivation(ws.settings.review, list(self.facts.values()), self.perturbed, [])
-        return rules.group_rule_reasons(group, self.live_sisters(group))
+        assert self.derived is not None
+        return self.derived.group_rules(group)
 
 
 def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapshot:
@@ -65,11 +68,11 @@ def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapsh
     with ws.session() as s:
         inputs = StatusInputs.load(s)
         taxonomy = {row[0]: row[1] for row in s.execute(select(Item.id, Item.taxonomy))}
-    statuses = inputs.derive(ws)
+    state = load_derived(ws, inputs)
     workload: dict[str, Counter[str]] = {}
     for record in inputs.records:
         workload.setdefault(record.reviewer, Counter())[record.stage] += 1
-    return Snapshot(stamp, {i.id: i for i in inputs.items}, inputs.perturbed, statuses, taxonomy, workload)
+    return Snapshot(stamp, state.facts, inputs.perturbed, state.statuses, taxonomy, workload, state)
 
 
 class SnapshotCache:

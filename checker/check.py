@@ -7,9 +7,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.derived import load_derived
 from curation.errors import NotFoundError
 from curation.tables import Asset, GateResult, Item, utcnow
-from curation.workflow import Derivation, combine_checklist, load_facts, load_records
 
 from .backends.base import ProbeBackend
 from .cache import ProbeCache
@@ -62,17 +62,14 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
 
 def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore[no-untyped-def]
     """Per item with a full subset-checklist quorum, the reviewers' sets combined by the configured rule."""
-    with ws.session() as s:
-        facts, perturbed = load_facts(s)
-        records = load_records(s)
-    settings = ws.settings.review
-    derivation = Derivation(settings, facts, perturbed, records)
+    state = load_derived(ws)
     out: dict[str, dict[str, list[str]]] = {}
-    for item in facts:
-        valid = derivation.valid_records(item, "subset_checklist")
-        if len(valid) >= settings.subset_checklist_quorum:
-            combined = combine_checklist([r.payload["consistent"] for r in valid], settings.combine)
-            out[item.id] = {view: sorted(keys) for view, keys in combined.items()}
+    for item_id in state.facts:
+        if "subset_checklist" not in state.kind(item_id).stage_names:
+            continue
+        combined = state.checklist(item_id)
+        if combined is not None:
+            out[item_id] = combined
     return out
 
 

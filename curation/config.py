@@ -52,8 +52,26 @@ class MediaSettings(_Section):
     max_file_mb: float = 200.0
 
 
+GateMode = Literal["off", "warn", "block"]
+
+
 class GateSettings(_Section):
-    probe: Literal["off", "warn", "block"] = "off"
+    """The one blocking policy of item-level gates, read by admission (status) and by the release build.
+
+    ``off`` ignores a gate's findings, ``warn`` lists them among the reasons, ``block`` holds the item (and
+    keeps it out of a release). Gates not named here block.
+    """
+
+    probe: GateMode = "off"
+    media: GateMode = "block"
+    audit: GateMode = "block"
+
+    def mode(self, gate: str) -> str:
+        """The policy of the gate named ``gate`` (release gates named ``media_*`` follow ``media``)."""
+        if gate.startswith("media_"):
+            gate = "media"
+        value = getattr(self, gate, "block") if gate in type(self).model_fields else "block"
+        return str(value)
 
 
 class LabelStudioSettings(_Section):

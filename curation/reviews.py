@@ -9,11 +9,12 @@ from typing import Any
 from sqlalchemy import select
 
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
+from .facts import RecordFacts
 from .jsonl import read_jsonl, validate_line
-from .schema import REVIEW_MODELS, AnswerReview, ChecklistReview, GroupReview, ReviewIn
+from .kinds import GroupStage, kind_of, stage_named, stage_names
+from .schema import ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
-from .vocab import STAGES
-from .workflow import ItemFacts, derive_status, group_inputs, live_sisters, load_facts
+from .workflow import derive_status, live_sisters, load_facts
 from .workspace import Workspace, record_event
 
 
@@ -52,11 +53,13 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
             problems.append(obj)
             continue
         stage = obj.get("stage")
-        model = REVIEW_MODELS.get(stage) if isinstance(stage, str) else None
-        if model is None:
-            problems.append(Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage", number, file))
+        found = stage_named(stage) if isinstance(stage, str) else None
+        if found is None:
+            problems.append(
+                Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage", number, file)
+            )
             continue
-        parsed = validate_line(model, obj, file, number)
+        parsed = validate_line(found.record_model, obj, file, number)
         if isinstance(parsed, list):
             problems.extend(parsed)
         else:
@@ -72,6 +75,7 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
         by_id = {i.id: i for i in items}
         sisters = live_sisters(s)
         people = {p.name: p for p in s.execute(select(Person)).scalars()}
+        records_of = _records_by_stage(s, reviews, by_id, sisters)
         problems: list[Problem] = []
         resolved: list[tuple[PendingReview, str, int, str]] = []
         for p in reviews:
@@ -84,36 +88,38 @@ def record_reviews(ws: Workspace, reviews: list[PendingReview], file: str = "", 
             if "reviewer" not in reviewer.role_set:
                 problems.append(Problem(f"{reviewer.name!r} does not have the reviewer role", "reviewer", **where))
                 continue
-            if isinstance(r, GroupReview):
+            stage = stage_named(r.stage)
+            assert stage is not None  # parse_reviews chose the model by the stage
+            if isinstance(stage, GroupStage):
                 group = r.group
                 members = sisters.get(group)
                 if not members:
                     problems.append(Problem(f"unknown group {group!r}", "group", **where))
                     continue
-                if reviewer.name in {m.author for m in members}:
-                    problems.append(
-                        Problem(
-                            f"{reviewer.name!r} authored an item of group {group!r} and cannot review it",
-                            "reviewer",
-                            **where,
-                        )
-                    )
+                if stage.name not in kind_of(members[0].kind).stage_names:
+                    problems.append(Problem(f"group {group!r} has no stage {r.stage!r}", "stage", **where))
                     continue
-                resolved.append((p, f"group:{group}", 0, group_inputs(perturbed[group], members)))
+                refusal = stage.group_separation(reviewer.name, group, members, records_of(f"group:{group}"))
+                if refusal:
+                    problems.append(Problem(refusal, "reviewer", **where))
+                    continue
+                resolved.append((p, f"group:{group}", 0, stage.group_inputs(perturbed[group], members)))
                 continue
             item = by_id.get(r.item)
             if item is None:
                 problems.append(Problem(f"unknown item {r.item!r}", "item", **where))
                 continue
-            if item.author == reviewer.name:
+            if stage.name not in kind_of(item.kind).stage_names or not stage.applies(item):
                 problems.append(
-                    Problem(
-                        f"{reviewer.name!r} authored {item.id!r}: nobody reviews their own item", "reviewer", **where
-                    )
+                    Problem(f"stage {r.stage!r} does not apply to {item.id!r} ({item.kind})", "stage", **where)
                 )
                 continue
-            problems += _option_problems(r, item, where)
-            resolved.append((p, f"item:{item.id}", item.revision, item.stage_inputs(r.stage)))
+            refusal = stage.separation(reviewer.name, item, records_of(f"item:{item.id}"))
+            if refusal:
+                problems.append(Problem(refusal, "reviewer", **where))
+                continue
+            problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
+            resolved.append((p, f"item:{item.id}", item.revision, stage.inputs(item)))
         if problems:
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
@@ -165,22 +171,17 @@ def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], 
     return out
 
 
-def _option_problems(review: ReviewIn, item: ItemFacts, where: dict[str, Any]) -> list[Problem]:
-    keys = set(item.options)
-    if isinstance(review, ChecklistReview):
-        return [
-            Problem(
-                f"option(s) {', '.join(sorted(set(opts) - keys))} are not options of {item.id!r} "
-                f"({', '.join(sorted(keys))})",
-                f"consistent.{view}",
-                **where,
-            )
-            for view, opts in review.consistent.items()
-            if set(opts) - keys
-        ]
-    if isinstance(review, AnswerReview) and review.answer not in keys:
-        return [Problem(f"{review.answer!r} is not an option of {item.id!r}", "answer", **where)]
-    return []
+def _records_by_stage(s, reviews: list[PendingReview], by_id, sisters):  # type: ignore[no-untyped-def]
+    """Stored records of the subjects these reviews name, by subject and stage (what separation rules read)."""
+    subjects = set()
+    for p in reviews:
+        item, group = getattr(p.review, "item", None), getattr(p.review, "group", None)
+        if item in by_id:
+            subjects.add(f"item:{item}")
+        if group in sisters:
+            subjects.add(f"group:{group}")
+    found = _stored_records(s, sorted(subjects))
+    return lambda subject: found.get(subject, {})
 
 
 def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
@@ -191,14 +192,16 @@ def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
 
 
 def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
-    """Items (or groups) this reviewer may review next at STAGE: pending there, not their own, not yet done."""
-    if stage not in STAGES:
-        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage")])
+    """Items (or groups) this reviewer may review next at STAGE: pending there, allowed by the stage's
+    separation rule, not yet done."""
+    found = stage_named(stage)
+    if found is None:
+        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage")])
     ws.require_role(reviewer, "reviewer")
     statuses = derive_status(ws)
     with ws.session() as s:
         items, perturbed = load_facts(s)
-        members = live_sisters(s) if stage == "group_integration" else {}
+        members = live_sisters(s) if isinstance(found, GroupStage) else {}
         done = {
             (subj, rev_hash)
             for subj, rev_hash in s.execute(
@@ -207,26 +210,39 @@ def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = N
                 )
             )
         }
+        pending = [st for st in statuses if st.state == "in_review" and st.stage == stage]
+        subjects = sorted({f"group:{st.group}" for st in pending} | {f"item:{st.id}" for st in pending})
+        records = _stored_records(s, subjects)
     by_id = {i.id: i for i in items}
     out: list[str] = []
-    if stage == "group_integration":
-        ready = sorted({st.group for st in statuses if st.state == "in_review" and st.stage == stage})
-        for group in ready:
+    if isinstance(found, GroupStage):
+        for group in sorted({st.group for st in pending}):
             sisters = members[group]
-            if reviewer in {m.author for m in sisters}:
+            if found.group_separation(reviewer, group, sisters, records.get(f"group:{group}", {})):
                 continue
-            if (f"group:{group}", group_inputs(perturbed[group], sisters)) in done:
+            if (f"group:{group}", found.group_inputs(perturbed[group], sisters)) in done:
                 continue
             out.append(group)
     else:
-        for st in statuses:
-            if st.state != "in_review" or st.stage != stage:
-                continue
+        for st in pending:
             item = by_id[st.id]
-            if item.author == reviewer or (f"item:{item.id}", item.stage_inputs(stage)) in done:
+            if found.separation(reviewer, item, records.get(f"item:{item.id}", {})):
+                continue
+            if (f"item:{item.id}", found.inputs(item)) in done:
                 continue
             out.append(item.id)
     return out[:limit] if limit else out
+
+
+def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFacts]]]:  # type: ignore[no-untyped-def]
+    found: dict[str, dict[str, list[RecordFacts]]] = {}
+    for start in range(0, len(subjects), 500):
+        chunk = subjects[start : start + 500]
+        for rec in s.scalars(select(ReviewRecord).where(ReviewRecord.subject.in_(chunk))):
+            found.setdefault(rec.subject, {}).setdefault(rec.stage, []).append(
+                RecordFacts(rec.subject, rec.stage, rec.reviewer, rec.revision, rec.inputs_hash, rec.payload, rec.id)
+            )
+    return found
 
 
 def decide(
@@ -242,7 +258,7 @@ def decide(
     ws.require_role(actor, "maintainer")
     if not reason.strip():
         raise ValidationFailed([Problem("a written reason is required", "reason")])
-    if kind == "override" and (stage not in STAGES or verdict not in ("pass", "fail")):
+    if kind == "override" and (stage not in stage_names() or verdict not in ("pass", "fail")):
         raise ValidationFailed([Problem("an override needs --stage STAGE and --verdict pass|fail", "stage")])
     with ws.writing() as s:
         item = s.get(Item, item_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from .taxonomy import TAXONOMY
 from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS
@@ -46,43 +46,52 @@ class AudioProvenance(AssetProvenance):
 
 
 class Provenance(_Strict):
-    image: ImageProvenance
-    audio: AudioProvenance
+    """Per medium the item has (an item without audio has no ``audio`` key)."""
+
+    image: ImageProvenance | None = None
+    audio: AudioProvenance | None = None
 
 
 class Taxonomy(_Strict):
-    """One leaf per modality (TRIAD App. A)."""
+    """One leaf per modality the item has (TRIAD App. A)."""
 
-    text: str
-    image: str
-    audio: str
+    text: str | None = None
+    image: str | None = None
+    audio: str | None = None
 
     @field_validator("text", "image", "audio")
     @classmethod
-    def _known_leaf(cls, v: str, info: ValidationInfo) -> str:
+    def _known_leaf(cls, v: str | None, info: ValidationInfo) -> str | None:
         modality = info.field_name or ""
-        if v not in TAXONOMY[modality]:
+        if v is not None and v not in TAXONOMY[modality]:
             raise ValueError(f"unknown {modality} leaf {v!r}; expected one of {', '.join(TAXONOMY[modality])}")
         return v
 
 
 class ItemContent(_Strict):
-    """An item as authored: the TRIAD tuple plus its tags. Media are paths (JSONL) or hashes (store)."""
+    """An item of the ``mcq`` kind as authored: the TRIAD tuple plus its tags. Media are paths (JSONL) or
+    hashes (store).
+
+    ``modalities`` (default all three) says which of text (``context``), ``image`` and ``audio`` the item has;
+    a field of a modality it lacks is absent, as are its taxonomy leaf and provenance.
+    """
 
     id: Identifier
     group: Identifier
+    kind: Literal["mcq"] = "mcq"
+    modalities: list[Literal["text", "image", "audio"]] = Field(default_factory=lambda: list(MODALITIES))
     perturbed: Literal["text", "image", "audio", "mixed"]
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)*$")] = "en"
     author: Identifier
-    context: NonEmpty
-    image: NonEmpty
-    audio: NonEmpty
+    context: NonEmpty | None = None
+    image: NonEmpty | None = None
+    audio: NonEmpty | None = None
     question: NonEmpty
     options: dict[str, NonEmpty]
     answer: str
     taxonomy: Taxonomy
     ambiguous: list[Literal["text", "image", "audio"]] = Field(min_length=1, max_length=3)
-    provenance: Provenance
+    provenance: Provenance = Provenance()
 
     @field_validator("options")
     @classmethod
@@ -97,12 +106,47 @@ class ItemContent(_Strict):
             raise ValueError("two options have the same text")
         return {k: v[k] for k in expected}
 
-    @field_validator("ambiguous")
+    @field_validator("ambiguous", "modalities")
     @classmethod
     def _unique_modalities(cls, v: list[str]) -> list[str]:
         if len(set(v)) != len(v):
             raise ValueError("a modality is listed twice")
         return [m for m in MODALITIES if m in v]
+
+    @model_validator(mode="after")
+    def _fields_match_modalities(self) -> ItemContent:
+        """Each modality the item has brings its field, taxonomy leaf (and provenance); the others are absent."""
+        problems = []
+        if len(self.modalities) < 2:
+            problems.append("modalities: an mcq item needs at least two modalities")
+        fields = {"text": "context", "image": "image", "audio": "audio"}
+        for modality, name in fields.items():
+            has = modality in self.modalities
+            if has and getattr(self, name) is None:
+                problems.append(f"{name}: required field is missing")
+            if not has and getattr(self, name) is not None:
+                problems.append(f"{name}: the item has no {modality} (modalities: {', '.join(self.modalities)})")
+            if has and getattr(self.taxonomy, modality) is None:
+                problems.append(f"taxonomy.{modality}: required field is missing")
+            if not has and getattr(self.taxonomy, modality) is not None:
+                problems.append(f"taxonomy.{modality}: the item has no {modality}")
+            if modality != "text":
+                if has and getattr(self.provenance, modality) is None:
+                    problems.append(f"provenance.{modality}: required field is missing")
+                if not has and getattr(self.provenance, modality) is not None:
+                    problems.append(f"provenance.{modality}: the item has no {modality}")
+        outside = [m for m in self.ambiguous if m not in self.modalities]
+        if outside:
+            problems.append(f"ambiguous: the item has no {', '.join(outside)}")
+        if self.perturbed != "mixed" and self.perturbed not in self.modalities:
+            problems.append(f"perturbed: the item has no {self.perturbed}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @property
+    def has_default_modalities(self) -> bool:
+        return tuple(self.modalities) == MODALITIES
 
     @field_validator("answer")
     @classmethod

@@ -66,14 +66,18 @@ class Item(SQLModel, table=True):
     revision: int = 1
     author: str = Field(foreign_key="person.name", index=True)
     language: str = Field(max_length=20)
-    context: str
+    kind: str = Field(default="mcq", max_length=30, description="the benchmark kind (curation.kinds)")
+    modalities: list[str] | None = Field(
+        default=None, sa_column=Column(JSON), description="the item's modalities; NULL means all three"
+    )
+    context: str = Field(description="the text modality; empty when the item has no text")
     question: str
     options: dict[str, str] = Field(sa_column=Column(JSON, nullable=False))
     answer: str = Field(max_length=1)
     taxonomy: dict[str, str] = Field(sa_column=Column(JSON, nullable=False))
     ambiguous: list[str] = Field(sa_column=Column(JSON, nullable=False))
-    image: str = Field(foreign_key="asset.sha256")
-    audio: str = Field(foreign_key="asset.sha256")
+    image: str | None = Field(default=None, foreign_key="asset.sha256")
+    audio: str | None = Field(default=None, foreign_key="asset.sha256")
     provenance: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     content_hash: str = Field(max_length=64)
     created_at: datetime = Field(default_factory=utcnow)

@@ -29,6 +29,28 @@ CHECKLIST_VIEWS: Final = tuple(v for v in ALL_VIEWS if v != "none")
 """The 7 non-empty views a subset-checklist reviewer answers."""
 STRICT_VIEWS: Final = tuple(v for v in CHECKLIST_VIEWS if v != FULL_VIEW)
 
+
+def modality_set(modalities: frozenset[str] | set[str] | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """A set of modalities in canonical order (text, image, audio)."""
+    return tuple(m for m in MODALITIES if m in modalities)
+
+
+def views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Every view of a modality set, ``none`` first and the full view last (the probe views)."""
+    ordered = modality_set(modalities)
+    return tuple(view_name(set(c)) for k in range(0, len(ordered) + 1) for c in combinations(ordered, k))
+
+
+def checklist_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The non-empty views a checklist answers for an item with these modalities."""
+    return views_of(modalities)[1:]
+
+
+def strict_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """The strict non-empty subsets (Definition 1 asks each to leave at least two options)."""
+    return views_of(modalities)[1:-1]
+
+
 STAGES: Final = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
 Stage = Literal["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
 

@@ -16,10 +16,8 @@ Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 from __future__ import annotations
 
 import gc
-import hashlib
-import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -28,47 +26,39 @@ import orjson
 from sqlalchemy import String, select, type_coerce
 
 from .config import ReviewSettings
+from .facts import ItemFacts, RecordFacts, StageOutcome
+from .kinds import GroupStage, Kind, Stage, kind_of, stage_names
+from .kinds.mcq import combine_checklist, well_posedness_reasons
 from .tables import Decision, GateResult, Item, ReviewRecord, SceneGroup
-from .vocab import AUDIO_AXES, CHECKLIST_VIEWS, FULL_VIEW, MODALITIES, STAGES, STRICT_VIEWS, view_name
+from .vocab import MODALITIES
 
+__all__ = [
+    "Derivation",
+    "ItemFacts",
+    "ItemStatus",
+    "RecordFacts",
+    "StageOutcome",
+    "StatusInputs",
+    "combine_checklist",
+    "derive_status",
+    "discarded_items",
+    "funnel",
+    "group_inputs",
+    "live_sisters",
+    "load_facts",
+    "load_records",
+    "well_posedness_reasons",
+]
 
-def _digest(*parts: Any) -> str:
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class ItemFacts:
-    """What the workflow needs of an item (loaded in bulk, without ORM objects)."""
-
-    id: str
-    group: str
-    author: str
-    revision: int
-    context: str
-    question: str
-    options: dict[str, str]
-    answer: str
-    image: str
-    audio: str
-    audio_source: str
-    content_hash: str
-
-    def stage_inputs(self, stage: str) -> str:
-        """Hash of what a stage judges; a review stays valid while it is unchanged."""
-        text = (self.context, self.question, self.options)
-        if stage == "grammar":
-            return _digest("grammar", *text)
-        if stage == "audio_signoff":
-            return _digest("audio_signoff", self.audio, self.audio_source)
-        if stage in ("subset_checklist", "answer_check"):
-            return _digest(stage, *text, self.image, self.audio)
-        raise ValueError(f"{stage} is not an item stage")
+GatePolicy = Callable[[str], str]
+"""Gate name -> ``off``, ``warn`` or ``block``: the workspace's one blocking policy (``Settings.gates.mode``)."""
 
 
 def group_inputs(perturbed: str, sisters: Iterable[ItemFacts]) -> str:
-    """Hash of a group's content; any sister's revision invalidates group reviews."""
-    return _digest("group_integration", perturbed, sorted((s.id, s.content_hash) for s in sisters))
+    """Hash of a group's content under TRIAD's group stage; any sister's revision invalidates group reviews."""
+    stage = kind_of("mcq").stage("group_integration")
+    assert isinstance(stage, GroupStage)
+    return stage.group_inputs(perturbed, list(sisters))
 
 
 @dataclass
@@ -78,60 +68,17 @@ class ItemStatus:
     state: str
     stage: str | None
     reasons: list[str] = field(default_factory=list)
+    kind: str = "mcq"
 
     def as_json(self) -> dict[str, Any]:
-        return {"id": self.id, "group": self.group, "state": self.state, "stage": self.stage, "reasons": self.reasons}
-
-
-class RecordFacts(NamedTuple):
-    """One review record as the derivation reads it (a tuple: 70,000 of them load in a blink)."""
-
-    subject: str
-    stage: str
-    reviewer: str
-    revision: int
-    inputs_hash: str
-    payload: Mapping[str, Any]
-    id: int
-
-
-@dataclass
-class StageOutcome:
-    """``passed`` is None while the stage lacks its quorum."""
-
-    passed: bool | None
-    reasons: list[str] = field(default_factory=list)
-
-
-def combine_checklist(records: list[Mapping[str, list[str]]], rule: str) -> dict[str, set[str]]:
-    """Per view, combine reviewers' consistent-option sets with ``any``, ``majority`` or ``all``."""
-    combined: dict[str, set[str]] = {}
-    n = len(records)
-    for view in CHECKLIST_VIEWS:
-        sets = [set(rec.get(view, ())) for rec in records]
-        if rule == "any":
-            combined[view] = set().union(*sets)
-        elif rule == "all":
-            combined[view] = set.intersection(*sets) if sets else set()
-        else:
-            counts = Counter(opt for chosen in sets for opt in chosen)
-            combined[view] = {o for o, c in counts.items() if c * 2 > n}
-    return combined
-
-
-def well_posedness_reasons(sets: Mapping[str, set[str]], answer: str) -> list[str]:
-    """TRIAD Definition 1 on per-view consistent sets; also used by the probe checker."""
-    reasons: list[str] = []
-    full = sets[FULL_VIEW]
-    if full != {answer}:
-        reasons.append("label_mismatch" if len(full) <= 1 else "underdetermined")
-    reasons += [f"reducible:{view}" for view in STRICT_VIEWS if len(sets[view]) < 2]
-    if full == {answer}:
-        for modality in MODALITIES:
-            without = view_name(set(MODALITIES) - {modality})
-            if not sets[without] > full:
-                reasons.append(f"not_enlarging:{modality}")
-    return reasons
+        return {
+            "id": self.id,
+            "group": self.group,
+            "kind": self.kind,
+            "state": self.state,
+            "stage": self.stage,
+            "reasons": self.reasons,
+        }
 
 
 def discarded_items(decisions: Iterable[Decision]) -> set[str]:
@@ -156,8 +103,16 @@ def live_sisters(session) -> dict[str, list[ItemFacts]]:  # type: ignore[no-unty
     return groups
 
 
+def legacy_policy(probe_mode: str) -> GatePolicy:
+    """The policy of a bare probe mode: the probe gate as given, every other gate blocks."""
+    return lambda gate: probe_mode if gate == "probe" else "block"
+
+
 class Derivation:
-    """Derives every item's status from facts loaded once; ``derive_all`` is the entry point."""
+    """Derives every item's status from facts loaded once, iterating each item's kind's stages.
+
+    ``derive_all`` is the entry point; ``valid_records`` and ``group_records`` give the records that count.
+    """
 
     def __init__(
         self,
@@ -167,109 +122,124 @@ class Derivation:
         records: Iterable[RecordFacts],
         decisions: Iterable[Decision] = (),
         gates: Iterable[GateResult] = (),
-        probe_mode: str = "off",
+        gate_policy: str | GatePolicy = "off",
     ) -> None:
         self.settings = settings
         self.items = items
         self.perturbed = perturbed
-        self.by_subject: dict[str, dict[str, list[RecordFacts]]] = defaultdict(lambda: defaultdict(list))
+        self._by_subject: dict[str, dict[str, list[RecordFacts]]] = defaultdict(lambda: defaultdict(list))
         for rec in records:
-            self.by_subject[rec.subject][rec.stage].append(rec)
+            self._by_subject[rec.subject][rec.stage].append(rec)
+        decisions = list(decisions)
         self.discarded = discarded_items(decisions)
-        self.overrides: dict[tuple[str, str], str] = {}
+        self._overrides: dict[tuple[str, str], str] = {}
         revisions = {i.id: i.revision for i in items}
         for d in sorted(decisions, key=lambda d: (d.created_at, d.id or 0)):
             if d.kind == "override" and d.stage and d.revision == revisions.get(d.item_id):
-                self.overrides[(d.item_id, d.stage)] = d.verdict or "pass"
+                self._overrides[(d.item_id, d.stage)] = d.verdict or "pass"
+        policy = legacy_policy(gate_policy) if isinstance(gate_policy, str) else gate_policy
         hashes = {i.id: i.content_hash for i in items}
         self.gate_reasons: dict[str, list[str]] = defaultdict(list)
         self.gate_warnings: dict[str, list[str]] = defaultdict(list)
         for g in gates:
             if hashes.get(g.item_id) != g.content_hash or not g.reasons:
                 continue  # stale: judged an earlier content of the item
-            blocking = probe_mode == "block" if g.gate == "probe" else g.blocking
-            if g.gate == "probe" and probe_mode == "off":
+            mode = policy(g.gate)
+            if mode == "off":
                 continue
-            (self.gate_reasons if blocking else self.gate_warnings)[g.item_id].extend(g.reasons)
+            (self.gate_reasons if mode == "block" else self.gate_warnings)[g.item_id].extend(g.reasons)
+        self._kinds: dict[str, Kind] = {}
+
+    def kind(self, item: ItemFacts) -> Kind:
+        found = self._kinds.get(item.kind)
+        if found is None:
+            found = self._kinds[item.kind] = kind_of(item.kind)
+        return found
+
+    def overrides(self, item_id: str) -> dict[str, str]:
+        """The maintainer's overrides on the item's current revision, stage -> verdict."""
+        return {stage: v for (i, stage), v in sorted(self._overrides.items()) if i == item_id}
 
     # ----- per stage --------------------------------------------------------------------
-    def valid_records(self, item: ItemFacts, stage: str) -> list[RecordFacts]:
-        """Records still valid for the current content, the latest one per reviewer."""
-        wanted = item.stage_inputs(stage)
+    def item_records(self, item_id: str) -> Mapping[str, list[RecordFacts]]:
+        """Every stored record of an item by stage (all reviewers and revisions): what separation rules read."""
+        return self._by_subject.get(f"item:{item_id}", {})
+
+    def subject_records(self, subject: str) -> Mapping[str, list[RecordFacts]]:
+        """Every stored record of a subject (``item:<id>`` or ``group:<id>``) by stage."""
+        return self._by_subject.get(subject, {})
+
+    def valid_records(self, item: ItemFacts, stage: str | Stage) -> list[RecordFacts]:
+        """Records still valid for the current content and allowed by the stage's separation, latest per reviewer."""
+        found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        wanted = found.inputs(item)
+        by_stage = self.item_records(item.id)
         latest: dict[str, RecordFacts] = {}
-        for rec in self.by_subject.get(f"item:{item.id}", {}).get(stage, []):
-            if rec.inputs_hash != wanted or rec.reviewer == item.author:
+        refused: dict[str, bool] = {}
+        for rec in by_stage.get(found.name, []):
+            if rec.inputs_hash != wanted:
+                continue
+            bad = refused.get(rec.reviewer)
+            if bad is None:
+                bad = refused[rec.reviewer] = found.separation(rec.reviewer, item, by_stage) is not None
+            if bad:
                 continue
             prior = latest.get(rec.reviewer)
             if prior is None or (rec.revision, rec.id) > (prior.revision, prior.id):
                 latest[rec.reviewer] = rec
         return sorted(latest.values(), key=lambda r: r.id)
 
-    def judge(self, item: ItemFacts, stage: str) -> StageOutcome:
-        override = self.overrides.get((item.id, stage))
+    def judge(self, item: ItemFacts, stage: str | Stage) -> StageOutcome:
+        found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        override = self._overrides.get((item.id, found.name))
         if override == "pass":
             return StageOutcome(True)
         if override == "fail":
-            return StageOutcome(False, [f"overridden:{stage}"])
-        s = self.settings
-        recs = self.valid_records(item, stage)
-        if stage == "grammar":
-            if any(r.payload.get("verdict") == "fail" for r in recs):
-                return StageOutcome(False, ["grammar"])
-            return StageOutcome(True if len(recs) >= s.grammar_quorum else None)
-        if stage == "audio_signoff":
-            reasons = ["tts_only_audio"] if item.audio_source == "tts" else []
-            if len(recs) >= s.audio_signoff_quorum:
-                for axis in AUDIO_AXES:
-                    mean = sum(r.payload["scores"][axis] for r in recs) / len(recs)
-                    if mean < s.audio_min_mean:
-                        reasons.append(f"audio_unnatural:{axis}")
-                return StageOutcome(not reasons, reasons)
-            return StageOutcome(False if reasons else None, reasons)
-        if stage == "subset_checklist":
-            if len(recs) < s.subset_checklist_quorum:
-                return StageOutcome(None)
-            sets = combine_checklist([r.payload["consistent"] for r in recs], s.combine)
-            reasons = well_posedness_reasons(sets, item.answer)
-            return StageOutcome(not reasons, reasons)
-        if stage == "answer_check":
-            if any(r.payload.get("answer") != item.answer for r in recs):
-                return StageOutcome(False, ["answer_check_disagrees"])
-            return StageOutcome(True if len(recs) >= s.answer_check_quorum else None)
-        raise ValueError(stage)
+            return StageOutcome(False, [f"overridden:{found.name}"])
+        return found.judge(item, self.valid_records(item, found), self.settings)
+
+    def group_records(
+        self, group: str, sisters: Sequence[ItemFacts], stage: GroupStage | None = None
+    ) -> list[RecordFacts]:
+        """The group stage's records that count: current group content, allowed by its separation rule."""
+        if stage is None:
+            stages = self.kind(sisters[0]).group_stages if sisters else []
+            if not stages:
+                return []
+            stage = stages[0]
+        wanted = stage.group_inputs(self.perturbed[group], sisters)
+        by_stage = self._by_subject.get(f"group:{group}", {})
+        latest: dict[str, RecordFacts] = {}
+        for rec in sorted(by_stage.get(stage.name, []), key=lambda r: r.id):
+            if rec.inputs_hash == wanted and stage.group_separation(rec.reviewer, group, sisters, by_stage) is None:
+                latest[rec.reviewer] = rec
+        return list(latest.values())
 
     def group_rule_reasons(self, group: str, sisters: list[ItemFacts]) -> list[str]:
-        """Automatic checks across sisters (TRIAD C.2 step 6)."""
-        reasons = []
-        perturbed = self.perturbed[group]
-        if perturbed in MODALITIES and len(sisters) > 1:
-            fixed = [m for m in MODALITIES if m != perturbed]
-            values = {"text": lambda i: (i.context,), "image": lambda i: (i.image,), "audio": lambda i: (i.audio,)}
-            if any(len({values[m](i) for i in sisters}) > 1 for m in fixed):
-                reasons.append("group:multiple_perturbed")
-        if len({json.dumps(i.options, sort_keys=True) for i in sisters}) > 1:
-            reasons.append("group:option_mismatch")
-        answers = [i.answer for i in sisters]
-        if len(sisters) > 1:
-            all_same = len(set(answers)) == 1
-            some_repeat = len(set(answers)) < len(answers)
-            if all_same or (self.settings.group_answers == "all_distinct" and some_repeat):
-                reasons.append("group:duplicate_answers")
-        if len(sisters) < self.settings.min_group_size:
-            reasons.append("group:too_small")
-        return reasons
+        """Automatic checks across sisters (TRIAD C.2 step 6), from every group stage of their kind."""
+        if not sisters:
+            return []
+        return [
+            r
+            for gs in self.kind(sisters[0]).group_stages
+            for r in gs.rules(self.perturbed[group], sisters, self.settings)
+        ]
 
     def group_review(self, group: str, sisters: list[ItemFacts]) -> StageOutcome:
-        wanted = group_inputs(self.perturbed[group], sisters)
-        authors = {i.author for i in sisters}
-        latest: dict[str, RecordFacts] = {}
-        for rec in self.by_subject.get(f"group:{group}", {}).get("group_integration", []):
-            if rec.inputs_hash == wanted and rec.reviewer not in authors:
-                latest[rec.reviewer] = rec
-        recs = list(latest.values())
-        if any(r.payload.get("verdict") == "fail" for r in recs):
-            return StageOutcome(False, ["group:reviewer_fail"])
-        return StageOutcome(True if len(recs) >= self.settings.group_integration_quorum else None)
+        outcome, _ = self._group_outcome(group, sisters)
+        return outcome
+
+    def _group_outcome(self, group: str, sisters: list[ItemFacts]) -> tuple[StageOutcome, str | None]:
+        """The group stages' combined outcome and the first stage that failed or is pending."""
+        stages = self.kind(sisters[0]).group_stages if sisters else []
+        pending: str | None = None
+        for gs in stages:
+            outcome = gs.judge_group(self.group_records(group, sisters, gs), self.settings)
+            if outcome.passed is False:
+                return outcome, gs.name
+            if outcome.passed is None and pending is None:
+                pending = gs.name
+        return StageOutcome(None if pending else True), pending
 
     # ----- everything ------------------------------------------------------------------
     def derive_all(self) -> list[ItemStatus]:
@@ -284,55 +254,61 @@ class Derivation:
             reasons: list[str] = []
             first_failed: str | None = None
             first_pending: str | None = None
-            for stage in STAGES[:-1]:
+            for stage in self.kind(item).item_stages:
+                if not stage.applies(item):
+                    continue
                 outcome = self.judge(item, stage)
                 if outcome.passed is False:
                     reasons += outcome.reasons
-                    first_failed = first_failed or stage
+                    first_failed = first_failed or stage.name
                 elif outcome.passed is None:
                     reasons += outcome.reasons
-                    first_pending = first_pending or stage
+                    first_pending = first_pending or stage.name
             item_outcome[item.id] = (reasons, first_failed, first_pending)
-        group_state: dict[str, tuple[list[str], StageOutcome, bool]] = {}
+        group_state: dict[str, tuple[list[str], StageOutcome, str | None, bool, bool]] = {}
         for group, sisters in groups.items():
+            has_group_stage = bool(self.kind(sisters[0]).group_stages)
             rules = self.group_rule_reasons(group, sisters)
-            review = self.group_review(group, sisters)
-            through = all(
+            review, at = self._group_outcome(group, sisters)
+            through = not has_group_stage or all(
                 item_outcome[s.id][1] is None and item_outcome[s.id][2] is None and not self.gate_reasons.get(s.id)
                 for s in sisters
             )
-            group_state[group] = (rules, review, through)
+            group_state[group] = (rules, review, at, through, has_group_stage)
 
         statuses = []
         for item in self.items:
+            kind = item.kind
             if item.id in self.discarded:
-                statuses.append(ItemStatus(item.id, item.group, "discarded", None, []))
+                statuses.append(ItemStatus(item.id, item.group, "discarded", None, [], kind))
                 continue
             reasons, first_failed, first_pending = item_outcome[item.id]
-            rules, review, all_through = group_state[item.group]
-            override = self.overrides.get((item.id, "group_integration"))
+            rules, review, at, all_through, has_group_stage = group_state[item.group]
+            group_stage = at or (self.kind(item).group_stages[0].name if has_group_stage else None)
+            override = self._overrides.get((item.id, group_stage)) if group_stage else None
             if override == "pass":
                 rules, review = [], StageOutcome(True)
             elif override == "fail":
-                review = StageOutcome(False, ["overridden:group_integration"])
+                review = StageOutcome(False, [f"overridden:{group_stage}"])
             if first_failed:
                 reasons = reasons + rules + review.reasons
-                statuses.append(ItemStatus(item.id, item.group, "returned", first_failed, reasons))
+                statuses.append(ItemStatus(item.id, item.group, "returned", first_failed, reasons, kind))
             elif first_pending:  # group rules are judged at group integration; shown early as a warning
-                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons + rules))
+                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons + rules, kind))
             elif rules or review.passed is False:
                 reasons = reasons + rules + review.reasons
-                statuses.append(ItemStatus(item.id, item.group, "returned", "group_integration", reasons))
+                statuses.append(ItemStatus(item.id, item.group, "returned", group_stage, reasons, kind))
             elif review.passed is None:
-                statuses.append(ItemStatus(item.id, item.group, "in_review", "group_integration", reasons))
+                statuses.append(ItemStatus(item.id, item.group, "in_review", group_stage, reasons, kind))
             elif self.gate_reasons.get(item.id):
-                statuses.append(ItemStatus(item.id, item.group, "held", None, sorted(set(self.gate_reasons[item.id]))))
+                held = sorted(set(self.gate_reasons[item.id]))
+                statuses.append(ItemStatus(item.id, item.group, "held", None, held, kind))
             elif not all_through and override != "pass":
                 statuses.append(
-                    ItemStatus(item.id, item.group, "in_review", "group_integration", ["group:sister_pending"])
+                    ItemStatus(item.id, item.group, "in_review", group_stage, ["group:sister_pending"], kind)
                 )
             else:
-                statuses.append(ItemStatus(item.id, item.group, "admitted", None, []))
+                statuses.append(ItemStatus(item.id, item.group, "admitted", None, [], kind))
         for status in statuses:  # warnings (e.g. a probe gate set to warn) are shown, never block
             status.reasons += [r for r in self.gate_warnings.get(status.id, []) if r not in status.reasons]
         return statuses
@@ -354,6 +330,8 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             Item.audio,
             Item.provenance,
             Item.content_hash,
+            Item.kind,
+            Item.modalities,
         ).order_by(Item.id)
     ).all()
     items = [
@@ -366,10 +344,12 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             r[5],
             r[6],
             r[7],
-            r[8],
-            r[9],
+            r[8] or "",
+            r[9] or "",
             (r[10] or {}).get("audio", {}).get("source", ""),
             r[11],
+            r[12],
+            tuple(r[13]) if r[13] else MODALITIES,
         )
         for r in rows
     ]
@@ -424,7 +404,7 @@ class StatusInputs(NamedTuple):
                 self.records,
                 self.decisions,
                 self.gates,
-                ws.settings.gates.probe,
+                ws.settings.gates.mode,
             ).derive_all()
 
 
@@ -451,10 +431,10 @@ def _collector_paused() -> Iterator[None]:
 def funnel(statuses: list[ItemStatus]) -> dict[str, Any]:
     """Counts per state and per pending/failing stage, the admission rate and the commonest reasons."""
     by_state = Counter(st.state for st in statuses)
-    by_stage = {stage: Counter() for stage in STAGES}
+    by_stage: dict[str, Counter[str]] = {stage: Counter() for stage in stage_names()}
     for st in statuses:
         if st.stage:
-            by_stage[st.stage][st.state] += 1
+            by_stage.setdefault(st.stage, Counter())[st.state] += 1
     reasons = Counter(r for st in statuses for r in st.reasons if st.state in ("returned", "held", "in_review"))
     considered = len(statuses) - by_state.get("discarded", 0)
     return {

@@ -118,7 +118,7 @@ class BuildResult:
         }
 
 
-def _parquet_bytes(jsonl: bytes) -> bytes:
+def _parquet_bytes(jsonl: bytes, columns: tuple[str, ...] = ITEM_COLUMNS) -> bytes:
     """data/items.parquet from the JSONL bytes, so both hold the same records; fixed schema and writer settings
     make the same rows give the same bytes (for one pyarrow version). Parsing JSON avoids `pa.array` on Python
     lists, which imports pandas (a second or more of the build)."""
@@ -135,14 +135,14 @@ def _parquet_bytes(jsonl: bytes) -> bytes:
         "tier": pa.int32(),
         "revision": pa.int32(),
     }
-    schema = pa.schema([pa.field(c, types.get(c, pa.string())) for c in ITEM_COLUMNS])
+    schema = pa.schema([pa.field(c, types.get(c, pa.string())) for c in columns])
     table = (
         pa_json.read_json(
             pa.BufferReader(jsonl),
             read_options=pa_json.ReadOptions(use_threads=False, block_size=max(1 << 20, len(jsonl) + 1)),
             parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
         )
-        .select(list(ITEM_COLUMNS))
+        .select(list(columns))
         .combine_chunks()
     )
     sink = pa.BufferOutputStream()
@@ -198,19 +198,17 @@ def _media_facts(snapshot: Snapshot) -> list[dict[str, Any]]:
 def _manifest_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     records = []
     for item in items:
-        text = "\n".join([item["context"], item["question"], *item["options"]])
-        records.append(
-            {
-                "id": item["id"],
-                "context_sha256": text_sha256(item["context"]),
-                "text_sha256": text_sha256(text),
-                "minhash": minhash_hex(text),
-                "image": item["image"],
-                "image_sha256": item["image_sha256"],
-                "audio": item["audio"],
-                "audio_sha256": item["audio_sha256"],
-            }
-        )
+        context = item.get("context")
+        text = "\n".join([*([context] if context is not None else []), item["question"], *item["options"]])
+        record = {"id": item["id"]}
+        if context is not None:
+            record["context_sha256"] = text_sha256(context)
+        record.update(text_sha256=text_sha256(text), minhash=minhash_hex(text))
+        for modality in ("image", "audio"):  # a modality the release's items lack has no columns
+            if modality in item:
+                record[modality] = item[modality]
+                record[f"{modality}_sha256"] = item[f"{modality}_sha256"]
+        records.append(record)
     return records
 
 
@@ -369,7 +367,7 @@ def _write(
             writer.copy_media, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media]
         )
         items_jsonl = jsonl_bytes(snapshot.items)
-        writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl))
+        writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl, snapshot.columns))
         writer.write_bytes("data/items.jsonl", items_jsonl)
         writer.write_bytes("admission.jsonl", jsonl_bytes(snapshot.admission))
         reports = run_reports(ws, gates, released)

@@ -145,8 +145,8 @@ def dataset_card(facts: CardFacts) -> str:
     baseline = s["random_baseline"]
     media_kinds = Counter(m["kind"] for m in facts.media)
     derived = sum(1 for m in facts.media if m["derived_from"])
-    image_sources = Counter(i["image_source"] for i in facts.items)
-    audio_sources = Counter(i["audio_source"] for i in facts.items)
+    image_sources = Counter(i["image_source"] for i in facts.items if i.get("image_source") is not None)
+    audio_sources = Counter(i["audio_source"] for i in facts.items if i.get("audio_source") is not None)
     licences = Counter(m["license"] for m in facts.media)
     reviews = Counter()
     for a in facts.admission:

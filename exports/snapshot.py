@@ -5,46 +5,23 @@ Everything here is plain data in a fixed order, so that the writers downstream a
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from statistics import fmean
 from typing import Any
 
 from sqlalchemy import select
 
-from curation.tables import Asset, Decision, GateResult, Item, SceneGroup
-from curation.vocab import AUDIO_AXES, OPTION_KEYS
-from curation.workflow import Derivation, combine_checklist, group_inputs, load_facts, load_records
+from curation.derived import DerivedState, load_derived
+from curation.kinds import kind_of
+from curation.kinds.mcq import ITEM_COLUMNS
+from curation.tables import Asset, Item
+from curation.vocab import MODALITIES, OPTION_KEYS
 from curation.workspace import Workspace
 
 from .gates import load_assets, release_asset
 
-ITEM_COLUMNS = (
-    "id",
-    "group",
-    "perturbed",
-    "language",
-    "context",
-    "question",
-    "options",
-    "answer",
-    "taxonomy_text",
-    "taxonomy_image",
-    "taxonomy_audio",
-    "ambiguous",
-    "tier",
-    "image",
-    "audio",
-    "image_sha256",
-    "audio_sha256",
-    "image_source",
-    "image_license",
-    "audio_source",
-    "audio_license",
-    "revision",
-)
-"""The release's item record: one row of data/items.parquet and one line of data/items.jsonl."""
+__all__ = ["ITEM_COLUMNS", "MediaFile", "Snapshot", "admission_summary", "media_name", "take_snapshot"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +42,8 @@ class Snapshot:
     items: list[dict[str, Any]]
     media: list[MediaFile]
     admission: list[dict[str, Any]]
+    columns: tuple[str, ...] = ITEM_COLUMNS
+    """The item record's columns: the kind's release layout for the released items' modalities."""
 
 
 def media_name(asset: Asset) -> str:
@@ -77,129 +56,64 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
     assets, derivatives = load_assets(ws)
     with ws.session() as s:
         rows = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(wanted))).scalars()}
-        perturbed = dict(s.execute(select(SceneGroup.id, SceneGroup.perturbed)).all())
-        facts, facts_perturbed = load_facts(s)
-        records = load_records(s)
-        decisions = list(s.execute(select(Decision)).scalars())
-        gates = list(s.execute(select(GateResult).where(GateResult.item_id.in_(wanted))).scalars())
-    derivation = Derivation(ws.settings.review, facts, facts_perturbed, records, decisions)
-    facts_by_id = {f.id: f for f in facts}
-    sisters: dict[str, list[Any]] = defaultdict(list)
-    for f in facts:
-        if f.id not in derivation.discarded:
-            sisters[f.group].append(f)
+    state = load_derived(ws)
+    modalities = sorted({m for item_id in wanted for m in state.facts[item_id].modalities})
+    columns = kind_of("mcq").release.columns(modalities)  # type: ignore[union-attr]
 
     items: list[dict[str, Any]] = []
     users: dict[str, list[str]] = defaultdict(list)
     for item_id in wanted:
         row = rows[item_id]
-        image = release_asset(assets, derivatives, row.image)
-        audio = release_asset(assets, derivatives, row.audio)
-        users[image.sha256].append(item_id)
-        users[audio.sha256].append(item_id)
+        has = state.facts[item_id].modalities
         provenance = row.provenance or {}
-        items.append(
-            {
-                "id": row.id,
-                "group": row.group_id,
-                "perturbed": perturbed[row.group_id],
-                "language": row.language,
-                "context": row.context,
-                "question": row.question,
-                "options": [row.options[k] for k in OPTION_KEYS[: len(row.options)]],
-                "answer": row.answer,
-                "taxonomy_text": row.taxonomy["text"],
-                "taxonomy_image": row.taxonomy["image"],
-                "taxonomy_audio": row.taxonomy["audio"],
-                "ambiguous": list(row.ambiguous),
-                "tier": len(row.ambiguous),
-                "image": media_name(image),
-                "audio": media_name(audio),
-                "image_sha256": image.sha256,
-                "audio_sha256": audio.sha256,
-                "image_source": provenance.get("image", {}).get("source", ""),
-                "image_license": provenance.get("image", {}).get("license", ""),
-                "audio_source": provenance.get("audio", {}).get("source", ""),
-                "audio_license": provenance.get("audio", {}).get("license", ""),
-                "revision": row.revision,
-            }
-        )
+        record: dict[str, Any] = {
+            "id": row.id,
+            "group": row.group_id,
+            "perturbed": state.perturbed[row.group_id],
+            "language": row.language,
+            "context": row.context if "text" in has else None,
+            "question": row.question,
+            "options": [row.options[k] for k in OPTION_KEYS[: len(row.options)]],
+            "answer": row.answer,
+            "ambiguous": list(row.ambiguous),
+            "tier": len(row.ambiguous),
+            "revision": row.revision,
+        }
+        for modality in MODALITIES:
+            record[f"taxonomy_{modality}"] = (row.taxonomy or {}).get(modality)
+        for modality in ("image", "audio"):
+            sha = getattr(row, modality)
+            if modality not in has or not sha:
+                continue
+            asset = release_asset(assets, derivatives, sha)
+            users[asset.sha256].append(item_id)
+            record[modality] = media_name(asset)
+            record[f"{modality}_sha256"] = asset.sha256
+            record[f"{modality}_source"] = provenance.get(modality, {}).get("source", "")
+            record[f"{modality}_license"] = provenance.get(modality, {}).get("license", "")
+        items.append({column: record.get(column) for column in columns})
     media = [
         MediaFile(assets[sha], assets[assets[sha].derived_from or sha], tuple(ids))
         for sha, ids in sorted(users.items())
     ]
-    admission = [
-        admission_summary(derivation, facts_by_id[item_id], sisters[rows[item_id].group_id], gates, ws)
-        for item_id in wanted
-    ]
-    return Snapshot(items, media, admission)
+    admission = [admission_summary(state, item_id) for item_id in wanted]
+    return Snapshot(items, media, admission, columns)
 
 
-def admission_summary(
-    derivation: Derivation,
-    item: Any,
-    sisters: list[Any],
-    gates: list[GateResult],
-    ws: Workspace,
-) -> dict[str, Any]:
-    """How an item got in: review counts and outcomes per stage (no reviewer names), overrides, gates, probe."""
-    stages: dict[str, Any] = {}
-    grammar = derivation.valid_records(item, "grammar")
-    stages["grammar"] = _verdicts(r.payload.get("verdict") for r in grammar)
-    audio = derivation.valid_records(item, "audio_signoff")
-    stages["audio_signoff"] = {
-        "reviews": len(audio),
-        "mean_scores": {
-            axis: round(fmean(r.payload["scores"][axis] for r in audio), 4) if audio else None for axis in AUDIO_AXES
-        },
-    }
-    checklist = derivation.valid_records(item, "subset_checklist")
-    rule = ws.settings.review.combine
-    combined = combine_checklist([r.payload["consistent"] for r in checklist], rule) if checklist else {}
-    stages["subset_checklist"] = {
-        "reviews": len(checklist),
-        "combine": rule,
-        "consistent": {view: sorted(keys) for view, keys in combined.items()},
-        "unanimous_views": sum(
-            1
-            for view in combined
-            if len({tuple(sorted(r.payload["consistent"].get(view, []))) for r in checklist}) == 1
-        ),
-    }
-    answers = derivation.valid_records(item, "answer_check")
-    stages["answer_check"] = {
-        "reviews": len(answers),
-        "agreeing": sum(r.payload.get("answer") == item.answer for r in answers),
-    }
-    group_inputs_now = group_inputs(derivation.perturbed[item.group], sisters)
-    authors = {s.author for s in sisters}
-    latest: dict[str, Any] = {}
-    for rec in sorted(
-        derivation.by_subject.get(f"group:{item.group}", {}).get("group_integration", []), key=lambda r: r.id
-    ):
-        if rec.inputs_hash == group_inputs_now and rec.reviewer not in authors:
-            latest[rec.reviewer] = rec
-    stages["group_integration"] = _verdicts(r.payload.get("verdict") for r in latest.values())
-    overrides = {
-        stage: verdict for (item_id, stage), verdict in sorted(derivation.overrides.items()) if item_id == item.id
-    }
-    current = [g for g in gates if g.item_id == item.id and g.content_hash == item.content_hash]
-    gate_rows = [
-        {"gate": g.gate, "reasons": list(g.reasons), "blocking": g.blocking}
-        for g in sorted(current, key=lambda g: g.gate)
-    ]
+def admission_summary(state: DerivedState, item_id: str) -> dict[str, Any]:
+    """How an item got in: per stage of its kind, review counts and outcomes (no reviewer names), overrides,
+    gates, probe."""
+    item = state.facts[item_id]
+    stages = state.stage_summaries(item_id)
+    current = state.gates(item_id)
+    gate_rows = [{"gate": g.gate, "reasons": list(g.reasons), "blocking": g.blocking} for g in current]
     probe = next((g.details for g in current if g.gate == "probe"), None)
     return {
         "id": item.id,
         "revision": item.revision,
         "stages": stages,
         "annotations": sum(v["reviews"] for v in stages.values()),
-        "overrides": overrides,
+        "overrides": state.overrides(item_id),
         "gates": gate_rows,
         "probe": probe,
     }
-
-
-def _verdicts(verdicts: Iterable[Any]) -> dict[str, Any]:
-    counts = Counter(str(v) for v in verdicts)
-    return {"reviews": sum(counts.values()), "verdicts": dict(sorted(counts.items()))}

@@ -43,7 +43,11 @@ def release_stats(items: list[Mapping[str, Any]], agreement: Mapping[str, Any] |
         "items": len(items),
         "groups": len(groups),
         "by_language": _counts(i["language"] for i in items),
-        "by_taxonomy_leaf": {m: _counts(i[f"taxonomy_{m}"] for i in items) for m in MODALITIES},
+        "by_taxonomy_leaf": {
+            m: _counts(i[f"taxonomy_{m}"] for i in items if i.get(f"taxonomy_{m}") is not None)
+            for m in MODALITIES
+            if not items or any(f"taxonomy_{m}" in i for i in items)
+        },
         "by_tier": _counts(i["tier"] for i in items),
         "by_perturbed": _counts(i["perturbed"] for i in items),
         "by_group_size": _counts(groups.values()),

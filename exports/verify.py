@@ -171,10 +171,11 @@ def _check_references(
         try:
             import pyarrow.parquet as pq
 
-            rows = pq.read_table(parquet, columns=["id", "image", "audio"]).to_pylist()
+            names = pq.read_schema(parquet).names
+            rows = pq.read_table(parquet, columns=[c for c in ("id", "image", "audio") if c in names]).to_pylist()
         except Exception as exc:  # pyarrow raises several unrelated types for damaged files
             return [*problems, Mismatch("invalid", "data/items.parquet", f"not readable ({exc})")]
-        from_parquet = {r["id"]: (r["image"], r["audio"]) for r in rows}
+        from_parquet = {r["id"]: (r.get("image"), r.get("audio")) for r in rows}
         from_jsonl = {i: (r.get("image"), r.get("audio")) for i, r in items.items()}
         if from_parquet != from_jsonl:
             problems.append(

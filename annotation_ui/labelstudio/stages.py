@@ -9,6 +9,7 @@ recorded through ``curation.reviews.record_reviews`` — the code path of ``cura
 
 from __future__ import annotations
 
+import dataclasses
 import html
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -18,11 +19,11 @@ from pydantic import ValidationError
 from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
+from curation.kinds import GroupStage, Stage, all_stages, stage_named
 from curation.reviews import PendingReview, ReviewReport, record_reviews
-from curation.schema import REVIEW_MODELS
 from curation.tables import Asset, Person
-from curation.vocab import AUDIO_AXES, CHECKLIST_VIEWS, PLACEHOLDERS, STAGES, view_modalities
-from curation.workflow import ItemFacts, derive_status, group_inputs, load_facts
+from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS, view_modalities
+from curation.workflow import ItemFacts, derive_status, load_facts
 from curation.workspace import Workspace, record_event
 
 from .connection import Connection, Server
@@ -46,70 +47,31 @@ from .projects import (
 from .results import Control, ResultRefused, read_result
 from .tables import LsAnnotation, LsProject, LsTask
 
-NOTE = Control("textarea")
-VERDICT = Control("choices", required=True, choices=("pass", "fail"))
 
-CONTROLS: dict[str, dict[str, Control]] = {
-    "grammar": {"verdict": VERDICT, "note": NOTE},
-    "audio_signoff": {**{axis: Control("rating", required=True, max_rating=5) for axis in AUDIO_AXES}, "note": NOTE},
-    "subset_checklist": {"consistent": Control("choices", required=True, from_options=True, multiple=True)},
-    "answer_check": {"answer": Control("choices", required=True, from_options=True), "note": NOTE},
-    "group_integration": {"verdict": VERDICT, "note": NOTE},
-}
-
-_NOTE_TAG = '<TextArea name="note" toName="{to}" placeholder="Note (optional)" maxSubmissions="1" editable="true"/>'
-_VERDICT_TAG = (
-    '<Choices name="verdict" toName="{to}" choice="single-radio" required="true" showInline="true">'
-    '<Choice value="pass"/><Choice value="fail"/></Choices>'
-)
-
-LABEL_CONFIGS: dict[str, str] = {
-    "grammar": (
-        '<View><Header value="Grammar and wording: is the text fluent, unambiguous where it should be, and free of errors?"/>'
-        '<Text name="context" value="$context"/><Text name="question" value="$question"/>'
-        '<HyperText name="options_list" value="$options_html"/>'
-        + _VERDICT_TAG.format(to="context")
-        + _NOTE_TAG.format(to="context")
-        + "</View>"
-    ),
-    "audio_signoff": (
-        '<View><Header value="Listen to the clip and rate it from 1 (bad) to 5 (excellent)."/>'
-        '<Audio name="audio" value="$audio"/><Text name="context" value="$context"/>'
-        + "".join(
-            f'<Header value="{axis}" size="5"/><Rating name="{axis}" toName="audio" maxRating="5" required="true"/>'
-            for axis in AUDIO_AXES
-        )
-        + _NOTE_TAG.format(to="audio")
-        + "</View>"
-    ),
-    "subset_checklist": (
-        '<View><Header value="$view_title"/><HyperText name="panel" value="$panel"/>'
-        '<Text name="question" value="$question"/>'
-        '<Header value="Tick every option that is still consistent with what is shown here." size="5"/>'
-        '<Choices name="consistent" toName="question" value="$options" choice="multiple" required="true"/>'
-        "</View>"
-    ),
-    "answer_check": (
-        '<View><Header value="Answer the question from the text, the image and the audio together."/>'
-        '<Text name="context" value="$context"/><Image name="image" value="$image" maxWidth="640px"/>'
-        '<Audio name="audio" value="$audio"/><Text name="question" value="$question"/>'
-        '<Choices name="answer" toName="question" value="$options" choice="single-radio" required="true"/>'
-        + _NOTE_TAG.format(to="question")
-        + "</View>"
-    ),
-    "group_integration": (
-        '<View><Header value="Scene group: do the sisters form a consistent set (one perturbed modality, same options, '
-        'different answers)?"/><HyperText name="group" value="$panel"/>'
-        + _VERDICT_TAG.format(to="group")
-        + _NOTE_TAG.format(to="group")
-        + "</View>"
-    ),
-}
+def _stage(stage: str) -> Stage:
+    """The registered stage served through Label Studio; refused when unknown or without a Label Studio form."""
+    found = stage_named(stage)
+    if found is None or found.labelstudio is None:
+        served = [s.name for s in all_stages() if s.labelstudio is not None]
+        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(served)}", "stage")])
+    return found
 
 
 def _require_stage(stage: str) -> None:
-    if stage not in STAGES:
-        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(STAGES)}", "stage")])
+    _stage(stage)
+
+
+def controls(stage: str) -> dict[str, Control]:
+    """The stage's declared controls as the result reader checks them."""
+    spec = _stage(stage).labelstudio
+    assert spec is not None
+    return {name: Control(**dataclasses.asdict(c)) for name, c in spec.controls.items()}
+
+
+def label_config(stage: str) -> str:
+    spec = _stage(stage).labelstudio
+    assert spec is not None
+    return spec.label_config
 
 
 def project_key(stage: str) -> str:
@@ -117,7 +79,7 @@ def project_key(stage: str) -> str:
 
 
 def quorum(ws: Workspace, stage: str) -> int:
-    return int(getattr(ws.settings.review, f"{stage}_quorum"))
+    return _stage(stage).quorum(ws.settings.review)
 
 
 # ----- tasks --------------------------------------------------------------------------------------
@@ -134,18 +96,15 @@ def _placeholder(modality: str) -> str:
 
 
 def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, str]) -> str:
-    """HTML showing only the view's modalities; the hidden ones as their placeholders."""
+    """HTML showing only the view's modalities; the hidden ones (of those the item has) as their placeholders."""
     shown = view_modalities(view)
     parts = []
-    parts.append(f"<p>{html.escape(item.context)}</p>" if "text" in shown else _placeholder("text"))
-    if "image" in shown:
-        parts.append(image_html(connection, blobs[item.image], 640))
-    else:
-        parts.append(_placeholder("image"))
-    if "audio" in shown:
-        parts.append(audio_html(connection, blobs[item.audio]))
-    else:
-        parts.append(_placeholder("audio"))
+    if "text" in item.modalities:
+        parts.append(f"<p>{html.escape(item.context)}</p>" if "text" in shown else _placeholder("text"))
+    if "image" in item.modalities:
+        parts.append(image_html(connection, blobs[item.image], 640) if "image" in shown else _placeholder("image"))
+    if "audio" in item.modalities:
+        parts.append(audio_html(connection, blobs[item.audio]) if "audio" in shown else _placeholder("audio"))
     return "".join(parts)
 
 
@@ -155,8 +114,8 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
         options = ", ".join(f"{k}: {html.escape(v)}" for k, v in s.options.items())
         rows.append(
             f"<hr/><h4>{html.escape(s.id)} — answer {html.escape(s.answer)}</h4><p>{html.escape(s.context)}</p>"
-            + image_html(connection, blobs[s.image], 320)
-            + audio_html(connection, blobs[s.audio])
+            + (image_html(connection, blobs[s.image], 320) if s.image else "")
+            + (audio_html(connection, blobs[s.audio]) if s.audio else "")
             + f"<p>{html.escape(s.question)}</p><p>{options}</p>"
         )
     return "".join(rows)
@@ -164,6 +123,9 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
 
 def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[TaskSpec]:
     """The stage's pending items (or groups) as tasks, in the order reviewers should meet them."""
+    found = _stage(stage)
+    spec = found.labelstudio
+    assert spec is not None
     statuses = derive_status(ws)
     with ws.session() as s:
         items, perturbed = load_facts(s)
@@ -172,13 +134,13 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
     by_id = {i.id: i for i in items}
     pending = [by_id[st.id] for st in statuses if st.state == "in_review" and st.stage == stage]
     specs: list[TaskSpec] = []
-    if stage == "group_integration":
+    if isinstance(found, GroupStage):
         live = {st.id for st in statuses if st.state != "discarded"}
         groups = sorted({i.group for i in pending})
         for group in groups:
             sisters = [i for i in items if i.group == group and i.id in live]
-            inputs = group_inputs(perturbed[group], sisters)
-            media = tuple(sorted({blobs[x] for s in sisters for x in (s.image, s.audio)}))
+            inputs = found.group_inputs(perturbed[group], sisters)
+            media = tuple(sorted({blobs[x] for s in sisters for x in (s.image, s.audio) if x}))
             specs.append(
                 TaskSpec(
                     ref=f"{stage}|group:{group}|{inputs[:16]}",
@@ -189,55 +151,67 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                 )
             )
         return specs
-    if stage == "subset_checklist":
-        order = sorted(CHECKLIST_VIEWS, key=lambda v: (len(view_modalities(v)), CHECKLIST_VIEWS.index(v)))
+    if spec.per_view:
+        every = CHECKLIST_VIEWS
+        order = sorted(every, key=lambda v: (len(view_modalities(v)), every.index(v)))
         for view in order:
             for item in pending:
-                inputs = item.stage_inputs(stage)
+                if view not in found.views(item):
+                    continue
+                inputs = found.inputs(item)
                 shown = view_modalities(view)
-                media = tuple(blobs[x] for m, x in (("image", item.image), ("audio", item.audio)) if m in shown)
+                media = tuple(blobs[x] for m, x in (("image", item.image), ("audio", item.audio)) if m in shown and x)
                 specs.append(
                     TaskSpec(
                         ref=f"{stage}|item:{item.id}|{view}|{inputs[:16]}",
                         subject=f"item:{item.id}",
                         inputs_hash=inputs,
                         view=view,
-                        data={
-                            "view_title": f"View: {view} (only these modalities are shown)",
-                            "panel": _panel(connection, item, view, blobs),
-                            "question": item.question,
-                            "options": _options(item),
-                        },
+                        data=_task_data(spec.task_fields, connection, item, blobs, view),
                         media=media,
                     )
                 )
         return specs
     for item in pending:
-        inputs = item.stage_inputs(stage)
-        data: dict[str, Any] = {"context": item.context, "question": item.question}
-        media: tuple[str, ...] = ()
-        if stage == "grammar":
-            data["options_html"] = _options_html(item)
-        elif stage == "audio_signoff":
-            data["audio"] = media_url(connection, blobs[item.audio])
-            media = (blobs[item.audio],)
-        elif stage == "answer_check":
-            data.update(
-                image=media_url(connection, blobs[item.image]),
-                audio=media_url(connection, blobs[item.audio]),
-                options=_options(item),
-            )
-            media = (blobs[item.image], blobs[item.audio])
+        inputs = found.inputs(item)
+        media = tuple(blobs[getattr(item, m)] for m in ("image", "audio") if m in spec.task_fields and getattr(item, m))
         specs.append(
             TaskSpec(
                 ref=f"{stage}|item:{item.id}|{inputs[:16]}",
                 subject=f"item:{item.id}",
                 inputs_hash=inputs,
-                data=data,
+                data=_task_data(spec.task_fields, connection, item, blobs, None),
                 media=media,
             )
         )
     return specs
+
+
+def _task_data(
+    fields: tuple[str, ...], connection: Connection, item: ItemFacts, blobs: dict[str, str], view: str | None
+) -> dict[str, Any]:
+    """The task data a stage's labeling config names, rendered for one item (and view)."""
+    data: dict[str, Any] = {}
+    for name in fields:
+        if name == "context":
+            data["context"] = item.context
+        elif name == "question":
+            data["question"] = item.question
+        elif name == "options":
+            data["options"] = _options(item)
+        elif name == "options_html":
+            data["options_html"] = _options_html(item)
+        elif name in ("image", "audio"):
+            sha = getattr(item, name)
+            data[name] = media_url(connection, blobs[sha]) if sha else ""
+        elif name == "view_title":
+            data["view_title"] = f"View: {view} (only these modalities are shown)"
+        elif name == "panel":
+            assert view is not None
+            data["panel"] = _panel(connection, item, view, blobs)
+        else:
+            raise ValueError(f"a labeling config asks for task field {name!r}, which the bridge does not render")
+    return data
 
 
 def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool = False) -> PushReport:
@@ -250,7 +224,7 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
         connection,
         project_key(stage),
         f"{ws.root.name}: {stage}",
-        LABEL_CONFIGS[stage],
+        label_config(stage),
         quorum(ws, stage),
         wanted,
         recreate,
@@ -339,7 +313,7 @@ def pull_stages(ws: Workspace, connection: Connection, stages: list[str]) -> lis
 def pushed_stages(ws: Workspace) -> list[str]:
     with ws.session() as s:
         keys = set(s.execute(select(LsProject.key)).scalars())
-    return [stage for stage in STAGES if project_key(stage) in keys]
+    return [s.name for s in all_stages() if s.labelstudio is not None and project_key(s.name) in keys]
 
 
 def _pull_one(
@@ -353,15 +327,16 @@ def _pull_one(
         items, perturbed = load_facts(s)
     by_id = {i.id: i for i in items}
     sisters: dict[str, list[ItemFacts]] = defaultdict(list)
+    found = _stage(stage)
     discarded = (
-        {st.id for st in derive_status(ws) if st.state == "discarded"} if stage == "group_integration" else set()
+        {st.id for st in derive_status(ws) if st.state == "discarded"} if isinstance(found, GroupStage) else set()
     )
     for i in items:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
     outcomes: list[AnnotationOutcome] = []
     candidates: list[_Candidate] = []
-    controls = CONTROLS[stage]
+    stage_controls = controls(stage)
 
     for task in tasks:
         task_id = int(task["id"])
@@ -382,7 +357,7 @@ def _pull_one(
             if ann.get("was_cancelled"):
                 outcomes.append(replace(base, outcome="skipped"))
                 continue
-            values = _judge_annotation(stage, row, ann, person, email, by_id, sisters, perturbed, controls)
+            values = _judge_annotation(found, row, ann, person, email, by_id, sisters, perturbed, stage_controls)
             if isinstance(values, str):
                 outcomes.append(replace(base, outcome="refused", reason=values))
                 continue
@@ -391,7 +366,7 @@ def _pull_one(
                 _Candidate(int(ann["id"]), task_id, updated, row.subject, user, person.name, row.view, values)
             )
 
-    pendings, done, superseded = _records(stage, candidates)
+    pendings, done, superseded = _records(found, candidates, by_id)
     for outcome, reason, group in (
         ("superseded", "a later annotation by the same reviewer replaces it", superseded),
         ("incomplete", "waiting for the reviewer's other views of this item", done["incomplete"]),
@@ -411,7 +386,7 @@ def _pull_one(
 
 
 def _judge_annotation(
-    stage: str,
+    stage: Stage,
     row: LsTask,
     ann: dict[str, Any],
     person: Person | None,
@@ -435,25 +410,26 @@ def _judge_annotation(
         return no_person(email)
     if "reviewer" not in person.role_set:
         return f"{person.name!r} ({email}) does not have the reviewer role"
-    if kind == "group":
+    if isinstance(stage, GroupStage):
         members = sisters.get(ident, [])
         if person.name in {m.author for m in members}:
             return f"{person.name!r} authored an item of group {ident!r}: nobody reviews their own item"
-        current = group_inputs(perturbed.get(ident, ""), [m for m in members])
+        current = stage.group_inputs(perturbed.get(ident, ""), list(members))
     else:
         assert item is not None
         if item.author == person.name:
             return f"{person.name!r} authored {item.id!r}: nobody reviews their own item"
-        current = item.stage_inputs(stage)
+        current = stage.inputs(item)
     if current != row.inputs_hash:
         return "stale: the item (or group) changed after this task was pushed; push again and review the new task"
     return values
 
 
 def _records(
-    stage: str, candidates: list[_Candidate]
+    stage: Stage, candidates: list[_Candidate], by_id: dict[str, ItemFacts]
 ) -> tuple[list[PendingReview], dict[str, list[_Candidate]], list[_Candidate]]:
-    """Review records from the latest annotation per reviewer, subject (and view); checklists need all 7 views."""
+    """Review records from the latest annotation per reviewer, subject (and view); a per-view stage needs every
+    view of the item."""
     latest: dict[tuple[str, str, str | None], _Candidate] = {}
     superseded: list[_Candidate] = []
     for c in sorted(candidates, key=lambda c: (c.updated_at, c.annotation)):
@@ -468,27 +444,22 @@ def _records(
         by_reviewer[(subject, person)].append(c)
     for (subject, person), cs in sorted(by_reviewer.items()):
         kind, _, ident = subject.partition(":")
-        record: dict[str, Any] = {"stage": stage, "reviewer": person, "group" if kind == "group" else "item": ident}
-        first = cs[0].values
-        if stage == "subset_checklist":
-            views = {c.view: c.values["consistent"] for c in cs}
-            if set(views) != set(CHECKLIST_VIEWS):
-                done["incomplete"].extend(cs)
-                continue
-            record["consistent"] = views
-        elif stage == "audio_signoff":
-            record["scores"] = {axis: first[axis] for axis in AUDIO_AXES}
-            record["note"] = first.get("note", "")
-        elif stage == "answer_check":
-            record["answer"] = first["answer"][0]
-            record["note"] = first.get("note", "")
-        else:
-            record["verdict"] = first["verdict"][0]
-            record["note"] = first.get("note", "")
+        record: dict[str, Any] = {
+            "stage": stage.name,
+            "reviewer": person,
+            "group" if kind == "group" else "item": ident,
+        }
+        fields = stage.record_from_annotation(
+            by_id.get(ident) if kind == "item" else None, {c.view: c.values for c in cs}
+        )
+        if fields is None:
+            done["incomplete"].extend(cs)
+            continue
+        record.update(fields)
         try:
-            review = REVIEW_MODELS[stage].model_validate(record)
+            review = stage.record_model.model_validate(record)
         except ValidationError as exc:  # read_result already checked every value; kept as a last guard
-            raise ValidationFailed([Problem(str(exc), stage, cs[0].annotation)]) from exc
+            raise ValidationFailed([Problem(str(exc), stage.name, cs[0].annotation)]) from exc
         # The annotation id stands in for the line number in any message record_reviews gives.
         pendings.append(PendingReview(cs[0].annotation, review))  # type: ignore[arg-type]
         done["recorded"].extend(cs)

@@ -69,22 +69,20 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
     """Every item not discarded, with its valid review records (the workflow's own selection)."""
     from sqlalchemy import select
 
-    from curation.tables import Decision, Item
-    from curation.workflow import Derivation, load_facts, load_records
+    from curation.derived import load_derived
+    from curation.tables import Item
 
+    state = load_derived(ws)
     with ws.session() as s:
-        facts, perturbed = load_facts(s)
-        records = load_records(s)
-        decisions = list(s.execute(select(Decision)).scalars())
         taxonomy = dict(s.execute(select(Item.id, Item.taxonomy)).all())
-    derivation = Derivation(ws.settings.review, facts, perturbed, records, decisions)
     items = []
-    for fact in facts:
-        if fact.id in derivation.discarded:
+    for fact in state.facts.values():
+        if fact.id in state.discarded:
             continue
         by_stage = {
-            stage: [(r.reviewer, r.payload) for r in derivation.valid_records(fact, stage)]
+            stage: [(r.reviewer, r.payload) for r in state.records(fact.id, stage)]
             for stage in ("audio_signoff", "subset_checklist", "answer_check")
+            if stage in state.kind(fact.id).stage_names
         }
         items.append(
             ReviewedItem(
@@ -95,7 +93,7 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
                 options=tuple(sorted(fact.options)),
                 taxonomy=dict(taxonomy.get(fact.id) or {}),
                 records=by_stage,
-                adjudicated=frozenset(stage for item_id, stage in derivation.overrides if item_id == fact.id),
+                adjudicated=frozenset(state.overrides(fact.id)),
             )
         )
     return items

@@ -1,0 +1,77 @@
+"""The ``mcq`` kind: TRIAD-style multiple choice over a modality set ({text, image, audio} by default).
+
+Stages, in order: grammar, audio_signoff (items with audio only), subset_checklist, answer_check, and the
+group stage group_integration. Definition 1 holds over each item's own views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ...schema import ItemContent
+from ...vocab import MODALITIES, modality_set
+from .._parts import Kind, ReleaseLayout
+from .._registry import register_kind
+from .answer_check import AnswerCheck
+from .audio_signoff import AudioSignoff
+from .grammar import Grammar
+from .group_integration import GroupIntegration
+from .subset_checklist import SubsetChecklist, combine_checklist, well_posedness_reasons
+
+ITEM_COLUMNS = (
+    "id",
+    "group",
+    "perturbed",
+    "language",
+    "context",
+    "question",
+    "options",
+    "answer",
+    "taxonomy_text",
+    "taxonomy_image",
+    "taxonomy_audio",
+    "ambiguous",
+    "tier",
+    "image",
+    "audio",
+    "image_sha256",
+    "audio_sha256",
+    "image_source",
+    "image_license",
+    "audio_source",
+    "audio_license",
+    "revision",
+)
+"""The release's item record of a TRIAD item: one row of data/items.parquet and one line of data/items.jsonl."""
+
+_MODALITY_COLUMNS = {
+    "text": ("context", "taxonomy_text"),
+    "image": ("taxonomy_image", "image", "image_sha256", "image_source", "image_license"),
+    "audio": ("taxonomy_audio", "audio", "audio_sha256", "audio_source", "audio_license"),
+}
+
+
+def item_columns(modalities: Sequence[str]) -> tuple[str, ...]:
+    """The record columns of a release whose items have these modalities: an absent modality's columns go."""
+    absent = {c for m in MODALITIES if m not in modalities for c in _MODALITY_COLUMNS[m]}
+    return tuple(c for c in ITEM_COLUMNS if c not in absent)
+
+
+MCQ = register_kind(
+    Kind(
+        name="mcq",
+        item_model=ItemContent,
+        modalities=MODALITIES,
+        default_modalities=MODALITIES,
+        stages=[Grammar(), AudioSignoff(), SubsetChecklist(), AnswerCheck(), GroupIntegration()],
+        gates=("media", "audit", "probe"),
+        release=ReleaseLayout(
+            data_files=("data/items.parquet", "data/items.jsonl"),
+            columns=item_columns,
+            card_sections=("summary", "composition", "collection", "annotation", "agreement", "licenses"),
+        ),
+        min_modalities=2,
+    )
+)
+
+__all__ = ["ITEM_COLUMNS", "MCQ", "combine_checklist", "item_columns", "modality_set", "well_posedness_reasons"]

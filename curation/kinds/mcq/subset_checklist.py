@@ -1,0 +1,147 @@
+"""The modality-subset checklist (TRIAD §4.3): per view, the options still consistent; Definition 1 decides.
+
+An item answers exactly the non-empty views of its own modalities ({text, image}: ``text``, ``image``,
+``text+image``); the reviewers' sets are combined by the configured rule (``[review] combine``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from ...facts import ItemFacts, RecordFacts, StageOutcome, digest
+from ...schema import ChecklistReview
+from ...vocab import CHECKLIST_VIEWS, modality_set, strict_views_of, view_modalities, view_name
+from .._parts import Control, LabelStudioSpec, Stage, UiPage
+
+if TYPE_CHECKING:
+    from ...config import ReviewSettings
+
+
+def combine_checklist(
+    records: list[Mapping[str, list[str]]], rule: str, views: Sequence[str] | None = None
+) -> dict[str, set[str]]:
+    """Per view, combine reviewers' consistent-option sets with ``any``, ``majority`` or ``all``.
+
+    ``views`` defaults to the views the records answer (all seven for a TRIAD item).
+    """
+    if views is None:
+        answered = {v for rec in records for v in rec}
+        views = [v for v in CHECKLIST_VIEWS if v in answered] or list(CHECKLIST_VIEWS)
+    combined: dict[str, set[str]] = {}
+    n = len(records)
+    for view in views:
+        sets = [set(rec.get(view, ())) for rec in records]
+        if rule == "any":
+            combined[view] = set().union(*sets)
+        elif rule == "all":
+            combined[view] = set.intersection(*sets) if sets else set()
+        else:
+            counts = Counter(opt for chosen in sets for opt in chosen)
+            combined[view] = {o for o, c in counts.items() if c * 2 > n}
+    return combined
+
+
+def well_posedness_reasons(
+    sets: Mapping[str, set[str]], answer: str, modalities: Sequence[str] | None = None
+) -> list[str]:
+    """TRIAD Definition 1 on per-view consistent sets, over the item's own modalities; also used by the checker.
+
+    ``modalities`` defaults to those of the largest view in ``sets``.
+    """
+    if modalities is None:
+        modalities = modality_set({m for v in sets for m in view_modalities(v)})
+    own = modality_set(modalities)
+    full_view = view_name(set(own))
+    reasons: list[str] = []
+    full = sets[full_view]
+    if full != {answer}:
+        reasons.append("label_mismatch" if len(full) <= 1 else "underdetermined")
+    reasons += [f"reducible:{view}" for view in strict_views_of(own) if len(sets[view]) < 2]
+    if full == {answer}:
+        for modality in own:
+            without = view_name(set(own) - {modality})
+            if without == "none":
+                continue  # a one-modality item has no view without its only modality to compare
+            if not sets[without] > full:
+                reasons.append(f"not_enlarging:{modality}")
+    return reasons
+
+
+class SubsetChecklist(Stage):
+    name = "subset_checklist"
+    record_model = ChecklistReview
+    default_quorum = 3
+    page = UiPage("pages/subset_checklist.py", "Subset checklist", ":material/checklist:")
+    help = "per view, the options still consistent"
+    labelstudio = LabelStudioSpec(
+        label_config=(
+            '<View><Header value="$view_title"/><HyperText name="panel" value="$panel"/>'
+            '<Text name="question" value="$question"/>'
+            '<Header value="Tick every option that is still consistent with what is shown here." size="5"/>'
+            '<Choices name="consistent" toName="question" value="$options" choice="multiple" required="true"/>'
+            "</View>"
+        ),
+        controls={"consistent": Control("choices", required=True, from_options=True, multiple=True)},
+        task_fields=("view_title", "panel", "question", "options"),
+        per_view=True,
+    )
+
+    def inputs(self, item: ItemFacts) -> str:
+        return digest(self.name, item.context, item.question, item.options, item.image, item.audio)
+
+    def judge(self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings) -> StageOutcome:
+        if len(records) < self.quorum(settings):
+            return StageOutcome(None)
+        sets = combine_checklist([r.payload["consistent"] for r in records], settings.combine, self.views(item))
+        reasons = well_posedness_reasons(sets, item.answer, item.modalities)
+        return StageOutcome(not reasons, reasons)
+
+    def record_problems(self, review: BaseModel, item: ItemFacts) -> list[tuple[str, str]]:
+        assert isinstance(review, ChecklistReview)
+        keys = set(item.options)
+        wanted = self.views(item)
+        problems = []
+        if set(review.consistent) != set(wanted):
+            problems.append(
+                (
+                    "consistent",
+                    f"{item.id!r} has the modalities {', '.join(item.modalities)}: its checklist answers exactly "
+                    f"the views {', '.join(wanted)}",
+                )
+            )
+        problems += [
+            (
+                f"consistent.{view}",
+                f"option(s) {', '.join(sorted(set(opts) - keys))} are not options of {item.id!r} "
+                f"({', '.join(sorted(keys))})",
+            )
+            for view, opts in review.consistent.items()
+            if set(opts) - keys
+        ]
+        return problems
+
+    def admission(self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings) -> dict[str, Any]:
+        rule = settings.combine
+        payloads = [r.payload["consistent"] for r in records]
+        combined = combine_checklist(payloads, rule, self.views(item)) if records else {}
+        return {
+            "reviews": len(records),
+            "combine": rule,
+            "consistent": {view: sorted(keys) for view, keys in combined.items()},
+            "unanimous_views": sum(
+                1 for view in combined if len({tuple(sorted(p.get(view, []))) for p in payloads}) == 1
+            ),
+        }
+
+    def record_from_annotation(
+        self, item: ItemFacts | None, values: Mapping[str | None, Mapping[str, Any]]
+    ) -> dict[str, Any] | None:
+        assert item is not None
+        views = {view: v["consistent"] for view, v in values.items()}
+        if set(views) != set(self.views(item)):
+            return None
+        return {"consistent": views}
