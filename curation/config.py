@@ -65,6 +65,10 @@ class GateSettings(_Section):
     probe: GateMode = "off"
     media: GateMode = "block"
     audit: GateMode = "block"
+    story_audit: GateMode = "block"
+    """Omni-StoryBench App. C: duplicate conditions, foreign 8-word spans, duplicate clusters across books."""
+    story_overlap: GateMode = "warn"
+    """A condition sharing 8+ words with its own reference narration (App. C flags, never removes, these)."""
 
     def mode(self, gate: str) -> str:
         """The policy of the gate named ``gate`` (release gates named ``media_*`` follow ``media``)."""

@@ -72,3 +72,5 @@ def stage_registered(kind: str, stage: Stage, before: str | None = None) -> Iter
 def _load_builtin() -> None:
     if "mcq" not in _KINDS:
         from . import mcq  # noqa: F401  (registers itself)
+    if "story_transition" not in _KINDS:
+        from . import story  # noqa: F401  (registers itself)

@@ -8,13 +8,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cache
 from typing import Any, Protocol
 
 from .schema import BookMetadata, NextPageConditions, Scores, SpeechTarget, prompt_hash
 
 TASKS = ("book_meta", "conditions", "speech", "score")
 TASK_MODELS = {"book_meta": BookMetadata, "conditions": NextPageConditions, "speech": SpeechTarget, "score": Scores}
+
+
+@cache
+def task_schema(task: str) -> dict[str, Any]:
+    """The JSON schema a task's answer is held to (computed once: pydantic takes milliseconds per call)."""
+    return TASK_MODELS[task].model_json_schema()
+
 
 BOOK_META_SYSTEM = (
     "You are an expert metadata curator for children's and general storybooks. Read the entire book text and "
@@ -51,11 +59,14 @@ class StructuredRequest:
     system: str
     user: str
     images: tuple[str, ...] = ()
-    schema: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return task_schema(self.task)
 
     @property
     def prompt_hash(self) -> str:
-        return prompt_hash(self.system, self.user, self.schema)
+        return prompt_hash(self.system, self.user, self.task)
 
 
 class StructuredModel(Protocol):
@@ -72,7 +83,7 @@ class StructuredModel(Protocol):
 def book_meta_request(book: str, title: str, pages: Sequence[str]) -> StructuredRequest:
     text = "\n\n".join(pages)
     user = f"Generate metadata for the following single book.\nBOOK_NAME: {title or book}\nBOOK_TEXT:\n<<<BOOK_START\n{text}\nBOOK_END>>>"
-    return StructuredRequest(f"book:{book}", "book_meta", BOOK_META_SYSTEM, user, (), BookMetadata.model_json_schema())
+    return StructuredRequest(f"book:{book}", "book_meta", BOOK_META_SYSTEM, user, ())
 
 
 def conditions_request(
@@ -83,16 +94,14 @@ def conditions_request(
         f"Previous Page:\n(image)\nText:\n{current[1]}\nGold Next Page:\n(image)\nText:\n{nxt[1]}\n"
         "# Write ONLY the JSON object. No backticks, no commentary."
     )
-    return StructuredRequest(
-        subject, "conditions", CONDITIONS_SYSTEM, user, (current[0], nxt[0]), NextPageConditions.model_json_schema()
-    )
+    return StructuredRequest(subject, "conditions", CONDITIONS_SYSTEM, user, (current[0], nxt[0]))
 
 
 def speech_request(subject: str, story: str, lines: Sequence[str]) -> StructuredRequest:
     user = f"# Story -\n{story}\n# Lines -\n" + "\n".join(lines) + "\n# Metadata -"
-    return StructuredRequest(subject, "speech", SPEECH_SYSTEM, user, (), SpeechTarget.model_json_schema())
+    return StructuredRequest(subject, "speech", SPEECH_SYSTEM, user, ())
 
 
 def score_request(subject: str, current: tuple[str, str], nxt: tuple[str, str]) -> StructuredRequest:
     user = f"Current page:\n(image)\n{current[1]}\n\nNext page:\n(image)\n{nxt[1]}"
-    return StructuredRequest(subject, "score", SCORE_SYSTEM, user, (current[0], nxt[0]), Scores.model_json_schema())
+    return StructuredRequest(subject, "score", SCORE_SYSTEM, user, (current[0], nxt[0]))

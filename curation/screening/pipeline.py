@@ -221,6 +221,8 @@ class _Runner:
 
     def _rule_batch(self, step: str, batch: Sequence[tuple[_Row, str]]) -> list[dict[str, Any]]:
         settings = self.settings.rules
+        if step == "image":
+            rules.probe_images(path for row, _ in batch for path in (row.current_image, row.next_image))
         results = []
         for row, key in batch:
             if step == "length":

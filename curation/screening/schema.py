@@ -152,17 +152,14 @@ class CandidateLine(_Strict):
         return value
 
 
-def prompt_hash(system: str, user: str, schema: dict | None = None) -> str:
-    """A stable identity for a prompt: its system and user text and the output schema it was held to."""
-    import json
-
-    blob = json.dumps([system, user, schema], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:32]
-
-
-def scores_json_schema() -> dict:
-    """The JSON schema a scoring backend is constrained to (guided decoding / response_format)."""
-    return Scores.model_json_schema()
+def prompt_hash(system: str, user: str, task: str) -> str:
+    """A stable identity for a prompt: its system and user text and the task (whose output schema it was
+    held to; the schema itself is fixed by this program's version)."""
+    digest = hashlib.sha256()
+    for part in (task, system, user):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:32]
 
 
 class StoryTransition(_Strict):

@@ -1,4 +1,4 @@
-"""``curate import candidates``, ``curate screen``, ``curate story-audit`` (the funnel is in ``curate funnel``)."""
+"""``curate import candidates``, ``curate screen``, ``curate story audit|promote|revise|diff`` (the screening\nfunnel is shown by ``curate funnel``)."""
 
 from __future__ import annotations
 
@@ -72,12 +72,27 @@ def screen_cmd(
         print_screen_funnel(funnel)
 
 
-def story_audit_cmd(json_out: JsonFlag = False) -> None:
-    """The string-overlap and duplicate audits of Omni-StoryBench (App. C) over the selected transitions."""
-    from curation.screening.transitions import audit_selected
+story_app = typer.Typer(help="Story transitions (Omni-StoryBench): promote, revise, audit.", no_args_is_help=True)
 
+
+@story_app.command("audit")
+def story_audit_cmd(
+    selected: Annotated[
+        bool, typer.Option("--selected", help="Audit the last screen's selection (candidates), storing nothing.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """The string-overlap and duplicate audits of Omni-StoryBench (App. C); on story items they are stored
+    as the story_audit (blocking) and story_overlap (warning) gates."""
     ws = open_workspace()
-    report = audit_selected(ws, ws.settings.screen).to_json()
+    if selected:
+        from curation.screening.transitions import audit_selected
+
+        report = audit_selected(ws, ws.settings.screen).to_json()
+    else:
+        from curation.screening.items import audit_story_items
+
+        report = audit_story_items(ws).to_json()
     if json_out:
         print_json(report)
         return
@@ -91,9 +106,66 @@ def story_audit_cmd(json_out: JsonFlag = False) -> None:
     )
 
 
+@story_app.command("promote")
+def story_promote_cmd(
+    actor: Annotated[str, typer.Option(help="Who is promoting (recorded in the event log).")] = "cli",
+    json_out: JsonFlag = False,
+) -> None:
+    """Make the transitions the last screen kept into story items (media hashed and stored now)."""
+    from curation.screening.items import promote_selected
+
+    ws = open_workspace()
+    report = promote_selected(ws, ws.settings.screen, actor=actor)
+    if json_out:
+        print_json({"created": report.created, "unchanged": report.unchanged, "new_media": report.new_media})
+    else:
+        out_console.print(report.summary())
+
+
+@story_app.command("revise")
+def story_revise_cmd(
+    file: Annotated[Path, typer.Argument(help="Revise records JSONL: {item, stage: revise, reviewer, edits, note}.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Apply reviewers' edits as new revisions (each record is its reviewer's sign-off), all or nothing."""
+    from curation.errors import Problem, ValidationFailed
+    from curation.jsonl import read_models
+    from curation.screening.items import revise_items
+    from curation.screening.revise import ReviseRecord
+
+    problems: list[Problem] = []
+    records = list(read_models(file, ReviseRecord, problems))
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was recorded")
+    report = revise_items(open_workspace(), records, str(file))
+    if json_out:
+        print_json({"revised": report.revised, "signed_off": report.signed_off})
+    else:
+        out_console.print(report.summary())
+
+
+@story_app.command("diff")
+def story_diff_cmd(
+    item: Annotated[str, typer.Argument(help="Story item id.")],
+    json_out: JsonFlag = False,
+) -> None:
+    """The item's annotation fields that differ from the model's proposal, and who changed them."""
+    from curation.screening.items import story_item
+    from curation.screening.revise import diff_against_proposal
+
+    changes = diff_against_proposal(story_item(open_workspace(), item))
+    if json_out:
+        print_json([{"path": c.path, "proposed": c.proposed, "current": c.current, "by": c.by} for c in changes])
+        return
+    table = Table("field", "model proposed", "now", "by")
+    for c in changes:
+        table.add_row(c.path, str(c.proposed), str(c.current), c.by)
+    out_console.print(table if changes else f"{item}: as the model proposed")
+
+
 def register(app: typer.Typer) -> None:
     from .items import import_app
 
     import_app.command("candidates")(import_candidates_cmd)
     app.command("screen")(screen_cmd)
-    app.command("story-audit")(story_audit_cmd)
+    app.add_typer(story_app, name="story")

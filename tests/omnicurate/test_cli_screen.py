@@ -43,7 +43,7 @@ def test_import_screen_funnel_and_audit(workspace, tmp_path: Path) -> None:  # t
     assert shown["screening"]["steps"][0]["reasons"] == {"length:next_too_long": 1}
     table = invoke(*w, "funnel")
     assert "language:sw" in table.stdout and "select:not_best_in_book" in table.stdout
-    audit = json.loads(invoke(*w, "story-audit", "--json").stdout)
+    audit = json.loads(invoke(*w, "story", "audit", "--selected", "--json").stdout)
     assert audit["items"] == funnel["kept"] and len(audit["clusters"]) == 1
     assert audit["reference_span"]["flagged"] == [corpus.planted["reference_span"]]
 

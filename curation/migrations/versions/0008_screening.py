@@ -1,19 +1,22 @@
-"""screening: candidate story transitions as light rows, and each screening step's outcome per candidate
+"""screening: candidate story transitions as light rows, each screening step's outcome per candidate, and
+item.extra (a kind's own fields: a story transition's next page, annotations and their proposals)
 
-Revision ID: 0007_screening
-Revises: 0003_checker
+Revision ID: 0008_screening
+Revises: 0007_item_kind
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007_screening"
-down_revision = "0003_checker"
+revision = "0008_screening"
+down_revision = "0007_item_kind"
 branch_labels = None
 depends_on = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("item") as batch:
+        batch.add_column(sa.Column("extra", sa.JSON(), nullable=True))
     op.create_table(
         "candidate",
         sa.Column("id", sa.String(length=200), nullable=False),
@@ -54,3 +57,5 @@ def downgrade() -> None:
     op.drop_table("screen_result")
     op.drop_index("ix_candidate_book", table_name="candidate")
     op.drop_table("candidate")
+    with op.batch_alter_table("item") as batch:
+        batch.drop_column("extra")
