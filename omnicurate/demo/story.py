@@ -29,11 +29,11 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
             ws.add_person(name, roles, email=f"{name}@demo.omnicurate.org", actor="demo")
     corpus_dir = ws.root / "corpus"
     if not (corpus_dir / "candidates.jsonl").is_file():
-        build_corpus(corpus_dir, books=10)
+        build_corpus(corpus_dir, books=14)
     settings = ws.settings.screen
     if not settings.model.backend:
         settings.model.backend = "replay:corpus/replay.jsonl"
-        settings.top = 8
+        settings.top = 12
         ws.settings.save(ws.root / CONFIG_NAME)
     report = import_candidates(ws, corpus_dir / "candidates.jsonl", actor="demo")
     log(f"candidates: {report.summary()}")
@@ -52,8 +52,18 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
         f"{audit['reference_span']['median']:g} words ({len(audit['reference_span']['flagged'])} flagged), "
         f"{len(audit['clusters'])} duplicate cluster(s) over {audit['clustered_items']} transitions"
     )
+    _resolve_republished(ws, log)
     _print_status(ws, log)
+    _release(ws, log)
     return ws
+
+
+def _release(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Publish the admitted transitions as 0.1.0 in <workspace>/releases/0.1.0; a rerun is a no-op."""
+    from exports.story_release import build_story_release
+
+    result = build_story_release(ws, "0.1.0", name="omnicurate-story-demo", actor="demo")
+    log(f"release: {result.version} with {result.items} transitions at {result.path}")
 
 
 def _reviews(ws, corpus_dir: Path, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
@@ -96,6 +106,21 @@ def _reviews(ws, corpus_dir: Path, log: Callable[[str], None]) -> None:  # type:
     records = [r for r in records if f"item:{r[1].item}" not in done]
     if records:
         log(f"revise: {revise_items(ws, records, 'demo').summary()} (rev2 edited {kept[0]}: {', '.join(edits)})")
+
+
+def _resolve_republished(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """maya keeps one transition of each republished pair: the later copy is discarded, the audit re-run."""
+    from curation.reviews import decide
+    from curation.screening.items import audit_story_items
+    from curation.workflow import derive_status
+
+    held = [s for s in derive_status(ws) if s.state == "held" and any(r.startswith("duplicate:") for r in s.reasons)]
+    copies = sorted({s.id for s in held if s.group.endswith("r")})
+    for item in copies:
+        decide(ws, item, "maya", "discard", "republished copy of another book in the collection (App. C duplicate)")
+        log(f"audit: maya discarded {item}, a republished copy")
+    if copies:
+        audit_story_items(ws, actor="demo")
 
 
 def _print_status(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
