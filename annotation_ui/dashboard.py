@@ -10,9 +10,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.kinds import stage_names
 from curation.tables import GateResult, Item
 from curation.taxonomy import TAXONOMY
-from curation.vocab import MODALITIES, STAGES, STATES
+from curation.vocab import MODALITIES, STATES
 from curation.workflow import funnel
 from curation.workspace import Workspace
 
@@ -47,16 +48,17 @@ def dashboard_data(snap: Snapshot) -> DashboardData:
     live = [st for st in snap.statuses if st.state != "discarded"]
     per_leaf = Counter((m, snap.taxonomy[st.id][m]) for st in live for m in MODALITIES if st.id in snap.taxonomy)
     leaves = [LeafCount(m, leaf, per_leaf.get((m, leaf), 0)) for m in MODALITIES for leaf in TAXONOMY[m]]
-    order = {stage: n for n, stage in enumerate(STAGES)}
+    stages = stage_names()  # every registered stage, each kind's in its order
+    order = {stage: n for n, stage in enumerate(stages)}
     reached = {
         stage: sum(
             1 for st in live if st.state in ("held", "admitted") or order.get(st.stage or "", -1) >= order[stage]
         )
-        for stage in STAGES
+        for stage in stages
     }
     sizes = Counter(Counter(st.group for st in live).values())
     workload = [
-        {"reviewer": name, **{stage: counts.get(stage, 0) for stage in STAGES}, "total": sum(counts.values())}
+        {"reviewer": name, **{stage: counts.get(stage, 0) for stage in stages}, "total": sum(counts.values())}
         for name, counts in sorted(snap.workload.items())
     ]
     return DashboardData(

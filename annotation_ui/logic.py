@@ -207,7 +207,7 @@ class ViewContent:
 
 
 def checklist_view(item: ItemFacts, view: str) -> ViewContent:
-    """Only VIEW's modalities; the answer is not part of it."""
+    """Only VIEW's modalities (placeholders for the item's other ones); the answer is not part of it."""
     shown = view_modalities(view)
     return ViewContent(
         item=item.id,
@@ -215,7 +215,7 @@ def checklist_view(item: ItemFacts, view: str) -> ViewContent:
         context=item.context if "text" in shown else None,
         image=item.image if "image" in shown else None,
         audio=item.audio if "audio" in shown else None,
-        placeholders={m: PLACEHOLDERS[m] for m in MODALITIES if m not in shown},
+        placeholders={m: PLACEHOLDERS[m] for m in item.modalities if m not in shown},
         question=item.question,
         options=dict(item.options),
     )
@@ -238,21 +238,11 @@ def blind_item(item: ItemFacts) -> BlindItem:
 
 
 @dataclass(frozen=True)
-class SisterCard:
-    id: str
-    context: str
-    image: str
-    audio: str
-    question: str
-    options: dict[str, str]
-    answer: str
-
-
-@dataclass(frozen=True)
 class GroupPanel:
     group: str
     perturbed: str
-    sisters: list[SisterCard]
+    sisters: list[ItemFacts]
+    """The live sisters, in id order (the group reviewer sees their labels)."""
     varying: frozenset[str]
     """Modalities whose content differs between sisters: the perturbed one, and any other is a finding."""
     rule_reasons: list[str]
@@ -264,9 +254,9 @@ def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
         raise NotFoundError(f"no group {group!r}")
     sisters = snap.live_sisters(group)
     values = {"text": lambda i: i.context, "image": lambda i: i.image, "audio": lambda i: i.audio}
-    varying = frozenset(m for m in MODALITIES if len({values[m](i) for i in sisters}) > 1)
-    cards = [SisterCard(i.id, i.context, i.image, i.audio, i.question, dict(i.options), i.answer) for i in sisters]
-    return GroupPanel(group, snap.perturbed[group], cards, varying, snap.group_rule_reasons(ws, group))
+    present = [m for m in MODALITIES if any(m in i.modalities for i in sisters)]
+    varying = frozenset(m for m in present if len({values[m](i) for i in sisters}) > 1)
+    return GroupPanel(group, snap.perturbed[group], sisters, varying, snap.group_rule_reasons(ws, group))
 
 
 # ----- recording --------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from curation.derived import load_derived
 from curation.errors import NotFoundError
 from curation.tables import Asset, GateResult, Item, utcnow
+from curation.vocab import MODALITIES
 
 from .backends.base import ProbeBackend
 from .cache import ProbeCache
@@ -39,7 +40,8 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
             raise NotFoundError(f"no item named {', '.join(missing)} in this workspace")
     items = []
     for row in rows:
-        image, audio = assets[row.image], assets[row.audio]
+        image = assets[row.image] if row.image else None
+        audio = assets[row.audio] if row.audio else None
         transcript = (row.provenance or {}).get("audio", {}).get("transcript")
         items.append(
             ProbeItem(
@@ -49,12 +51,13 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
                 question=row.question,
                 options=dict(row.options),
                 answer=row.answer,
-                image=ws.asset_path(image),
-                audio=ws.asset_path(audio),
-                image_sha=image.sha256,
-                audio_sha=audio.sha256,
+                image=ws.asset_path(image) if image else None,
+                audio=ws.asset_path(audio) if audio else None,
+                image_sha=image.sha256 if image else "",
+                audio_sha=audio.sha256 if audio else "",
                 audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
-                audio_seconds=audio.duration_s,
+                audio_seconds=audio.duration_s if audio else None,
+                modalities=tuple(row.modalities) if row.modalities else MODALITIES,
             )
         )
     return items

@@ -53,8 +53,9 @@ class EstimatorConfig:
         if not 0 < self.min_probability <= 1:
             raise ValueError("the binomial rule's minimum probability must be in (0, 1]")
 
-    def k_for(self, view: str) -> int:
-        return self.k_full if view == FULL_VIEW else self.k_strict
+    def k_for(self, view: str, full_view: str = FULL_VIEW) -> int:
+        """K for a view: ``k_full`` for the item's full view, ``k_strict`` for the others."""
+        return self.k_full if view == full_view else self.k_strict
 
     def probe_parameters(self) -> dict[str, Any]:
         """What changes the raw probe output, hence the cache key; τ and the rule are applied afterwards."""
@@ -156,9 +157,10 @@ def estimate_from_probs(
     option_keys: Sequence[str],
     config: EstimatorConfig,
     audio_route: str = "hidden",
+    full_view: str = FULL_VIEW,
 ) -> ViewEstimate:
     """Apply the configured rule to option probabilities (already at the sampling temperature)."""
-    k = config.k_for(view)
+    k = config.k_for(view, full_view)
     full = {key: float(probs.get(key, 0.0)) for key in option_keys}
     if config.rule == "threshold":
         consistent = [key for key, p in full.items() if p >= config.tau]

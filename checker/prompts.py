@@ -61,6 +61,8 @@ class ProbeRequest:
     audio_route: AudioRoute
     answer_format: AnswerFormat = "letter"
     seed: int = 0
+    full_view: str = "text+image+audio"
+    """The item's full view: it gets ``k_full`` samples (``text+image`` for a {text, image} item)."""
 
     @property
     def prompt_text(self) -> str:
@@ -92,24 +94,31 @@ def build_request(
 ) -> ProbeRequest:
     """The P0 prompt for ``view`` of ``item``; ``audio_input=False`` routes audio as text (G.6)."""
     keys = tuple(item.options)
+    has = item.modalities
+    if view not in item.views:
+        raise ValueError(f"{item.id} has the modalities {', '.join(has)}; {view!r} is not one of its views")
     parts: list[Part] = []
-    text = PLACEHOLDERS["text"] if not shows(view, "text") else item.context
-    parts.append(Part("text", f"Context (text): {text}\nImage: "))
-    if shows(view, "image"):
-        parts.append(Part("image"))
-    else:
-        parts.append(Part("text", PLACEHOLDERS["image"]))
-    parts.append(Part("text", "\nAudio: "))
-    route: AudioRoute
-    if not shows(view, "audio"):
-        route = "hidden"
-        parts.append(Part("text", PLACEHOLDERS["audio"]))
-    elif audio_input:
-        route = "native"
-        parts.append(Part("audio"))
-    else:
-        route = "transcript" if item.audio_transcript else "description"
-        parts.append(Part("text", audio_description(item)))
+    lines: list[str] = []  # an item over fewer modalities has no line (and no placeholder) for the others
+    if "text" in has:
+        text = PLACEHOLDERS["text"] if not shows(view, "text") else item.context
+        lines.append(f"Context (text): {text}")
+    parts.append(Part("text", "\n".join(lines)))
+    if "image" in has:
+        parts.append(Part("text", ("\n" if lines else "") + "Image: "))
+        lines.append("Image")
+        parts.append(Part("image") if shows(view, "image") else Part("text", PLACEHOLDERS["image"]))
+    route: AudioRoute = "hidden"
+    if "audio" in has:
+        parts.append(Part("text", ("\n" if lines else "") + "Audio: "))
+        lines.append("Audio")
+        if not shows(view, "audio"):
+            parts.append(Part("text", PLACEHOLDERS["audio"]))
+        elif audio_input:
+            route = "native"
+            parts.append(Part("audio"))
+        else:
+            route = "transcript" if item.audio_transcript else "description"
+            parts.append(Part("text", audio_description(item)))
     parts.append(
         Part(
             "text",
@@ -118,6 +127,8 @@ def build_request(
     )
     merged: list[Part] = []
     for part in parts:  # adjacent text pieces become one, so every backend sees the same segmentation
+        if part.kind == "text" and not part.text:
+            continue
         if merged and part.kind == "text" and merged[-1].kind == "text":
             merged[-1] = Part("text", merged[-1].text + part.text)
         else:
@@ -133,6 +144,7 @@ def build_request(
         audio_route=route,
         answer_format=fmt,
         seed=seed,
+        full_view=item.full_view,
     )
 
 

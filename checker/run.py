@@ -19,7 +19,7 @@ from .estimators import (
 )
 from .prompts import AnswerFormat, ProbeRequest, build_request
 from .verdicts import ItemResult
-from .views import PROBE_VIEWS, ProbeItem
+from .views import FULL_VIEW, ProbeItem
 
 if TYPE_CHECKING:  # the cache needs the database libraries; a bare run (GPU check) does not
     from .cache import ProbeCache
@@ -68,15 +68,17 @@ class RunStats:
         }
 
 
-def estimate(output: ProbeOutput, option_keys: Sequence[str], config: EstimatorConfig) -> ViewEstimate:
+def estimate(
+    output: ProbeOutput, option_keys: Sequence[str], config: EstimatorConfig, full_view: str = FULL_VIEW
+) -> ViewEstimate:
     """Samples are counted; replayed probabilities are used as they are; log-probabilities get T applied."""
     if output.samples is not None:
         return estimate_from_samples(output.view, output.samples, option_keys, config.tau, output.audio_route)
     if output.probs is not None:
-        return estimate_from_probs(output.view, output.probs, option_keys, config, output.audio_route)
+        return estimate_from_probs(output.view, output.probs, option_keys, config, output.audio_route, full_view)
     if output.logprobs is not None:
         probs = probs_at_temperature(output.logprobs, config.temperature)
-        return estimate_from_probs(output.view, probs, option_keys, config, output.audio_route)
+        return estimate_from_probs(output.view, probs, option_keys, config, output.audio_route, full_view)
     raise ValueError(f"probe output for {output.item_id} {output.view} carries no answer")
 
 
@@ -106,9 +108,9 @@ def run_check(
             build_request(
                 item, view, audio_input=backend.audio_input, fmt=answer_format, seed=config.seed_for(item.id, view)
             )
-            for view in PROBE_VIEWS
+            for view in item.views
         ]
-        for view in PROBE_VIEWS:
+        for view in item.views:
             keys[(item.id, view)] = CacheKey(item.input_hash, view, backend.kind, backend.model_id, config.name, phash)
 
     outputs: dict[tuple[str, str], ProbeOutput] = {}
@@ -121,7 +123,7 @@ def run_check(
                 outputs[(item_id, view)] = output
     stats.views_cached = len(outputs)
 
-    pending_items = [item for item in items if any((item.id, v) not in outputs for v in PROBE_VIEWS)]
+    pending_items = [item for item in items if any((item.id, v) not in outputs for v in item.views)]
     if on_item_done:
         on_item_done(len(items) - len(pending_items))
     batch: list[ProbeRequest] = []
@@ -154,8 +156,8 @@ def run_check(
     results = []
     for item in items:
         views = {}
-        for view in PROBE_VIEWS:
-            views[view] = estimate(outputs[(item.id, view)], tuple(item.options), config)
+        for view in item.views:
+            views[view] = estimate(outputs[(item.id, view)], tuple(item.options), config, item.full_view)
             route = outputs[(item.id, view)].audio_route
             stats.audio_routes[route] = stats.audio_routes.get(route, 0) + 1
         results.append(ItemResult(item.id, item.answer, views))

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from curation.vocab import CHECKLIST_VIEWS, MODALITIES, STRICT_VIEWS, view_name
+from curation.vocab import CHECKLIST_VIEWS, MODALITIES, modality_set, strict_views_of, view_modalities, view_name
 
 from .estimators import ViewEstimate
 from .views import FULL_VIEW, PROBE_VIEWS
@@ -36,9 +36,11 @@ def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
     ``empty_view:<view>`` warning, since it more often means the probe failed than that the item did.
     """
     warnings: list[str] = []
-    full = set(sets.get(FULL_VIEW, ()))
+    own = modality_set({m for v in sets for m in view_modalities(v)}) or MODALITIES
+    full_view = view_name(set(own))
+    full = set(sets.get(full_view, ()))
     reducible_by: list[str] = []
-    for view in STRICT_VIEWS:
+    for view in strict_views_of(own):
         if view not in sets:
             continue
         size = len(set(sets[view]))
@@ -47,10 +49,10 @@ def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
         if size < 2:
             reducible_by.append(view)
     if not full:
-        warnings.append(f"empty_view:{FULL_VIEW}")
+        warnings.append(f"empty_view:{full_view}")
     if full == {answer}:
-        for modality in MODALITIES:
-            rest = view_name(set(MODALITIES) - {modality})
+        for modality in own:
+            rest = view_name(set(own) - {modality})
             if rest in sets and not set(sets[rest]) > full:
                 warnings.append(f"not_enlarging:{modality}")
     prior = sets.get("none")
@@ -88,7 +90,7 @@ class ItemResult:
 
     @property
     def modal_full(self) -> str | None:
-        estimate = self.views.get(FULL_VIEW)
+        estimate = self.views.get(max(self.views, key=lambda v: len(view_modalities(v)), default=FULL_VIEW))
         return estimate.modal if estimate else None
 
     def to_json(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from curation.vocab import ALL_VIEWS, FULL_VIEW, MODALITIES, view_modalities
+from curation.vocab import ALL_VIEWS, FULL_VIEW, MODALITIES, view_modalities, view_name, views_of
 
 PROBE_VIEWS: tuple[str, ...] = tuple(ALL_VIEWS)
 """``none``, ``text``, ``image``, ``audio``, the three pairs, ``text+image+audio``."""
@@ -39,13 +39,24 @@ class ProbeItem:
     question: str
     options: dict[str, str]
     answer: str
-    image: Path
-    audio: Path
+    image: Path | None
+    audio: Path | None
     image_sha: str
     audio_sha: str
     audio_transcript: str | None = None
     """Used instead of the audio by models without audio input (TRIAD G.6), when the author gave one."""
     audio_seconds: float | None = None
+    modalities: tuple[str, ...] = MODALITIES
+    """The item's own modalities: its probe views are the subsets of these (``none`` included)."""
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The item's probe views, ``none`` first and its full view last."""
+        return PROBE_VIEWS if self.modalities == MODALITIES else views_of(self.modalities)
+
+    @property
+    def full_view(self) -> str:
+        return view_name(set(self.modalities))
 
     @property
     def input_hash(self) -> str:

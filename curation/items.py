@@ -16,6 +16,7 @@ from .jsonl import read_jsonl, validate_line, write_jsonl
 from .media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
 from .schema import ItemContent
 from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
+from .vocab import MODALITIES
 from .workspace import Workspace, record_event
 
 CONTENT_FIELDS = (
@@ -36,12 +37,21 @@ CONTENT_FIELDS = (
 )
 
 
-def canonical_content(content: ItemContent, image_sha: str, audio_sha: str) -> dict[str, Any]:
-    """The stored form of an item: media replaced by content hashes, keys in a fixed order."""
+def canonical_content(content: ItemContent, image_sha: str | None, audio_sha: str | None) -> dict[str, Any]:
+    """The stored form of an item: media replaced by content hashes, keys in a fixed order.
+
+    A TRIAD item (all three modalities) keeps exactly the fields of ``CONTENT_FIELDS``; an item over another
+    modality set also records ``modalities`` and has no field of a modality it lacks.
+    """
     data = content.model_dump(mode="json")
     data["image"] = image_sha
     data["audio"] = audio_sha
-    return {k: data[k] for k in CONTENT_FIELDS}
+    if content.has_default_modalities:
+        return {k: data[k] for k in CONTENT_FIELDS}
+    for nested in ("taxonomy", "provenance"):
+        data[nested] = {k: v for k, v in data[nested].items() if v is not None}
+    fields = ("id", "group", "kind", "modalities", *CONTENT_FIELDS[2:])
+    return {k: data[k] for k in fields if data.get(k) is not None}
 
 
 def content_hash(canonical: dict[str, Any]) -> str:
@@ -51,6 +61,27 @@ def content_hash(canonical: dict[str, Any]) -> str:
 
 def item_content(item: Item, perturbed: str) -> dict[str, Any]:
     """The canonical content of a stored item (same shape as ``canonical_content``)."""
+    if item.modalities and tuple(item.modalities) != MODALITIES:
+        has = item.modalities
+        own = {
+            "id": item.id,
+            "group": item.group_id,
+            "kind": item.kind,
+            "modalities": list(has),
+            "perturbed": perturbed,
+            "language": item.language,
+            "author": item.author,
+            "context": item.context if "text" in has else None,
+            "image": item.image,
+            "audio": item.audio,
+            "question": item.question,
+            "options": item.options,
+            "answer": item.answer,
+            "taxonomy": item.taxonomy,
+            "ambiguous": item.ambiguous,
+            "provenance": item.provenance,
+        }
+        return {k: v for k, v in own.items() if v is not None}
     return {
         "id": item.id,
         "group": item.group_id,
@@ -87,10 +118,12 @@ class ImportReport:
 class _Line:
     number: int
     content: ItemContent
-    image: MediaInfo
-    audio: MediaInfo
-    image_path: Path
-    audio_path: Path
+    media: dict[str, tuple[MediaInfo, Path]]
+    """Per medium the item has (image, audio): what it is and where it was read."""
+
+    def sha(self, kind: str) -> str | None:
+        found = self.media.get(kind)
+        return found[0].sha256 if found else None
 
 
 class _MediaCache:
@@ -185,16 +218,15 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
         assert isinstance(parsed, ItemContent)
         content = parsed
         infos: dict[str, tuple[MediaInfo, Path]] = {}
-        for kind in ("image", "audio"):
+        wanted = [kind for kind in ("image", "audio") if kind in content.modalities]
+        for kind in wanted:
             try:
                 media_path = safe_media_path(base, getattr(content, kind))
                 infos[kind] = (media.inspect(media_path, kind), media_path)
             except MediaError as exc:
                 problems.append(Problem(str(exc), kind, number, file))
-        if len(infos) == 2:
-            lines.append(
-                _Line(number, content, infos["image"][0], infos["audio"][0], infos["image"][1], infos["audio"][1])
-            )
+        if len(infos) == len(wanted):
+            lines.append(_Line(number, content, infos))
 
     if problems:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
@@ -250,7 +282,7 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
     assets = set(s.execute(select(Asset.sha256)).scalars())
     now = utcnow()
     for line in lines:
-        for info, src, kind in ((line.image, line.image_path, "image"), (line.audio, line.audio_path, "audio")):
+        for kind, (info, src) in line.media.items():
             if info.sha256 not in assets:
                 s.add(
                     Asset(
@@ -279,7 +311,7 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
     s.flush()
     for line in lines:
         c = line.content
-        canonical = canonical_content(c, line.image.sha256, line.audio.sha256)
+        canonical = canonical_content(c, line.sha("image"), line.sha("audio"))
         digest = content_hash(canonical)
         prior = existing.get(c.id)
         if prior is not None and prior[1] == digest:
@@ -287,17 +319,19 @@ def _write(s, ws: Workspace, lines: list[_Line], staging, report: ImportReport, 
             continue
         fields = dict(
             group_id=c.group,
+            kind=c.kind,
+            modalities=None if c.has_default_modalities else list(c.modalities),
             author=c.author,
             language=c.language,
-            context=c.context,
+            context=c.context or "",
             question=c.question,
             options=canonical["options"],
             answer=c.answer,
             taxonomy=canonical["taxonomy"],
             ambiguous=canonical["ambiguous"],
-            image=line.image.sha256,
-            audio=line.audio.sha256,
-            provenance=canonical["provenance"],
+            image=line.sha("image"),
+            audio=line.sha("audio"),
+            provenance=canonical.get("provenance", {}),
             content_hash=digest,
             updated_at=now,
         )
@@ -357,6 +391,8 @@ def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
     for item in items:
         row = item_content(item, groups[item.group_id])
         for kind in ("image", "audio"):
+            if kind not in row:
+                continue
             asset = assets[row[kind]]
             name = f"{asset.sha256}{asset.ext}"
             target = out_media / name

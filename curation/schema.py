@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator, model_validator
 
 from .taxonomy import TAXONOMY
-from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS
+from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, checklist_views_of
 
 Identifier = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")
@@ -200,11 +200,16 @@ class ChecklistReview(_Strict):
         unknown = sorted(set(v) - set(CHECKLIST_VIEWS))
         if unknown:
             raise ValueError(f"unknown view(s) {', '.join(unknown)}; views are {', '.join(CHECKLIST_VIEWS)}")
-        missing = [view for view in CHECKLIST_VIEWS if view not in v]
+        # the views must be every non-empty view of the modalities they mention (at least two of them);
+        # whether those are the item's own modalities is checked when the record is stored
+        mentioned = {m for view in v for m in view.split("+")}
+        expected = checklist_views_of(mentioned) if len(mentioned) >= 2 else CHECKLIST_VIEWS
+        missing = [view for view in expected if view not in v]
         if missing:
-            raise ValueError(f"missing view(s) {', '.join(missing)}: a checklist answers all 7 views")
+            answers = "all 7 views" if len(expected) == 7 else f"all {len(expected)} views of its modalities"
+            raise ValueError(f"missing view(s) {', '.join(missing)}: a checklist answers {answers}")
         out = {}
-        for view in CHECKLIST_VIEWS:
+        for view in expected:
             keys = v[view]
             if len(set(keys)) != len(keys):
                 raise ValueError(f"{view}: an option is listed twice")

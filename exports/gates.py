@@ -4,6 +4,8 @@ Item-level gates take ``(workspace, candidate_ids)`` and return ``{item_id: [rea
 that fail; ``--allow-partial`` drops those (with their sisters: a group is released whole or not at all).
 Workspace-level gates take ``(workspace)`` and return failure messages; any message refuses the build.
 Another module plugs in with one line in :func:`default_gates` (imported lazily through :func:`lazy`).
+Whether a gate's findings block is the workspace's one policy, ``[gates]`` (``Settings.gates.mode``), the
+same the status derivation applies; a build reads gates and never writes gate rows.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.kinds import GateFinding
 from curation.tables import Asset, Item
 from curation.workspace import Workspace
 
-ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, list[str]]]
+ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, Any]]
+"""``(workspace, candidate ids) -> {item: reason codes}`` (a list, or a ``curation.kinds.GateFinding``)."""
 WorkspaceGate = Callable[[Workspace], list[str]]
 Report = Callable[[Workspace, Sequence[str]], dict[str, Any] | None]
 
@@ -60,15 +64,15 @@ def load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
     return assets, derivatives
 
 
-def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, Asset]]]:
+def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, ...]]]:
     """Each candidate, in id order, with the image and audio assets a release would ship for it."""
     assets, derivatives = load_assets(ws)
     wanted = set(candidate_ids)
     with ws.session() as s:
         rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
     for item_id, image, audio in rows:
-        if item_id in wanted:
-            yield item_id, (release_asset(assets, derivatives, image), release_asset(assets, derivatives, audio))
+        if item_id in wanted:  # an item without a modality has no medium of it
+            yield item_id, tuple(release_asset(assets, derivatives, sha) for sha in (image, audio) if sha)
 
 
 def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
@@ -129,9 +133,10 @@ def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
 
 def audit_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
     """Re-run the duplicate and leak audits; unresolved clusters and leaks block (``duplicate:``, ``leak:``)."""
-    from curation.audit.workspace import audit_workspace, resolutions
+    from curation.audit.workspace import resolutions, run_workspace_audit
 
-    reasons = audit_workspace(ws, actor="release").gate_reasons(resolutions(ws))
+    report, _ = run_workspace_audit(ws)  # re-run, never stored: a build reads gates and writes no gate rows
+    reasons = report.gate_reasons(resolutions(ws))
     return {item_id: reasons[item_id] for item_id in candidate_ids if reasons.get(item_id)}
 
 
@@ -153,7 +158,7 @@ def duplicates_report(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
 
 
 def default_gates() -> Gates:
-    """The gates every `curate release build` runs; add a line here when a checker lands."""
+    """The gates every `curate release build` runs (blocking as ``[gates]`` says)."""
     return Gates(
         item=(
             ("media_files", media_files_gate),
@@ -170,8 +175,11 @@ def run_item_gates(
 ) -> dict[str, list[str]]:
     """Reasons per failing candidate; a failing item holds its candidate sisters (``group:sister_pending``)."""
     failures: dict[str, set[str]] = {}
-    for _name, gate in gates.item:
-        for item_id, reasons in gate(ws, list(candidates)).items():
+    for name, gate in gates.item:
+        if ws.settings.gates.mode(name) != "block":  # the one blocking policy, as at admission
+            continue
+        for item_id, found in gate(ws, list(candidates)).items():
+            reasons = found.reasons if isinstance(found, GateFinding) else found
             if reasons:
                 failures.setdefault(item_id, set()).update(reasons)
     failing_groups = {groups[i] for i in failures}

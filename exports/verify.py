@@ -158,6 +158,8 @@ def _check_references(
     report.items = len(items)
     for item_id, item in sorted(items.items()):
         for kind in ("image", "audio"):
+            if kind not in item:  # the release's items lack this modality
+                continue
             rel = item.get(kind, "")
             if rel not in listed or not (folder / rel).is_file():
                 problems.append(

@@ -9,7 +9,10 @@ import streamlit as st
 from annotation_ui.components import PAGE_SIZES, dashboard_cache, gates_cache, require, snapshot, workspace
 from annotation_ui.dashboard import item_ids, item_rows
 from annotation_ui.logic import page_of
-from curation.vocab import STAGES, STATES
+from curation.kinds import stage_names
+from curation.vocab import STATES
+
+STAGES = stage_names()
 
 require("maintainer")
 st.title("Dashboard")

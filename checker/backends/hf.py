@@ -163,7 +163,7 @@ class TransformersBackend(ProbeBackend):
             raise BackendError("the logprob estimator reads a constrained option key: use --format letter")
         outputs = []
         for request in requests:
-            k = config.k_for(request.view)
+            k = config.k_for(request.view, request.full_view)
             answers, generated = self.free_answers(request, k, config.temperature)
             outputs.append(
                 ProbeOutput(
@@ -199,7 +199,7 @@ class TransformersBackend(ProbeBackend):
                     )
                 )
                 continue
-            k = config.k_for(request.view)
+            k = config.k_for(request.view, request.full_view)
             weights = torch.softmax(torch.tensor(list(logprobs.values())) / config.temperature, dim=-1)
             generator = torch.Generator().manual_seed(request.seed)
             draws = torch.multinomial(weights, k, replacement=True, generator=generator).tolist()

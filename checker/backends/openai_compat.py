@@ -99,7 +99,7 @@ class OpenAIBackend(ProbeBackend):
                 model_calls=1,
                 generated_tokens=reply.get("usage", {}).get("completion_tokens", 1),
             )
-        body.update(temperature=config.temperature, n=config.k_for(request.view))
+        body.update(temperature=config.temperature, n=config.k_for(request.view, request.full_view))
         reply = self._post(body)
         samples = [choice["message"]["content"] or "" for choice in reply["choices"]]
         if letter:

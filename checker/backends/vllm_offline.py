@@ -96,7 +96,7 @@ class VllmBackend(ProbeBackend):
                         max_tokens=1,
                         temperature=config.temperature,
                         seed=request.seed,
-                        n=config.k_for(request.view),
+                        n=config.k_for(request.view, request.full_view),
                         structured_outputs=choice,
                     )
                 )

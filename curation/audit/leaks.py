@@ -12,10 +12,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .text import contains_phrase, spans, words
 
 SPAN_WORDS = 8
+if TYPE_CHECKING:
+    from .run import AuditSubject
+
 WARNING_KINDS = frozenset({"option_modality"})
 """Leak kinds reported for a maintainer's eye that do not hold items back."""
 
@@ -63,16 +67,7 @@ class Leak:
         return {"id": self.id, "kind": self.kind, "items": self.items, "evidence": self.evidence}
 
 
-@dataclass(frozen=True)
-class LeakSubject:
-    id: str
-    group: str
-    context: str
-    options: dict[str, str]
-    answer: str
-
-
-def option_modality_leaks(subjects: Sequence[LeakSubject]) -> list[Leak]:
+def option_modality_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
     leaks = []
     for subject in subjects:
         for key, text in sorted(subject.options.items()):
@@ -95,7 +90,7 @@ def option_modality_leaks(subjects: Sequence[LeakSubject]) -> list[Leak]:
     return leaks
 
 
-def option_in_context_leaks(subjects: Sequence[LeakSubject]) -> list[Leak]:
+def option_in_context_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
     leaks = []
     for subject in subjects:
         context = words(subject.context)
@@ -117,7 +112,7 @@ def option_in_context_leaks(subjects: Sequence[LeakSubject]) -> list[Leak]:
 
 
 def shared_span_leaks(
-    subjects: Sequence[LeakSubject], skip_pairs: frozenset[tuple[str, str]] = frozenset()
+    subjects: Sequence[AuditSubject], skip_pairs: frozenset[tuple[str, str]] = frozenset()
 ) -> list[Leak]:
     """One leak per pair of items (different groups) sharing an 8-word span; the first span is quoted.
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from .audio import AudioSignature
 from .clusters import Cluster, Edge, build_clusters
 from .image import ImageSignature
-from .leaks import Leak, LeakSubject, option_in_context_leaks, option_modality_leaks, shared_span_leaks
+from .leaks import Leak, option_in_context_leaks, option_modality_leaks, shared_span_leaks
 from .search import chromaprint_pairs, image_pairs, spectral_pairs
 from .text import near_duplicate_pairs, shingles, text_key, words
 
@@ -181,10 +181,9 @@ def run_audit(
     )
 
     text_pairs = frozenset((e.a, e.b) for e in edges if e.modality == "text")
-    leak_subjects = [LeakSubject(s.id, s.group, s.context, s.options, s.answer) for s in subjects]
     leaks = (
-        shared_span_leaks(leak_subjects, skip_pairs=text_pairs)
-        + option_in_context_leaks(leak_subjects)
-        + option_modality_leaks(leak_subjects)
+        shared_span_leaks(subjects, skip_pairs=text_pairs)
+        + option_in_context_leaks(subjects)
+        + option_modality_leaks(subjects)
     )
     return AuditReport(build_clusters(edges), leaks, {s.id: s.group for s in subjects})

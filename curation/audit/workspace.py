@@ -93,17 +93,27 @@ def _active_items(ws: Workspace) -> list[tuple[Item, str]]:
     return [(item, item.content_hash) for item in rows if item.id not in discarded]
 
 
-def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None] = lambda _m: None) -> AuditReport:
-    """Run every audit over the workspace's items and store each item's audit gate."""
+def run_workspace_audit(
+    ws: Workspace, log: Callable[[str], None] = lambda _m: None
+) -> tuple[AuditReport, dict[str, str]]:
+    """Every audit over the workspace's live items, stored nowhere: the report and each item's content hash.
+
+    What the release build's audit gate reads (a build reads gates, it never writes gate rows); only the
+    per-asset signature cache is filled in.
+    """
     active = _active_items(ws)
-    wanted = {item.image for item, _ in active} | {item.audio for item, _ in active}
+    wanted = {sha for item, _ in active for sha in (item.image, item.audio) if sha}
     images, audio = _signatures(ws, wanted, log)
     subjects = [
         AuditSubject(item.id, item.group_id, item.context, dict(item.options), item.answer, item.image, item.audio)
         for item, _ in active
     ]
-    report = run_audit(subjects, images, audio)
-    digests = {item.id: digest for item, digest in active}
+    return run_audit(subjects, images, audio), {item.id: digest for item, digest in active}
+
+
+def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None] = lambda _m: None) -> AuditReport:
+    """Run every audit over the workspace's items and store each item's audit gate (``curate audit``)."""
+    report, digests = run_workspace_audit(ws, log)
     decided = resolutions(ws)
     with ws.writing() as s:
         _store_gates(s, report, digests, decided)
@@ -113,7 +123,7 @@ def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None
             "audit.run",
             "audit",
             None,
-            {"items": len(subjects), "clusters": len(report.clusters), "leaks": len(report.leaks)},
+            {"items": len(digests), "clusters": len(report.clusters), "leaks": len(report.leaks)},
         )
     return report
 
