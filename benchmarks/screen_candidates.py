@@ -46,6 +46,7 @@ from curation.workspace import Workspace  # noqa: E402
 from omnicurate.demo.story_corpus import SWAHILI, draw_page, page_text  # noqa: E402
 
 POOL = 600
+WORDS = ["little", "big", "old", "young", "happy", "tired", "hungry", "quiet", "loud", "bright", "dark", "warm", "cold", "wet", "dry", "green", "yellow", "brown", "white", "black", "soft", "hard", "tall", "short", "long", "round", "heavy", "light", "early", "late", "gentle", "brave", "clever", "kind", "sleepy", "busy", "river", "forest", "mountain", "village", "market", "school", "garden", "kitchen", "window", "door", "road", "bridge", "hill", "field", "farm", "house", "roof", "tree", "flower", "grass", "stone", "sand", "water", "rain", "wind", "cloud", "sun", "moon", "star", "night", "morning", "evening", "afternoon", "basket", "bucket", "blanket", "bottle", "bowl", "cup", "plate", "spoon", "table", "chair", "bed", "shoe", "hat", "coat", "dress", "bag", "book", "letter", "drum", "flute", "song", "dance", "game", "ball", "kite", "boat", "cart", "wheel", "rope", "fence", "gate", "path", "well", "pond", "lake", "sea", "shore", "island", "mother", "father", "sister", "brother", "grandmother", "grandfather", "uncle", "aunt", "baby", "child", "children", "friend", "teacher", "farmer", "chicken", "goat", "cow", "dog", "cat", "bird", "fish", "frog", "snake", "lion", "elephant", "monkey", "rabbit", "mouse", "owl", "duck", "bee", "butterfly", "runs", "walks", "jumps", "climbs", "swims", "sings", "laughs", "cries", "shouts", "whispers", "looks", "sees", "hears", "smells", "tastes", "touches", "finds", "loses", "takes", "gives", "brings", "carries", "holds", "drops", "throws", "catches", "opens", "closes", "builds", "breaks", "fixes", "cooks", "eats", "drinks", "sleeps", "wakes", "waits", "hides", "seeks", "follows", "leads", "helps", "asks", "answers", "counts", "writes", "reads", "draws", "paints", "plants", "waters", "picks", "cuts", "washes", "cleans", "sweeps", "sells", "buys", "pays", "shares", "keeps", "remembers", "forgets", "slowly", "quickly", "quietly", "loudly", "carefully", "happily", "sadly", "together", "alone", "again", "always", "never", "often", "sometimes", "near", "far", "above", "below", "behind", "beside", "under", "over", "inside", "outside", "around", "through", "across", "toward", "into", "onto"]
 COLLECTIONS = ["african_storybook", "global_digital_library", "storybooks_canada", "storyweaver"]
 
 
@@ -70,9 +71,11 @@ def make_corpus(folder: Path, n: int, seed: int = 11) -> tuple[Path, Path, list[
         foreign = rng.random() < 0.04
         pages, images = [], []
         for p in range(min(rng.randint(8, 14), n - made + 1)):
-            text = (
-                (rng.choice(SWAHILI) + " " + rng.choice(SWAHILI)) if foreign else page_text(rng, hero, friend, animal)
-            )
+            if foreign:
+                text = rng.choice(SWAHILI) + " " + rng.choice(SWAHILI)
+            else:  # one story sentence, then free text: books share no more wording than real ones do
+                free = " ".join(rng.choice(WORDS) for _ in range(rng.randint(10, 22)))
+                text = page_text(rng, hero, friend, animal).split(".")[0] + ". The " + free + "."
             if rng.random() < 0.02:
                 text = " ".join([text] * 5)
             elif rng.random() < 0.06:

@@ -341,7 +341,9 @@ def duplicate_clusters(items: Sequence[AuditedTransition]) -> list[Cluster]:
     and pHash within :data:`IMAGE_RADIUS` bits on the illustrations. Pairs within one book are ignored."""
     edges: list[Edge] = []
     texts = [shingles(words(f"{t.current_text} {t.next_text}")) for t in items]
-    for i, j, similarity in near_duplicate_pairs(texts):
+    book_index: dict[str, int] = {}
+    books = [book_index.setdefault(t.book, len(book_index)) for t in items]
+    for i, j, similarity in near_duplicate_pairs(texts, groups=books):
         a, b = items[i], items[j]
         if a.book != b.book:
             edges.append(Edge(min(a.id, b.id), max(a.id, b.id), "text", "word3_minhash", 1 - similarity))
