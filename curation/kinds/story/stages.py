@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from ...facts import ItemFacts, RecordFacts, StageOutcome, digest
 from ...screening.revise import FilterRecord, ReviseRecord
 from ...screening.schema import ANNOTATION_GROUPS
-from .._parts import Stage
+from .._parts import Stage, UiPage
 
 if TYPE_CHECKING:
     from ...config import ReviewSettings
@@ -21,6 +21,7 @@ class Filter(Stage):
 
     name = "filter"
     record_model = FilterRecord
+    page = UiPage("pages/story_filter.py", "Story filter", ":material/filter_alt:")
     help = "keep or drop the transition (a drop needs a reason)"
 
     def inputs(self, item: ItemFacts) -> str:
@@ -42,6 +43,7 @@ class Revise(Stage):
 
     name = "revise"
     record_model = ReviseRecord
+    page = UiPage("pages/story_revise.py", "Story revise", ":material/edit_note:")
     help = "check book metadata, next-page conditions and speech against the pages; edit what is wrong"
 
     def inputs(self, item: ItemFacts) -> str:
