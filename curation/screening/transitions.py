@@ -18,11 +18,11 @@ from .tables import Candidate, ScreenResult
 
 def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
     """One record per candidate id (in the given order): its pages, source, proposals and scores."""
-    wanted = set(ids)
     records: dict[str, dict[str, Any]] = {}
     with ws.session() as s:
-        for c in s.execute(select(Candidate)).scalars():
-            if c.id in wanted:
+        chunks = [ids[start : start + 900] for start in range(0, len(ids), 900)]
+        for chunk in chunks:
+            for c in s.execute(select(Candidate).where(Candidate.id.in_(chunk))).scalars():
                 records[c.id] = {
                     "id": c.id,
                     "book": c.book,
@@ -33,11 +33,14 @@ def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
                     "next": {"image": c.next_image, "text": c.next_text},
                     "annotations": dict(c.annotations or {}),
                 }
-        steps = s.execute(
-            select(ScreenResult.candidate_id, ScreenResult.step, ScreenResult.data).where(
-                ScreenResult.step.in_(("annotate", "score"))
+        query = select(ScreenResult.candidate_id, ScreenResult.step, ScreenResult.data)
+        steps = [
+            row
+            for chunk in chunks
+            for row in s.execute(
+                query.where(ScreenResult.step.in_(("annotate", "score")), ScreenResult.candidate_id.in_(chunk))
             )
-        )
+        ]
         for cid, step, data in steps:
             if cid in records and data:
                 if step == "annotate":
