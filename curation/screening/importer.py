@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 from sqlalchemy import insert, select, update
+from sqlmodel import col
 
 from curation.errors import Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
@@ -134,7 +135,7 @@ def import_candidates(ws: Workspace, path: Path, actor: str = "cli", batch_rows:
     """Validate the whole file, then store new and changed candidates batch by batch."""
     rows = read_candidates(path)
     with ws.session() as s:
-        stored = dict(s.execute(select(Candidate.id, Candidate.line_hash)).all())
+        stored = dict(s.execute(select(col(Candidate.id), col(Candidate.line_hash))).all())
     report = CandidateImport()
     pending: list[tuple[str, dict[str, Any]]] = []
     for row in rows:
@@ -151,7 +152,7 @@ def import_candidates(ws: Workspace, path: Path, actor: str = "cli", batch_rows:
             if created:
                 s.execute(insert(Candidate), created)
             for row in changed:
-                s.execute(update(Candidate).where(Candidate.id == row["id"]).values(**row))
+                s.execute(update(Candidate).where(col(Candidate.id) == row["id"]).values(**row))
             record_event(
                 s,
                 actor,

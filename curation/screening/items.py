@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from curation.audit.normalize import put_gate
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
@@ -73,7 +74,7 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
     """
     report = PromoteReport()
     with ws.session() as s:
-        existing = set(s.execute(select(Item.id)).scalars())
+        existing = set(s.execute(select(col(Item.id))).scalars())
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     records = [r for r in transition_records(ws, selected_candidates(ws, settings)) if r["id"] not in existing]
     report.unchanged = sorted(set(selected_candidates(ws, settings)) & existing)
@@ -106,7 +107,7 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
     try:
         with ws.writing() as s:
             _ensure_author(s, actor)
-            groups = set(s.execute(select(SceneGroup.id)).scalars())
+            groups = set(s.execute(select(col(SceneGroup.id))).scalars())
             now = utcnow()
             for transition, media in prepared:
                 for info, source in media.values():
@@ -210,7 +211,7 @@ def revise_items(
         problems: list[Problem] = []
         planned: list[tuple[ReviseRecord, StoryTransition, StoryTransition]] = []
         for line, record in records:
-            where = {"line": line or None, "file": file}
+            where: dict[str, Any] = {"line": line or None, "file": file}
             person = people.get(record.reviewer)
             if person is None or "reviewer" not in person.role_set:
                 problems.append(
@@ -293,10 +294,10 @@ def revise_items(
             key = (f"item:{item.id}", "revise", record.reviewer, item.revision)
             prior = s.execute(
                 select(ReviewRecord).where(
-                    ReviewRecord.subject == key[0],
-                    ReviewRecord.stage == key[1],
-                    ReviewRecord.reviewer == key[2],
-                    ReviewRecord.revision == key[3],
+                    col(ReviewRecord.subject) == key[0],
+                    col(ReviewRecord.stage) == key[1],
+                    col(ReviewRecord.reviewer) == key[2],
+                    col(ReviewRecord.revision) == key[3],
                 )
             ).scalar_one_or_none()
             payload = {"edits": record.edits, "note": record.note}
@@ -346,7 +347,9 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
 
         gone = discarded_items(s.execute(select(Decision)).scalars())
         items = [
-            i for i in s.execute(select(Item).where(Item.kind == KIND).order_by(Item.id)).scalars() if i.id not in gone
+            i
+            for i in s.execute(select(Item).where(col(Item.kind) == KIND).order_by(col(Item.id))).scalars()
+            if i.id not in gone
         ]
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}

@@ -12,10 +12,17 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from .schema import BookMetadata, NextPageConditions, Scores, SpeechTarget, prompt_hash
 
 TASKS = ("book_meta", "conditions", "speech", "score")
-TASK_MODELS = {"book_meta": BookMetadata, "conditions": NextPageConditions, "speech": SpeechTarget, "score": Scores}
+TASK_MODELS: dict[str, type[BaseModel]] = {
+    "book_meta": BookMetadata,
+    "conditions": NextPageConditions,
+    "speech": SpeechTarget,
+    "score": Scores,
+}
 
 
 @cache

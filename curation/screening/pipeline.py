@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 from sqlalchemy import delete, func, insert, select
+from sqlmodel import col
 
 from curation.errors import CurateError
 from curation.tables import utcnow
@@ -33,6 +34,7 @@ from .model import (
     score_request,
     speech_request,
 )
+from .schema import Scores
 from .selection import Scored, select_best
 from .settings import ScreenSettings
 from .tables import Candidate, ScreenResult
@@ -108,21 +110,31 @@ def _chunks(seq: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 def _load_candidates(ws: Workspace) -> list[_Row]:
     columns = [getattr(Candidate, name) for name in _Row.__dataclass_fields__]
     with ws.session() as s:
-        return [_Row(*r) for r in s.execute(select(*columns).order_by(Candidate.id)).all()]
+        return [_Row(*r) for r in s.execute(select(*columns).order_by(col(Candidate.id))).all()]
 
 
 def _stored(ws: Workspace, step: str, with_data: bool = False) -> dict[str, tuple[str, str, str, Any]]:
-    columns = [ScreenResult.candidate_id, ScreenResult.key, ScreenResult.outcome, ScreenResult.reason]
-    columns.append(ScreenResult.data if with_data else ScreenResult.step)
+    last: Any = col(ScreenResult.data) if with_data else col(ScreenResult.step)
+    columns = [
+        col(ScreenResult.candidate_id),
+        col(ScreenResult.key),
+        col(ScreenResult.outcome),
+        col(ScreenResult.reason),
+        last,
+    ]
     with ws.session() as s:
-        return {r[0]: (r[1], r[2], r[3], r[4]) for r in s.execute(select(*columns).where(ScreenResult.step == step))}
+        return {
+            r[0]: (r[1], r[2], r[3], r[4]) for r in s.execute(select(*columns).where(col(ScreenResult.step) == step))
+        }
 
 
 def _write(ws: Workspace, step: str, rows: Sequence[dict[str, Any]], stale: Sequence[str] = ()) -> None:
     """Replace this step's results of the rows' candidates, and forget those of ``stale`` ones."""
     with ws.writing() as s:
         for ids in _chunks([r["candidate_id"] for r in rows] + list(stale), 900):
-            s.execute(delete(ScreenResult).where(ScreenResult.step == step, ScreenResult.candidate_id.in_(ids)))
+            s.execute(
+                delete(ScreenResult).where(col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids))
+            )
         if rows:
             s.execute(insert(ScreenResult), list(rows))
 
@@ -247,11 +259,11 @@ class _Runner:
         for (row, key), request, answer in zip(batch, requests, answers, strict=True):
             provenance = {"model": model.model_id, "prompt_hash": request.prompt_hash}
             try:
-                scores = TASK_MODELS["score"].model_validate(answer)
+                scores = Scores.model_validate(answer)
             except ValidationError:
                 results.append(_result(row.id, step, key, "score:invalid", {"provenance": provenance}))
                 continue
-            mean = scores.mean  # type: ignore[attr-defined]
+            mean = scores.mean
             data = {"scores": scores.model_dump(mode="json"), "mean": mean, "provenance": provenance}
             reason = "score:below_min" if mean < self.settings.min_score else ""
             results.append(_result(row.id, step, key, reason, data))
@@ -303,9 +315,15 @@ class _Runner:
         with self.ws.session() as s:
             pages: dict[str, dict[int, str]] = {}
             titles: dict[str, str] = {}
-            query = select(Candidate.book, Candidate.page, Candidate.title, Candidate.current_text, Candidate.next_text)
+            query = select(
+                col(Candidate.book),
+                col(Candidate.page),
+                col(Candidate.title),
+                col(Candidate.current_text),
+                col(Candidate.next_text),
+            )
             for ids in _chunks(books, 900):
-                for book, page, title, current, nxt in s.execute(query.where(Candidate.book.in_(ids))):
+                for book, page, title, current, nxt in s.execute(query.where(col(Candidate.book).in_(ids))):
                     pages.setdefault(book, {})[page] = current
                     pages[book].setdefault(page + 1, nxt)
                     titles[book] = title
@@ -356,8 +374,8 @@ def stored_funnel(ws: Workspace, settings: ScreenSettings) -> Funnel:
     with ws.session() as s:
         total = s.execute(select(func.count()).select_from(Candidate)).scalar_one()
         counts = s.execute(
-            select(ScreenResult.step, ScreenResult.reason, func.count()).group_by(
-                ScreenResult.step, ScreenResult.reason
+            select(col(ScreenResult.step), col(ScreenResult.reason), func.count()).group_by(
+                col(ScreenResult.step), col(ScreenResult.reason)
             )
         ).all()
     by_step: dict[str, Counter[str]] = {}
@@ -380,8 +398,8 @@ def selected_candidates(ws: Workspace, settings: ScreenSettings) -> list[str]:
         return []
     with ws.session() as s:
         kept = s.execute(
-            select(ScreenResult.candidate_id)
-            .where(ScreenResult.step == last, ScreenResult.outcome == "keep")
-            .order_by(ScreenResult.candidate_id)
+            select(col(ScreenResult.candidate_id))
+            .where(col(ScreenResult.step) == last, col(ScreenResult.outcome) == "keep")
+            .order_by(col(ScreenResult.candidate_id))
         )
         return list(kept.scalars())

@@ -127,7 +127,7 @@ def diff_against_proposal(item: StoryTransition) -> list[FieldChange]:
     """Every annotation field whose current value differs from the model's proposal, in path order."""
     changes = []
     for group in ANNOTATION_GROUPS:
-        proposed = _flatten(item.proposals[group].parsed(group).model_dump(mode="json"), group)
+        proposed = _flatten(item.proposals[group].parsed(group).model_dump(mode="json"), group)  # type: ignore[index]
         current = _flatten(getattr(item, group).model_dump(mode="json"), group)
         for path in sorted(set(proposed) | set(current)):
             if proposed.get(path) != current.get(path):

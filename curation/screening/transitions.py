@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from curation.workspace import Workspace
 
@@ -22,7 +23,7 @@ def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
     with ws.session() as s:
         chunks = [ids[start : start + 900] for start in range(0, len(ids), 900)]
         for chunk in chunks:
-            for c in s.execute(select(Candidate).where(Candidate.id.in_(chunk))).scalars():
+            for c in s.execute(select(Candidate).where(col(Candidate.id).in_(chunk))).scalars():
                 records[c.id] = {
                     "id": c.id,
                     "book": c.book,
@@ -33,12 +34,14 @@ def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
                     "next": {"image": c.next_image, "text": c.next_text},
                     "annotations": dict(c.annotations or {}),
                 }
-        query = select(ScreenResult.candidate_id, ScreenResult.step, ScreenResult.data)
+        query = select(col(ScreenResult.candidate_id), col(ScreenResult.step), col(ScreenResult.data))
         steps = [
             row
             for chunk in chunks
             for row in s.execute(
-                query.where(ScreenResult.step.in_(("annotate", "score")), ScreenResult.candidate_id.in_(chunk))
+                query.where(
+                    col(ScreenResult.step).in_(("annotate", "score")), col(ScreenResult.candidate_id).in_(chunk)
+                )
             )
         ]
         for cid, step, data in steps:
