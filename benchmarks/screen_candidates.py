@@ -46,6 +46,7 @@ from curation.workspace import Workspace  # noqa: E402
 from omnicurate.demo.story_corpus import SWAHILI, draw_page, page_text  # noqa: E402
 
 POOL = 600
+"""Distinct drawings for 9,000+ candidates; smaller runs draw one per 15 candidates (at least 20)."""
 WORDS = [
     "little",
     "big",
@@ -288,7 +289,8 @@ def make_corpus(folder: Path, n: int, seed: int = 11) -> tuple[Path, Path, list[
     with two speech lines, ~2 % blurry and ~1 % tiny illustrations; scores and annotations to replay."""
     rng = random.Random(seed)
     pool = []
-    for i in range(POOL):
+    size = max(20, min(POOL, n // 15))
+    for i in range(size):
         path = folder / "pool" / f"{i:04d}.jpg"
         kind = "blurry" if i % 50 == 0 else "tiny" if i % 97 == 1 else "ok"
         draw_page(path, i, size=(120, 90) if kind == "tiny" else (320, 256), blur=kind == "blurry")
@@ -315,7 +317,7 @@ def make_corpus(folder: Path, n: int, seed: int = 11) -> tuple[Path, Path, list[
                 text += f' "Wait!" cried {friend}. "Hurry!" shouted {hero}.'
             rel = f"media/{book}/p{p:02d}.jpg"
             (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-            source = pool[rng.randrange(POOL)]
+            source = pool[rng.randrange(size)]
             os.link(source, folder / rel)
             pages.append(text)
             images.append((rel, rng.getrandbits(64)))
