@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,10 +128,20 @@ def _stored(ws: Workspace, step: str, with_data: bool = False) -> dict[str, tupl
         }
 
 
-def _write(ws: Workspace, step: str, rows: Sequence[dict[str, Any]], stale: Sequence[str] = ()) -> None:
-    """Replace this step's results of the rows' candidates, and forget those of ``stale`` ones."""
+def _write(
+    ws: Workspace,
+    step: str,
+    rows: Sequence[dict[str, Any]],
+    stale: Sequence[str] = (),
+    stored: Container[str] | None = None,
+) -> None:
+    """Replace this step's results of the rows' candidates, and forget those of ``stale`` ones.
+
+    ``stored`` (when known) names the candidates that have a result to replace: a first run deletes nothing.
+    """
+    replaced = [r["candidate_id"] for r in rows if stored is None or r["candidate_id"] in stored]
     with ws.writing() as s:
-        for ids in _chunks([r["candidate_id"] for r in rows] + list(stale), 900):
+        for ids in _chunks(replaced + list(stale), 900):
             s.execute(
                 delete(ScreenResult).where(col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids))
             )
@@ -220,7 +230,7 @@ class _Runner:
         size = self._batch_size() if step in MODEL_STEPS else WRITE_ROWS
         for batch in _chunks(todo, size):
             results = compute(step, batch)
-            _write(self.ws, step, results)
+            _write(self.ws, step, results, stored=stored)
             for r in results:
                 outcomes[r["candidate_id"]] = r["reason"]
             done += len(batch)
