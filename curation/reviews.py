@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -172,7 +173,10 @@ def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], 
 
 
 def _records_by_stage(s, reviews: list[PendingReview], by_id, sisters):  # type: ignore[no-untyped-def]
-    """Stored records of the subjects these reviews name, by subject and stage (what separation rules read)."""
+    """Stored records of the subjects these reviews name, by subject and stage (what separation rules read).
+
+    Loaded in one batch the first time a rule reads them: the default rules (not the author) never do.
+    """
     subjects = set()
     for p in reviews:
         item, group = getattr(p.review, "item", None), getattr(p.review, "group", None)
@@ -180,8 +184,30 @@ def _records_by_stage(s, reviews: list[PendingReview], by_id, sisters):  # type:
             subjects.add(f"item:{item}")
         if group in sisters:
             subjects.add(f"group:{group}")
-    found = _stored_records(s, sorted(subjects))
-    return lambda subject: found.get(subject, {})
+    loaded: dict[str, dict[str, dict[str, list[RecordFacts]]]] = {}
+
+    def all_records() -> dict[str, dict[str, list[RecordFacts]]]:
+        if "found" not in loaded:
+            loaded["found"] = _stored_records(s, sorted(subjects))
+        return loaded["found"]
+
+    return lambda subject: _LazyRecords(lambda: all_records().get(subject, {}))
+
+
+class _LazyRecords(Mapping[str, Sequence[RecordFacts]]):
+    """One subject's records by stage, read from the store only when a separation rule looks."""
+
+    def __init__(self, load: Callable[[], Mapping[str, Sequence[RecordFacts]]]) -> None:
+        self._load = load
+
+    def __getitem__(self, stage: str) -> Sequence[RecordFacts]:
+        return self._load()[stage]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 def import_reviews(ws: Workspace, path: Path) -> ReviewReport:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import combinations
 from typing import Final, Literal
 
@@ -35,10 +36,15 @@ def modality_set(modalities: frozenset[str] | set[str] | tuple[str, ...] | list[
     return tuple(m for m in MODALITIES if m in modalities)
 
 
+@lru_cache(maxsize=64)
+def _views(ordered: tuple[str, ...]) -> tuple[str, ...]:
+    own = modality_set(ordered)
+    return tuple(view_name(set(c)) for k in range(0, len(own) + 1) for c in combinations(own, k))
+
+
 def views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
     """Every view of a modality set, ``none`` first and the full view last (the probe views)."""
-    ordered = modality_set(modalities)
-    return tuple(view_name(set(c)) for k in range(0, len(ordered) + 1) for c in combinations(ordered, k))
+    return _views(modalities if isinstance(modalities, tuple) else modality_set(modalities))
 
 
 def checklist_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> tuple[str, ...]:
@@ -51,6 +57,7 @@ def strict_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> 
     return views_of(modalities)[1:-1]
 
 
+# TRIAD's stages (the ``mcq`` kind); which stages exist is the kinds registry's to say (curation.kinds).
 STAGES: Final = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
 Stage = Literal["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
 

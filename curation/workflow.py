@@ -1,5 +1,9 @@
-"""The five-stage review flow: every item's state, next stage and reasons, derived from its content,
-its review records, maintainers' decisions and the stored gate results — never stored, so they cannot drift.
+"""The review flow: every item's state, next stage and reasons, derived from its content, its review records,
+maintainers' decisions and the stored gate results — never stored, so they cannot drift.
+
+The stages are those of the item's kind (``curation.kinds``; TRIAD's five for ``mcq``), iterated in order:
+each stage object judges its own records, and a stage of a modality the item lacks does not apply.
+Other modules read the derivation through ``curation.derived`` (the public read model).
 
 Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 - every stage that has its quorum is judged and every violated rule is reported;

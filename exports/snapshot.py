@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.derived import DerivedState, load_derived
+from curation.errors import CurateError
 from curation.kinds import kind_of
 from curation.kinds.mcq import ITEM_COLUMNS
 from curation.tables import Asset, Item
@@ -58,7 +59,13 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
         rows = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(wanted))).scalars()}
     state = load_derived(ws)
     modalities = sorted({m for item_id in wanted for m in state.facts[item_id].modalities})
-    columns = kind_of("mcq").release.columns(modalities)  # type: ignore[union-attr]
+    kinds = sorted({state.facts[item_id].kind for item_id in wanted}) or ["mcq"]
+    if len(kinds) > 1:
+        raise CurateError(f"a release holds items of one kind; these items are of the kinds {', '.join(kinds)}")
+    layout = kind_of(kinds[0]).release
+    if layout is None:
+        raise CurateError(f"kind {kinds[0]!r} declares no release layout")
+    columns = layout.columns(modalities)
 
     items: list[dict[str, Any]] = []
     users: dict[str, list[str]] = defaultdict(list)

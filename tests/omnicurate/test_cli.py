@@ -26,7 +26,7 @@ def test_demo_shows_the_whole_flow(demo_workspace: Workspace) -> None:
     result = invoke("-w", str(demo_workspace.root), "status", "--json")
     assert result.exit_code == 0
     rows = {r["id"]: r for r in json.loads(result.stdout)}
-    assert set(rows["kitchen-01-a"]) == {"id", "group", "state", "stage", "reasons"}
+    assert set(rows["kitchen-01-a"]) == {"id", "group", "kind", "state", "stage", "reasons"}
     states = {k: (v["state"], v["stage"]) for k, v in rows.items()}
     assert states["kitchen-01-a"] == states["kitchen-01-b"] == ("admitted", None)
     reasons = {k: v["reasons"] for k, v in rows.items()}

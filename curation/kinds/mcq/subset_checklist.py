@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -54,21 +55,28 @@ def well_posedness_reasons(
     """
     if modalities is None:
         modalities = modality_set({m for v in sets for m in view_modalities(v)})
-    own = modality_set(modalities)
-    full_view = view_name(set(own))
+    full_view, strict, without = _definition(tuple(modalities))
     reasons: list[str] = []
     full = sets[full_view]
     if full != {answer}:
         reasons.append("label_mismatch" if len(full) <= 1 else "underdetermined")
-    reasons += [f"reducible:{view}" for view in strict_views_of(own) if len(sets[view]) < 2]
+    reasons += [f"reducible:{view}" for view in strict if len(sets[view]) < 2]
     if full == {answer}:
-        for modality in own:
-            without = view_name(set(own) - {modality})
-            if without == "none":
-                continue  # a one-modality item has no view without its only modality to compare
-            if not sets[without] > full:
+        for modality, rest in without:
+            if not sets[rest] > full:
                 reasons.append(f"not_enlarging:{modality}")
     return reasons
+
+
+@lru_cache(maxsize=64)
+def _definition(modalities: tuple[str, ...]) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """For a modality set: its full view, its strict views, and per modality the view without it.
+
+    A one-modality set has no view without its only modality to compare, so it gets no such pair.
+    """
+    own = modality_set(modalities)
+    without = tuple((m, view_name(set(own) - {m})) for m in own if len(own) > 1)
+    return view_name(set(own)), strict_views_of(own), without
 
 
 class SubsetChecklist(Stage):
