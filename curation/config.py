@@ -10,6 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import Problem, ValidationFailed
+from .screening.settings import ScreenSettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -67,6 +68,10 @@ class GateSettings(_Section):
     probe: GateMode = "off"
     media: GateMode = "block"
     audit: GateMode = "block"
+    story_audit: GateMode = "block"
+    """Omni-StoryBench App. C: duplicate conditions, foreign 8-word spans, duplicate clusters across books."""
+    story_overlap: GateMode = "warn"
+    """A condition sharing 8+ words with its own reference narration (App. C flags, never removes, these)."""
 
     def mode(self, gate: str) -> str:
         """The policy of the gate named ``gate`` (release gates named ``media_*`` follow ``media``)."""
@@ -130,6 +135,7 @@ class Settings(_Section):
     labelstudio: LabelStudioSettings = LabelStudioSettings()
     agreement: AgreementSettings = AgreementSettings()
     judge: JudgeSettings = JudgeSettings()
+    screen: ScreenSettings = ScreenSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

@@ -80,6 +80,11 @@ class Item(SQLModel, table=True):
     audio: str | None = Field(default=None, foreign_key="asset.sha256")
     provenance: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     content_hash: str = Field(max_length=64)
+    extra: dict[str, Any] | None = Field(
+        default=None,
+        sa_column=Column(JSON),
+        description="a kind's own fields (story_transition: next page, annotations)",
+    )
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
 

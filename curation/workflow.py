@@ -336,6 +336,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             Item.content_hash,
             Item.kind,
             Item.modalities,
+            Item.extra,
         ).order_by(Item.id)
     ).all()
     items = [
@@ -354,6 +355,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             r[11],
             r[12],
             tuple(r[13]) if r[13] else MODALITIES,
+            r[14] or {},
         )
         for r in rows
     ]

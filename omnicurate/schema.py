@@ -18,6 +18,7 @@ TABLE_MODULES = (
     "exports.tables",
     "checker.tables",
     "curation.kinds.judge.tables",
+    "curation.screening.tables",
 )
 """Module -> tables it owns; each is created by the migration its docstring names."""
 

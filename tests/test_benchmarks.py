@@ -24,6 +24,7 @@ SMOKE = {
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
     "media_normalize.py": ["--n", "3", "--accuracy-sample", "2"],
     "release_build.py": ["--smoke"],
+    "screen_candidates.py": ["--smoke"],
     "ui_render.py": ["--smoke"],
 }
 """Script -> the arguments of its smallest run."""

@@ -106,18 +106,23 @@ def near_duplicate_pairs(
     shingle_sets: Sequence[set[str]],
     threshold: float = NEAR_DUPLICATE_JACCARD,
     num_perm: int = NUM_PERM,
+    groups: Sequence[int] | None = None,
 ) -> list[tuple[int, int, float]]:
     """Pairs ``(i, j, jaccard)`` with exact Jaccard >= threshold, found through MinHash LSH.
 
     LSH banding proposes candidates in near-linear time; candidates whose MinHash estimate is far below
     the threshold are dropped (vectorized), and the rest are verified on the exact shingle sets, so a
-    reported pair is never a MinHash estimation artefact.
+    reported pair is never a MinHash estimation artefact. With ``groups`` (one integer per set), pairs
+    within one group are dropped before any verification (sisters, pages of one book).
     """
     if len(shingle_sets) < 2:
         return []
     bands, rows = lsh_bands(threshold, num_perm)
     signatures = minhash_signatures(shingle_sets, num_perm)
     candidates = _band_candidates(signatures, bands, rows)
+    if groups is not None and len(candidates):
+        owner = np.asarray(groups)
+        candidates = candidates[owner[candidates[:, 0]] != owner[candidates[:, 1]]]
     estimate = np.empty(len(candidates))
     for start in range(0, len(candidates), 100_000):
         chunk = candidates[start : start + 100_000]

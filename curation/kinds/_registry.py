@@ -74,3 +74,5 @@ def _load_builtin() -> None:
         from . import mcq  # noqa: F401  (registers itself)
     if "judge_task" not in _KINDS:
         from . import judge  # noqa: F401  (registers itself)
+    if "story_transition" not in _KINDS:
+        from . import story  # noqa: F401  (registers itself)

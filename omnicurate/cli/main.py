@@ -67,11 +67,25 @@ def _root(
 
 
 def _register() -> None:
-    from . import agreement, audit, check, items, judge, labelstudio, people, release, stats, ui, workspace_cmds
+    from . import (
+        agreement,
+        audit,
+        check,
+        items,
+        judge,
+        labelstudio,
+        people,
+        release,
+        screen,
+        stats,
+        ui,
+        workspace_cmds,
+    )
 
     workspace_cmds.register(app)
     app.add_typer(people.app, name="people")
     items.register(app)
+    screen.register(app)
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
     audit.register(app)

@@ -44,11 +44,33 @@ def build_cmd(
     ] = "CC-BY-4.0",
     name: Annotated[str | None, typer.Option("--name", help="Dataset name (default: the workspace folder's).")] = None,
     actor: Annotated[str, typer.Option(help="Who publishes (recorded in the event log).")] = "cli",
+    kind: Annotated[
+        str, typer.Option("--kind", help="mcq (default) or story_transition: which kind's admitted items to release.")
+    ] = "mcq",
     json_out: JsonFlag = False,
 ) -> None:
     """Re-run the gates on the admitted items and write the release; refuse listing every blocking item."""
     from exports.build import build_release
 
+    if kind in ("story", "story_transition"):
+        from exports.story_release import build_story_release
+
+        result = build_story_release(open_workspace(), version, out=out, license=license, name=name, actor=actor)
+        if json_out:
+            print_json(result.as_json())
+        else:
+            out_console.print(
+                f"release {result.version} (story_transition): {result.items} transitions, {result.files} files\n"
+                f"{result.path}\nmanifest sha256 {result.manifest_sha256}",
+                highlight=False,
+                markup=False,
+                soft_wrap=True,
+            )
+        return
+    if kind != "mcq":
+        from curation.errors import Problem, ValidationFailed
+
+        raise ValidationFailed([Problem(f"unknown kind {kind!r}; use mcq or story_transition", "--kind")])
     notes_text = _read_notes(notes) if notes else ""
     result = build_release(
         open_workspace(),

@@ -61,15 +61,23 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 
 
 def funnel_cmd(json_out: JsonFlag = False) -> None:
-    """Counts per stage and state, the admission rate and the most common reasons."""
+    """The screening steps (candidates each step kept, and why it dropped the rest), then counts per review
+    stage and state, the admission rate and the most common reasons."""
     from curation.kinds.judge.store import judge_statuses
+    from curation.screening.pipeline import stored_funnel
     from curation.workflow import derive_status, funnel
+
+    from .screen import print_screen_funnel
 
     ws = open_workspace()
     report = funnel(derive_status(ws) + judge_statuses(ws))
+    screening = stored_funnel(ws, ws.settings.screen)
+    report["screening"] = screening.to_json()
     if json_out:
         print_json(report)
         return
+    if screening.candidates:
+        print_screen_funnel(screening)
     table = Table("stage", "in_review", "returned")
     for stage, counts in report["stages"].items():
         table.add_row(stage, str(counts.get("in_review", 0)), str(counts.get("returned", 0)))
@@ -83,10 +91,21 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
 
 def demo_cmd(
     directory: Annotated[Path, typer.Argument(help="Folder for the demo workspace.")] = Path("demo-workspace"),
-    kind: Annotated[str, typer.Option("--kind", help="mcq (TRIAD items) or judge (Judge Anything tasks).")] = "mcq",
+    kind: Annotated[
+        str,
+        typer.Option(
+            "--kind",
+            help="mcq (TRIAD items, the default), story (Omni-StoryBench transitions) or judge (Judge Anything tasks).",
+        ),
+    ] = "mcq",
 ) -> None:
     """Build a demo workspace from the bundled demo data and run the pipeline on it."""
-    log = lambda msg: err_console.print(msg, highlight=False)  # noqa: E731
+    log = lambda msg: err_console.print(msg, highlight=False, soft_wrap=True)  # noqa: E731
+    if kind == "story":
+        from omnicurate.demo.story import build_story_demo
+
+        build_story_demo(directory, log=log)
+        return
     if kind == "judge":
         from curation.kinds.judge import store
         from omnicurate.demo.judge import build_judge_demo
@@ -96,7 +115,7 @@ def demo_cmd(
         print_report(store.report(build_judge_demo(directory, log=log)))
         return
     if kind != "mcq":
-        raise fail(f"unknown demo kind {kind!r}; use mcq or judge")
+        raise fail(f"unknown demo kind {kind!r}; use mcq, story or judge")
     from omnicurate.demo import build_demo
 
     build_demo(directory, log=log, show_status=print_status_table)

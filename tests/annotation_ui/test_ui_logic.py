@@ -69,7 +69,8 @@ def test_pages_follow_roles():
     assert [p.title for section in pages_for(None).values() for p in section] == ["Sign in"]
     reviewer = pages_for(SignedIn("rev1", frozenset({"reviewer"})))
     assert list(reviewer) == ["Review", "Account"]
-    assert [p.path for p in reviewer["Review"]] == [f"pages/{stage}.py" for stage in STAGES]
+    story = ["pages/story_filter.py", "pages/story_revise.py"]  # the story_transition kind's two stages
+    assert [p.path for p in reviewer["Review"]] == [f"pages/{stage}.py" for stage in STAGES] + story
     everyone = pages_for(SignedIn("x", frozenset({"author", "reviewer", "maintainer"})))
     assert list(everyone) == ["Authoring", "Review", "Maintain", "Account"]
     for section in everyone.values():

@@ -1,0 +1,373 @@
+"""Story transitions as workspace items: promotion of the screened selection, revisions, the App. C gates.
+
+Promotion is where a candidate's media are finally hashed, decoded and copied into the content-addressed
+store; the item keeps the current page in ``context``/``image`` and everything else of the transition in
+``item.extra`` (a :class:`StoryTransition` with media as hashes). Its author is the screening pipeline
+(person ``screen``), so every human reviewer may filter and revise it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlmodel import col
+
+from curation.audit.normalize import put_gate
+from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
+from curation.media import MediaInfo, inspect_image, sha256_file
+from curation.tables import Asset, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
+from curation.workspace import Workspace, record_event
+
+from .audits import AuditedTransition, StoryAudit, audit_transitions
+from .pipeline import selected_candidates
+from .revise import ReviseRecord, apply_revision, transition_from_record
+from .schema import StoryTransition
+from .settings import ScreenSettings
+from .transitions import image_phash, transition_records
+
+KIND = "story_transition"
+STORY_AUTHOR = "screen"
+"""The person that stands for the screening pipeline (model-written annotations) as an item's author."""
+
+
+def transition_hash(transition: StoryTransition) -> str:
+    blob = json.dumps(transition.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@dataclass
+class PromoteReport:
+    created: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    new_media: int = 0
+
+    def summary(self) -> str:
+        return (
+            f"{len(self.created)} story items created, {len(self.unchanged)} already items, {self.new_media} new media"
+        )
+
+
+def _inspect(path: Path, ws: Workspace, seen: dict[str, MediaInfo]) -> MediaInfo:
+    key = str(path)
+    if key not in seen:
+        if not path.is_file():
+            raise MediaError(f"{path}: file not found (the candidate's media moved since import)")
+        seen[key] = inspect_image(path, sha256_file(path), ws.settings.media.max_image_pixels)
+    return seen[key]
+
+
+def _ensure_author(s, actor: str) -> None:  # type: ignore[no-untyped-def]
+    if s.get(Person, STORY_AUTHOR) is None:
+        s.add(Person(name=STORY_AUTHOR, roles="author"))
+        record_event(s, actor, "person.created", f"person:{STORY_AUTHOR}", None, {"roles": ["author"]})
+
+
+def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli") -> PromoteReport:
+    """Make every candidate the last screen kept into a ``story_transition`` item (one transaction).
+
+    Items that exist already are left as they are: their human revisions are never overwritten.
+    """
+    report = PromoteReport()
+    with ws.session() as s:
+        existing = set(s.execute(select(col(Item.id))).scalars())
+        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    records = [r for r in transition_records(ws, selected_candidates(ws, settings)) if r["id"] not in existing]
+    report.unchanged = sorted(set(selected_candidates(ws, settings)) & existing)
+    seen: dict[str, MediaInfo] = {}
+    problems: list[Problem] = []
+    prepared: list[tuple[StoryTransition, dict[str, tuple[MediaInfo, Path]]]] = []
+    for record in records:
+        try:
+            media = {
+                side: (_inspect(Path(record[side]["image"]), ws, seen), Path(record[side]["image"]))
+                for side in ("current", "next")
+            }
+            transition = transition_from_record(record)
+        except MediaError as exc:
+            problems.append(Problem(str(exc), "image", file=record["id"]))
+            continue
+        except ValidationFailed as exc:
+            problems.extend(Problem(p.message, p.field, file=record["id"]) for p in exc.problems)
+            continue
+        transition = transition.model_copy(
+            update={
+                "current": transition.current.model_copy(update={"image": media["current"][0].sha256}),
+                "next": transition.next.model_copy(update={"image": media["next"][0].sha256}),
+            }
+        )
+        prepared.append((transition, media))
+    if problems:
+        raise ValidationFailed(problems, "nothing was promoted")
+    staging = ws.media.stage()
+    try:
+        with ws.writing() as s:
+            _ensure_author(s, actor)
+            groups = set(s.execute(select(col(SceneGroup.id))).scalars())
+            now = utcnow()
+            for transition, media in prepared:
+                for info, source in media.values():
+                    if info.sha256 not in known_assets:
+                        asset = Asset(
+                            sha256=info.sha256,
+                            kind="image",
+                            mime=info.mime,
+                            ext=info.ext,
+                            size_bytes=info.size_bytes,
+                            width=info.width,
+                            height=info.height,
+                            original_name=source.name,
+                            provenance={"source": "drawing", "license": transition.source.license},
+                        )
+                        s.add(asset)
+                        known_assets[info.sha256] = asset
+                        report.new_media += 1
+                    staging.add(source, info.sha256, info.ext)
+                if transition.book not in groups:
+                    s.add(SceneGroup(id=transition.book, perturbed="mixed"))
+                    groups.add(transition.book)
+            s.flush()
+            for transition, _ in prepared:
+                content = transition.model_dump(mode="json")
+                digest = transition_hash(transition)
+                s.add(
+                    Item(
+                        id=transition.id,
+                        group_id=transition.book,
+                        revision=1,
+                        author=STORY_AUTHOR,
+                        language="en",
+                        kind=KIND,
+                        modalities=["text", "image"],
+                        context=transition.current.text,
+                        question="",
+                        options={},
+                        answer="",
+                        taxonomy={},
+                        ambiguous=[],
+                        image=transition.current.image,
+                        audio=None,
+                        provenance={"image": {"source": "drawing", "license": transition.source.license}},
+                        content_hash=digest,
+                        extra=content,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+                s.flush()
+                s.add(
+                    ItemRevision(
+                        item_id=transition.id, revision=1, content=content, content_hash=digest, created_by=actor
+                    )
+                )
+                record_event(s, actor, "item.promoted", f"item:{transition.id}", None, {"kind": KIND, "revision": 1})
+                report.created.append(transition.id)
+        staging.commit()
+    except BaseException:
+        staging.discard()
+        raise
+    return report
+
+
+def story_item(ws: Workspace, item_id: str) -> StoryTransition:
+    with ws.session() as s:
+        item = s.get(Item, item_id)
+    if item is None or item.kind != KIND:
+        raise NotFoundError(f"no story transition {item_id!r} in this workspace")
+    return StoryTransition.model_validate(item.extra)
+
+
+@dataclass
+class ReviseReport:
+    revised: list[str] = field(default_factory=list)
+    signed_off: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{len(self.revised)} revision(s) recorded, {len(self.signed_off)} sign-off(s) without edits"
+
+
+def revise_items(
+    ws: Workspace, records: list[tuple[int, ReviseRecord]], file: str = "", actor: str | None = None
+) -> ReviseReport:
+    """Apply reviewers' edits, each as a new revision of its item, and store each record as its reviewer's
+    sign-off of the resulting annotation — the whole file in one transaction, or nothing.
+
+    Every record is checked first (reviewer, item, edits valid for the field group, in file order on the
+    item as the earlier lines left it); all problems are reported together as FILE:LINE: field: problem.
+    """
+    from curation.facts import ItemFacts
+    from curation.kinds import kind_of
+
+    stage = kind_of(KIND).stage("revise")
+    report = ReviseReport()
+    with ws.writing() as s:
+        people = {p.name: p for p in s.execute(select(Person)).scalars()}
+        items: dict[str, Item] = {}
+        current: dict[str, StoryTransition] = {}
+        problems: list[Problem] = []
+        planned: list[tuple[ReviseRecord, StoryTransition, StoryTransition]] = []
+        for line, record in records:
+            where: dict[str, Any] = {"line": line or None, "file": file}
+            person = people.get(record.reviewer)
+            if person is None or "reviewer" not in person.role_set:
+                problems.append(
+                    Problem(f"{record.reviewer!r} is not a reviewer of this workspace", "reviewer", **where)
+                )
+                continue
+            if record.item not in items:
+                found = s.get(Item, record.item)
+                if found is None or found.kind != KIND:
+                    problems.append(Problem(f"no story transition {record.item!r} in this workspace", "item", **where))
+                    continue
+                items[record.item] = found
+                current[record.item] = StoryTransition.model_validate(found.extra)
+            item = items[record.item]
+            if person.name == item.author:
+                problems.append(
+                    Problem(f"{person.name!r} authored {item.id!r}: nobody reviews their own item", "reviewer", **where)
+                )
+                continue
+            before = current[record.item]
+            try:
+                after = apply_revision(before, record) if record.edits else before
+            except ValidationFailed as exc:
+                problems.extend(Problem(p.message, f"edits.{p.field}", **where) for p in exc.problems)
+                continue
+            current[record.item] = after
+            planned.append((record, before, after))
+        if problems:
+            raise ValidationFailed(
+                problems, f"{len(problems)} problem(s) in {file or 'the revisions'}; nothing was recorded"
+            )
+        now = utcnow()
+        for record, _before, after in planned:
+            item = items[record.item]
+            content = after.model_dump(mode="json")
+            if record.edits:
+                item.revision += 1
+                item.extra = content
+                item.content_hash = transition_hash(after)
+                item.updated_at = now
+                s.add(item)
+                s.flush()
+                s.add(
+                    ItemRevision(
+                        item_id=item.id,
+                        revision=item.revision,
+                        content=content,
+                        content_hash=item.content_hash,
+                        created_by=record.reviewer,
+                    )
+                )
+                record_event(
+                    s,
+                    actor or record.reviewer,
+                    "item.revised",
+                    f"item:{item.id}",
+                    {"revision": item.revision - 1},
+                    {"revision": item.revision, "edits": record.edits},
+                )
+                report.revised.append(item.id)
+            else:
+                report.signed_off.append(item.id)
+            facts = ItemFacts(
+                item.id,
+                item.group_id,
+                item.author,
+                item.revision,
+                item.context,
+                "",
+                {},
+                "",
+                item.image or "",
+                "",
+                "",
+                item.content_hash,
+                KIND,
+                ("text", "image"),
+                content,
+            )
+            key = (f"item:{item.id}", "revise", record.reviewer, item.revision)
+            prior = s.execute(
+                select(ReviewRecord).where(
+                    col(ReviewRecord.subject) == key[0],
+                    col(ReviewRecord.stage) == key[1],
+                    col(ReviewRecord.reviewer) == key[2],
+                    col(ReviewRecord.revision) == key[3],
+                )
+            ).scalar_one_or_none()
+            payload = {"edits": record.edits, "note": record.note}
+            if prior is None:
+                s.add(
+                    ReviewRecord(
+                        subject=key[0],
+                        stage="revise",
+                        reviewer=record.reviewer,
+                        revision=item.revision,
+                        inputs_hash=stage.inputs(facts),
+                        payload=payload,
+                        source="revise",
+                    )
+                )
+            else:
+                prior.payload, prior.inputs_hash, prior.updated_at = payload, stage.inputs(facts), now
+                s.add(prior)
+            s.flush()
+    return report
+
+
+def _audited(item_id: str, transition: StoryTransition, ws: Workspace, assets: dict[str, Asset]) -> AuditedTransition:
+    def phash(sha: str) -> int | None:
+        asset = assets.get(sha)
+        return image_phash(str(ws.asset_path(asset))) if asset else None
+
+    return AuditedTransition(
+        id=item_id,
+        book=transition.book,
+        page=transition.page,
+        current_text=transition.current.text,
+        next_text=transition.next.text,
+        topic=transition.book_meta.topic,
+        conditions=transition.conditions.model_dump(mode="json"),
+        image_hashes=(phash(transition.current.image), phash(transition.next.image)),
+    )
+
+
+def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
+    """Run App. C over every live story item and store the findings as the ``story_audit`` (blocking) and
+    ``story_overlap`` (warning) gates on each item's current content."""
+    from curation.workflow import discarded_items
+
+    with ws.session() as s:
+        from curation.tables import Decision
+
+        gone = discarded_items(s.execute(select(Decision)).scalars())
+        items = [
+            i
+            for i in s.execute(select(Item).where(col(Item.kind) == KIND).order_by(col(Item.id))).scalars()
+            if i.id not in gone
+        ]
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}
+    report = audit_transitions([_audited(i.id, transitions[i.id], ws, assets) for i in items])
+    reasons, warnings = report.item_reasons(), report.item_warnings()
+    spans = {leak.item: leak for leak in report.span_leaks}
+    with ws.writing() as s:
+        for item in items:
+            details: dict[str, Any] = {"reference_span": report.reference.longest.get(item.id, 0)}
+            if item.id in spans:
+                leak = spans[item.id]
+                details["shared_span"] = {
+                    "field": leak.field,
+                    "span": leak.span,
+                    "book": leak.page[0],
+                    "page": leak.page[1],
+                }
+            put_gate(s, item.id, "story_audit", item.content_hash, reasons.get(item.id, []), details)
+            put_gate(s, item.id, "story_overlap", item.content_hash, warnings.get(item.id, []), details)
+        record_event(s, actor, "audit.story", "workspace", None, {"items": len(items), "blocked": len(reasons)})
+    return report

@@ -1,0 +1,172 @@
+"""The two human stages of the story kind (App. D, Figs. 10–11) as records and pure functions.
+
+``filter``: a reviewer keeps or drops a selected transition, with a reason when dropping. ``revise``: a
+reviewer edits annotation fields by dotted path (``conditions.scene``, ``speech.emotion``,
+``conditions.characters.0.action``); each record is one revision of the item, validated against the field
+group's schema, and the item always shows its diff against the model's untouched proposal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from curation.errors import Problem, ValidationFailed
+
+from .schema import ANNOTATION_GROUPS, ANNOTATION_MODELS, StoryTransition
+
+
+class FilterRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: str = Field(min_length=1)
+    stage: Literal["filter"] = "filter"
+    reviewer: str = Field(min_length=1)
+    verdict: Literal["keep", "drop"]
+    reason: str = ""
+    """Required when dropping: what is wrong with the transition (weak link, text/image mismatch, ...)."""
+
+    @model_validator(mode="after")
+    def _drop_needs_reason(self) -> FilterRecord:
+        if self.verdict == "drop" and not self.reason.strip():
+            raise ValueError("a drop needs a reason")
+        return self
+
+
+class ReviseRecord(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    item: str = Field(min_length=1)
+    stage: Literal["revise"] = "revise"
+    reviewer: str = Field(min_length=1)
+    edits: dict[str, Any] = {}
+    """Dotted field path -> new value; an empty ``edits`` signs the annotation off as it stands."""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    path: str
+    proposed: Any
+    current: Any
+    by: str
+    """The reviewer whose revision set the current value."""
+
+
+def _flatten(value: Any, prefix: str) -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, inner in value.items():
+            out.update(_flatten(inner, f"{prefix}.{key}"))
+        return out or {prefix: {}}
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        out = {}
+        for i, inner in enumerate(value):
+            out.update(_flatten(inner, f"{prefix}.{i}"))
+        return out
+    return {prefix: value}
+
+
+def _set(container: Any, parts: list[str], value: Any, path: str) -> None:
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(container, list):
+            if not part.isdigit() or int(part) >= len(container):
+                raise KeyError(f"{path}: no element {part}")
+            if last:
+                container[int(part)] = value
+            else:
+                container = container[int(part)]
+        elif isinstance(container, dict):
+            if part not in container:
+                raise KeyError(f"{path}: no field {part!r}")
+            if last:
+                container[part] = value
+            else:
+                container = container[part]
+        else:
+            raise KeyError(f"{path}: {parts[i - 1]!r} has no fields")
+
+
+def apply_revision(item: StoryTransition, record: ReviseRecord) -> StoryTransition:
+    """The item with the record's edits applied (validated per field group); ``revised_by`` updated.
+
+    Raises :class:`ValidationFailed` naming each bad path; the item is never half-edited.
+    """
+    data = item.model_dump(mode="json")
+    problems: list[Problem] = []
+    touched: set[str] = set()
+    for path, value in record.edits.items():
+        group, _, rest = path.partition(".")
+        if group not in ANNOTATION_GROUPS or not rest:
+            problems.append(Problem(f"only annotation fields are revised ({', '.join(ANNOTATION_GROUPS)})", path))
+            continue
+        try:
+            _set(data[group], rest.split("."), value, path)
+        except KeyError as exc:
+            problems.append(Problem(str(exc.args[0]).split(": ", 1)[1], path))
+            continue
+        touched.add(group)
+    for group in sorted(touched):
+        try:
+            ANNOTATION_MODELS[group].model_validate(data[group])
+        except ValidationError as exc:
+            for err in exc.errors():
+                where = ".".join([group, *(str(p) for p in err["loc"])])
+                problems.append(Problem(err["msg"], where))
+    if problems:
+        raise ValidationFailed(problems, f"revision of {item.id} refused; nothing was changed")
+    revised_by = dict(item.revised_by)
+    for path in record.edits:
+        revised_by[path] = record.reviewer
+    data["revised_by"] = revised_by
+    return StoryTransition.model_validate(data)
+
+
+def diff_against_proposal(item: StoryTransition) -> list[FieldChange]:
+    """Every annotation field whose current value differs from the model's proposal, in path order."""
+    changes = []
+    for group in ANNOTATION_GROUPS:
+        proposed = _flatten(item.proposals[group].parsed(group).model_dump(mode="json"), group)  # type: ignore[index]
+        current = _flatten(getattr(item, group).model_dump(mode="json"), group)
+        for path in sorted(set(proposed) | set(current)):
+            if proposed.get(path) != current.get(path):
+                by = next((who for p, who in item.revised_by.items() if path == p or path.startswith(p + ".")), "")
+                changes.append(FieldChange(path, proposed.get(path), current.get(path), by))
+    return changes
+
+
+def field_provenance(item: StoryTransition, path: str) -> dict[str, str]:
+    """Who wrote a field's current value: a reviewer's revision, else the model (with its prompt hash)."""
+    for changed in diff_against_proposal(item):
+        if changed.path == path:
+            return {"by": "reviewer", "reviewer": changed.by}
+    group = path.partition(".")[0]
+    provenance = item.proposals[group].provenance  # type: ignore[index]
+    return {"by": "model", "model": provenance.model, "prompt_hash": provenance.prompt_hash}
+
+
+def transition_from_record(record: dict[str, Any]) -> StoryTransition:
+    """A screened candidate record (``transition_records``) as an item whose values are the proposals."""
+    proposals = record["annotations"]
+    missing = [g for g in ANNOTATION_GROUPS if g not in proposals]
+    if missing:
+        raise ValidationFailed(
+            [Problem(f"no {', '.join(missing)} proposal: run the annotate step first", "annotations")],
+            f"{record['id']} is not annotated",
+        )
+    return StoryTransition(
+        id=record["id"],
+        book=record["book"],
+        page=record["page"],
+        title=record.get("title", ""),
+        source=record["source"],
+        current=record["current"],
+        next=record["next"],
+        book_meta=proposals["book_meta"]["value"],
+        conditions=proposals["conditions"]["value"],
+        speech=proposals["speech"]["value"],
+        proposals={g: proposals[g] for g in ANNOTATION_GROUPS},
+        scores=record.get("scores"),
+        score_provenance=record.get("score_provenance"),
+    )

@@ -1,0 +1,185 @@
+"""The story transition: two pages, book metadata, next-page conditions and a speech target.
+
+Every model-written field group keeps its provenance (model and prompt hash) beside the human revision,
+so a release can say which words a person wrote and which a model proposed (Omni-StoryBench App. C,
+"annotation provenance").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+EMOTIONS = ("angry", "happy", "neutral", "sad")
+SPEEDS = ("normal", "fast", "slow")
+PITCHES = ("normal", "high", "low")
+GENDERS = ("female", "male")
+CRITERIA = ("current_page_quality", "next_page_quality", "image_style_coherence", "transition_coherence")
+"""The four screening criteria of §4.1, each scored 1–10 with a rationale."""
+ANNOTATION_GROUPS = ("book_meta", "conditions", "speech")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Page(_Strict):
+    image: str = Field(min_length=1, description="path relative to the JSONL file, or a content hash once stored")
+    text: str = Field(description="the page's narration as published")
+
+
+class Source(_Strict):
+    collection: str = Field(min_length=1, max_length=100, description="e.g. african_storybook, storyweaver")
+    license: str = Field(min_length=1, max_length=100, description="SPDX identifier of the book's licence")
+    url: str = ""
+
+
+class Character(_Strict):
+    name: str
+    sex: Literal["male", "female", "non-binary", ""] = ""
+    age_range: str = ""
+    species: str = ""
+    role: str = ""
+    personality: list[str] = []
+    appearance: str = ""
+
+
+class BookMetadata(_Strict):
+    """Book-level metadata (App. D's first prompt)."""
+
+    genre: str = ""
+    topic: str = ""
+    style: str = ""
+    narrative_tense: Literal["Past", "Present", "Future", ""] = ""
+    narrative_perspective: Literal[
+        "First-person", "Third-person limited", "Third-person omniscient", "Second-person", ""
+    ] = ""
+    characters: list[Character] = []
+
+
+class CharacterCondition(_Strict):
+    name: str
+    emotion: str = ""
+    visibility: Literal["visible", "offscreen", "partially_visible", ""] = ""
+    action: str = ""
+    speech_intent: str = ""
+
+
+class NextPageConditions(_Strict):
+    """Local generation constraints for the next page (§4.1)."""
+
+    characters: list[CharacterCondition] = []
+    scene: str = ""
+    text_goal: str = Field("", description="the narration instruction")
+    ambient_sound: str = ""
+
+
+class SpeechTarget(_Strict):
+    """The target utterance and its speaker's four scored attributes (App. D's third prompt)."""
+
+    speaker: str = ""
+    utterance: str = Field(min_length=1)
+    emotion: Literal["angry", "happy", "neutral", "sad"]
+    speed: Literal["normal", "fast", "slow"]
+    pitch: Literal["normal", "high", "low"]
+    gender: Literal["female", "male"]
+
+
+class Criterion(_Strict):
+    score: int = Field(ge=1, le=10)
+    rationale: str = Field(min_length=1)
+
+
+class Scores(_Strict):
+    """A model's four screening scores (JSON-schema constrained, each 1–10 with a rationale)."""
+
+    current_page_quality: Criterion
+    next_page_quality: Criterion
+    image_style_coherence: Criterion
+    transition_coherence: Criterion
+
+    @property
+    def mean(self) -> float:
+        return sum(getattr(self, name).score for name in CRITERIA) / len(CRITERIA)
+
+
+class ModelProvenance(_Strict):
+    """Who wrote a field group: the model and the hash of the exact prompt it was given."""
+
+    model: str = Field(min_length=1)
+    prompt_hash: str = Field(min_length=8, max_length=64)
+
+
+ANNOTATION_MODELS: dict[str, type[BaseModel]] = {
+    "book_meta": BookMetadata,
+    "conditions": NextPageConditions,
+    "speech": SpeechTarget,
+}
+
+
+class Proposal(_Strict):
+    """A model's proposal for one field group, kept unchanged; human revisions are stored beside it."""
+
+    value: dict
+    provenance: ModelProvenance
+
+    def parsed(self, group: str) -> BaseModel:
+        return ANNOTATION_MODELS[group].model_validate(self.value)
+
+
+class CandidateLine(_Strict):
+    """One line of ``curate import candidates``: a page-to-page transition with its media paths."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+    book: str = Field(min_length=1, max_length=200)
+    page: int = Field(ge=0, description="the current page's number in its book")
+    title: str = ""
+    source: Source
+    current: Page
+    next: Page
+    speech_lines: list[str] | None = None
+    """Dialogue lines of the next page when the source marks them; otherwise counted from quotes."""
+    annotations: dict[Literal["book_meta", "conditions", "speech"], Proposal] = {}
+    """Model annotations made elsewhere, with their provenance (optional: `curate screen` can make them)."""
+
+    @field_validator("annotations")
+    @classmethod
+    def _annotations_valid(cls, value: dict[str, Proposal]) -> dict[str, Proposal]:
+        for group, proposal in value.items():
+            proposal.parsed(group)  # raises a located error for a malformed proposal
+        return value
+
+
+def prompt_hash(system: str, user: str, task: str) -> str:
+    """A stable identity for a prompt: its system and user text and the task (whose output schema it was
+    held to; the schema itself is fixed by this program's version)."""
+    digest = hashlib.sha256()
+    for part in (task, system, user):
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:32]
+
+
+class StoryTransition(_Strict):
+    """A benchmark item of the ``story_transition`` kind: the pages, the current annotation values, and
+    beside them the model's untouched proposals (with provenance) and who revised which field."""
+
+    id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+    kind: Literal["story_transition"] = "story_transition"
+    book: str = Field(min_length=1, max_length=200)
+    page: int = Field(ge=0)
+    title: str = ""
+    source: Source
+    current: Page
+    next: Page
+    """The reference: what a system should generate after the current page."""
+    book_meta: BookMetadata
+    conditions: NextPageConditions
+    speech: SpeechTarget
+    proposals: dict[Literal["book_meta", "conditions", "speech"], Proposal]
+    revised_by: dict[str, str] = {}
+    """Dotted field path (``conditions.scene``) -> the reviewer whose revision set its current value."""
+    scores: Scores | None = None
+    score_provenance: ModelProvenance | None = None

@@ -1,0 +1,339 @@
+"""The release of the ``story_transition`` kind: data files, the fingerprint manifest naming the kind, the
+screening funnel, the App. C audit of what is released, a datasheet and Croissant metadata.
+
+Deterministic like every release: the date is fixed at the first build of a version, files are written in a
+fixed order with canonical JSON, and a rebuild of the same state gives the same manifest.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.errors import CheckFailed
+from curation.kinds.story import TRANSITION_COLUMNS
+from curation.screening.audits import SPAN_WORDS
+from curation.screening.items import KIND, _audited
+from curation.screening.pipeline import stored_funnel
+from curation.screening.schema import ANNOTATION_GROUPS, StoryTransition
+from curation.tables import Asset, Item
+from curation.workflow import derive_status
+from curation.workspace import Workspace, record_event
+
+from .build import FORMAT, BuildResult, _publish, release_date, validate_version
+from .card import CROISSANT_CONTEXT, citation
+from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
+from .tables import Release
+from .writer import ReleaseWriter, canonical_json, jsonl_bytes
+
+DATA_FILE = "data/transitions.jsonl"
+JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance")
+
+
+def _record(item: Item, t: StoryTransition, assets: dict[str, Asset]) -> dict[str, Any]:
+    provenance = {}
+    for group in ANNOTATION_GROUPS:
+        proposal = t.proposals[group].provenance
+        revised = sorted(p for p in t.revised_by if p.split(".")[0] == group)
+        provenance[group] = {
+            "model": proposal.model,
+            "prompt_hash": proposal.prompt_hash,
+            "revised_fields": revised,
+            "human_revised": bool(revised),
+        }
+    record = {
+        "id": t.id,
+        "book": t.book,
+        "page": t.page,
+        "title": t.title,
+        "collection": t.source.collection,
+        "license": t.source.license,
+        "current_text": t.current.text,
+        "current_image": f"media/{t.current.image}{assets[t.current.image].ext}",
+        "next_text": t.next.text,
+        "next_image": f"media/{t.next.image}{assets[t.next.image].ext}",
+        "book_meta": t.book_meta.model_dump(mode="json"),
+        "conditions": t.conditions.model_dump(mode="json"),
+        "speech": t.speech.model_dump(mode="json"),
+        "provenance": provenance,
+        "revision": item.revision,
+    }
+    return {k: record[k] for k in TRANSITION_COLUMNS}
+
+
+def _manifest_item(record: dict[str, Any], t: StoryTransition) -> dict[str, Any]:
+    narration = f"{t.current.text}\n{t.next.text}"
+    return {
+        "id": t.id,
+        "current_text_sha256": text_sha256(t.current.text),
+        "next_text_sha256": text_sha256(t.next.text),
+        "text_sha256": text_sha256(narration),
+        "minhash": minhash_hex(narration),
+        "current_image": record["current_image"],
+        "current_image_sha256": t.current.image,
+        "next_image": record["next_image"],
+        "next_image_sha256": t.next.image,
+    }
+
+
+def _reason_kind(reason: str) -> str:
+    """A reason code without its instance (``duplicate:dup-1a2b`` counts as ``duplicate``)."""
+    return "duplicate" if reason.startswith("duplicate:") else reason
+
+
+def _screening(ws: Workspace, statuses: list[Any], released: list[str]) -> dict[str, Any]:
+    """How many candidates each rule, the scores, the selection and the reviewers removed."""
+    funnel = stored_funnel(ws, ws.settings.screen).to_json()
+    story = [s for s in statuses if s.kind == KIND]
+    review: dict[str, Any] = {
+        "promoted": len(story),
+        "dropped_by_reviewers": sum("filter:drop" in s.reasons for s in story),
+        "held_by_gates": dict(
+            sorted(Counter(_reason_kind(r) for s in story if s.state == "held" for r in s.reasons).items())
+        ),
+        "not_yet_reviewed": sum(s.state == "in_review" for s in story),
+        "discarded": sum(s.state == "discarded" for s in story),
+        "released": len(released),
+    }
+    return {"screening": funnel, "review": review}
+
+
+def _card(
+    name: str,
+    version: str,
+    date: str,
+    license: str,
+    records: list[dict[str, Any]],
+    screening: dict[str, Any],
+    audit: dict[str, Any],
+) -> str:
+    funnel, review = screening["screening"], screening["review"]
+    lines = [
+        f"# {name} {version}",
+        "",
+        f"Released {date}. {len(records)} story transitions (kind `story_transition`): a current page (illustration "
+        "and narration) and the next page as the reference, with book metadata, next-page conditions and a speech "
+        "target. Text and annotations under " + license + "; each page keeps its book's licence (below).",
+        "",
+        "## Screening funnel",
+        "",
+        "| step | in | kept | removed | why |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for step in funnel["steps"]:
+        why = ", ".join(f"{reason} {n}" for reason, n in step["reasons"].items())
+        lines.append(f"| {step['step']} | {step['inputs']} | {step['kept']} | {step['dropped']} | {why} |")
+    lines += [
+        f"| reviewers (filter) | {review['promoted']} | {review['promoted'] - review['dropped_by_reviewers']} | "
+        f"{review['dropped_by_reviewers']} | filter:drop |",
+        f"| audits (App. C gates) | | | {sum(review['held_by_gates'].values())} | "
+        + ", ".join(f"{k} {v}" for k, v in review["held_by_gates"].items())
+        + " |",
+        f"| released | | {review['released']} | | |",
+        "",
+        f"{funnel['candidates']} candidate transitions were screened.",
+        "",
+        "## Annotation and provenance",
+        "",
+        "Book metadata, next-page conditions and the speech target were proposed by a model (model and prompt hash "
+        "per field group in `provenance`) and checked by reviewers, who kept or dropped each transition and revised "
+        "fields; `provenance.<group>.revised_fields` names every field a person changed.",
+        "",
+    ]
+    for group in ANNOTATION_GROUPS:
+        revised = sum(r["provenance"][group]["human_revised"] for r in records)
+        lines.append(f"- {group}: {revised} of {len(records)} transitions revised by a reviewer")
+    ref = audit["reference_span"]
+    share = audit["annotation_share"] or {}
+    lines += [
+        "",
+        "## String-overlap and duplicate audit (Omni-StoryBench App. C)",
+        "",
+        f"- normalized condition texts distinct: {'yes' if not audit['duplicate_conditions'] else 'no'} "
+        f"({len(audit['duplicate_conditions'])} duplicate group(s))",
+        f"- descriptive fields sharing a {SPAN_WORDS}-word span with a page outside their transition: {len(audit['span_leaks'])}",
+        f"- longest span shared by a condition and its next-page narration: median {ref['median']:g} words; "
+        f"{len(ref['flagged'])} transition(s) share {SPAN_WORDS} or more",
+        "- reference content words absent from the condition: "
+        + (f"{audit['absent_content_share']:.1%}" if audit["absent_content_share"] is not None else "n/a"),
+        "- annotation share of input words: "
+        + (f"{share['mean']:.1%} per transition, {share['pooled']:.1%} pooled" if share else "n/a"),
+        f"- duplicate clusters across books (word 3-gram MinHash, pHash): {len(audit['clusters'])} "
+        f"over {audit['clustered_items']} transitions (audit.json)",
+        "",
+        "String-level results characterize lexical overlap; they do not prove an absence of semantic leakage or "
+        "prior model exposure. `manifest.json` gives per-transition text and image hashes and word 8-gram sketches "
+        "for independent overlap checks.",
+        "",
+        "## Licences",
+        "",
+    ]
+    for (collection, lic), n in sorted(Counter((r["collection"], r["license"]) for r in records).items()):
+        lines.append(f"- {collection}: {n} transition(s), {lic}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _croissant(
+    name: str, version: str, date: str, license: str, records: list[dict[str, Any]], writer: ReleaseWriter
+) -> dict[str, Any]:
+    files = {e.path: e for e in writer.entries()}
+    fields = []
+    for column in TRANSITION_COLUMNS:
+        dtype = "sc:Integer" if column in ("page", "revision") else "sc:Text"
+        description = "JSON object" if column in JSON_COLUMNS else column.replace("_", " ")
+        fields.append(
+            {
+                "@type": "cr:Field",
+                "@id": f"transitions/{column}",
+                "name": column,
+                "description": description,
+                "dataType": dtype,
+                "source": {"fileObject": {"@id": DATA_FILE}, "extract": {"jsonPath": f"$.{column}"}},
+            }
+        )
+    facts = type("Facts", (), {"name": name, "version": version, "release_date": date})
+    return {
+        "@context": CROISSANT_CONTEXT,
+        "@type": "sc:Dataset",
+        "conformsTo": "http://mlcommons.org/croissant/1.1",
+        "name": name,
+        "description": f"{name} {version}: {len(records)} story transitions (current page, next page as reference, "
+        "book metadata, next-page conditions, speech target).",
+        "version": version,
+        "citeAs": citation(facts),  # type: ignore[arg-type]
+        "datePublished": date,
+        "license": license,
+        "url": f"https://example.invalid/{name}/{version}",
+        "distribution": [
+            {
+                "@type": "cr:FileObject",
+                "@id": DATA_FILE,
+                "name": DATA_FILE,
+                "contentUrl": DATA_FILE,
+                "contentSize": f"{files[DATA_FILE].size} B",
+                "encodingFormat": "application/jsonlines",
+                "sha256": files[DATA_FILE].sha256,
+            },
+            {
+                "@type": "cr:FileSet",
+                "@id": "media-image",
+                "name": "media-image",
+                "description": "The page illustrations, named by the SHA-256 of their bytes (listed in manifest.json).",
+                "encodingFormat": "image/jpeg",
+                "includes": ["media/*"],
+            },
+        ],
+        "recordSet": [
+            {
+                "@type": "cr:RecordSet",
+                "@id": "transitions",
+                "name": "transitions",
+                "description": f"One record per transition ({DATA_FILE}).",
+                "key": {"@id": "transitions/id"},
+                "field": fields,
+            }
+        ],
+        "rai:dataCollection": "Page-to-page transitions of openly licensed storybooks, screened by rules and model "
+        "scores, then filtered and revised by reviewers (Omni-StoryBench §4.1, App. D).",
+        "rai:dataCollectionType": ["Web Scraping", "Manual Human Curation"],
+        "rai:dataAnnotationProtocol": [
+            "Model-proposed annotations (provenance per field group); two human stages: filter and revise."
+        ],
+        "rai:dataUseCases": ["Held-out evaluation of story-grounded omnimodal generation. Not for training."],
+        "rai:dataLimitations": ["String-level overlap audits do not establish absence of training exposure."],
+    }
+
+
+def build_story_release(
+    ws: Workspace,
+    version: str,
+    out: Path | None = None,
+    license: str = "CC-BY-4.0",
+    name: str | None = None,
+    actor: str = "cli",
+) -> BuildResult:
+    """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
+    validate_version(version)
+    name = name or ws.root.name
+    with ws.session() as s:
+        existing = s.get(Release, version)
+    date = release_date(existing)
+    statuses = derive_status(ws)
+    released = sorted(st.id for st in statuses if st.kind == KIND and st.state == "admitted")
+    if not released:
+        raise CheckFailed("release refused: no story transition is admitted yet; see `curate status`")
+    with ws.session() as s:
+        items = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(released))).scalars()}
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    transitions = {i: StoryTransition.model_validate(items[i].extra) for i in released}
+    target = (out or ws.root / "releases" / version).resolve()
+
+    def write(root: Path) -> BuildResult:
+        from curation.screening.audits import audit_transitions
+
+        writer = ReleaseWriter(root)
+        records = [_record(items[i], transitions[i], assets) for i in released]
+        media = set()
+        for record in records:
+            t = transitions[record["id"]]
+            media |= {(record["current_image"], t.current.image), (record["next_image"], t.next.image)}
+        writer.copy_media([(path, ws.asset_path(assets[sha]), sha) for path, sha in sorted(media)])
+        writer.write_bytes(DATA_FILE, jsonl_bytes(records))
+        screening = _screening(ws, statuses, released)
+        writer.write_json("screening.json", screening)
+        audit = audit_transitions([_audited(i, transitions[i], ws, assets) for i in released]).to_json()
+        writer.write_json("audit.json", audit)
+        writer.write_json("croissant.json", _croissant(name, version, date, license, records, writer))
+        writer.write_bytes("README.md", _card(name, version, date, license, records, screening, audit).encode("utf-8"))
+        entries = writer.entries()
+        manifest = {
+            "format": FORMAT,
+            "kind": KIND,
+            "name": name,
+            "version": version,
+            "release_date": date,
+            "partial": False,
+            "files": [{"path": e.path, "sha256": e.sha256, "size": e.size} for e in entries],
+            "items": [_manifest_item(r, transitions[r["id"]]) for r in records],
+            "fingerprints": {
+                "text": "current_text_sha256 / next_text_sha256: each normalized narration; text_sha256 and "
+                "minhash: both narrations joined by a newline",
+                "media": "current_image_sha256 / next_image_sha256: SHA-256 of the shipped file's bytes",
+                "sketch": SKETCH_SPEC,
+            },
+        }
+        manifest_entry = writer.write_bytes("manifest.json", canonical_json(manifest))
+        total = sum(e.size for e in entries) + manifest_entry.size
+        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date)
+
+    done: Future[list[str]] = Future()
+    done.set_result([])
+    result = _publish(target, existing, done, write)
+    if existing is None:
+        with ws.writing() as s:
+            if s.get(Release, version) is None:
+                s.add(
+                    Release(
+                        version=version,
+                        release_date=date,
+                        manifest_sha256=result.manifest_sha256,
+                        items=result.items,
+                        partial=False,
+                        path=str(target),
+                        built_by=actor,
+                    )
+                )
+                record_event(
+                    s,
+                    actor,
+                    "release.published",
+                    f"release:{version}",
+                    None,
+                    {"manifest_sha256": result.manifest_sha256, "items": result.items, "kind": KIND},
+                )
+    return result

@@ -1,0 +1,96 @@
+"""The story filter and revise pages through AppTest, on a workspace with promoted story transitions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from streamlit.testing.v1 import AppTest
+from ui_helpers import APP
+
+from annotation_ui.components import USER_KEY
+from annotation_ui.logic import SignedIn
+from checker.structured import ReplayStructured
+from curation.screening.importer import import_candidates
+from curation.screening.items import promote_selected, story_item
+from curation.screening.pipeline import run_screen
+from curation.screening.settings import ScreenSettings
+from curation.tables import ReviewRecord
+from omnicurate.demo.story_corpus import build_corpus
+
+
+@pytest.fixture
+def story_workspace(workspace, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
+    corpus = build_corpus(tmp_path / "corpus", books=8)
+    for name in ("rev1", "rev2"):
+        workspace.add_person(name, ["reviewer"])
+    import_candidates(workspace, corpus.candidates)
+    settings = ScreenSettings(top=3)
+    run_screen(workspace, settings, ReplayStructured(str(corpus.replay)))
+    promote_selected(workspace, settings)
+    monkeypatch.setenv("CURATE_WORKSPACE", str(workspace.root))
+    return workspace
+
+
+def open_page(page: str, name: str) -> AppTest:
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[USER_KEY] = SignedIn(name, frozenset({"reviewer"}))
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _records(ws, stage: str) -> list[ReviewRecord]:  # type: ignore[no-untyped-def]
+    with ws.session() as s:
+        return list(s.execute(select(ReviewRecord).where(ReviewRecord.stage == stage)).scalars())
+
+
+def test_filter_page_shows_both_pages_and_needs_a_reason_to_drop(story_workspace) -> None:  # type: ignore[no-untyped-def]
+    at = open_page("story_filter", "rev1")
+    picked = at.radio(key="story-filter-pick").value
+    transition = story_item(story_workspace, picked)
+    assert [t.value for t in at.text] == [transition.current.text, transition.next.text]  # shown as typed
+    assert [s.value for s in at.subheader] == ["Current page", "Next page (reference)"]
+    at.radio[-1].set_value("drop")
+    at.button[0].click().run()
+    assert "a drop needs a reason" in at.error[0].value and _records(story_workspace, "filter") == []
+    at.radio[-1].set_value("keep")
+    at.button[0].click().run()
+    assert [(r.subject, r.payload["verdict"]) for r in _records(story_workspace, "filter")] == [
+        (f"item:{picked}", "keep")
+    ]
+    assert picked not in at.radio(key="story-filter-pick").options  # the queue moved on
+
+
+def test_revise_page_records_an_edit_as_a_revision(story_workspace) -> None:  # type: ignore[no-untyped-def]
+    from annotation_ui.logic import submit_review
+    from curation.workflow import derive_status
+
+    items = sorted(s.id for s in derive_status(story_workspace))
+    for item in items:  # revise opens once the transition is kept
+        submit_review(story_workspace, {"item": item, "stage": "filter", "reviewer": "rev1", "verdict": "keep"})
+    at = open_page("story_revise", "rev2")
+    assert at.radio(key="story-revise-pick").options == items
+    picked = at.radio(key="story-revise-pick").value
+    at.text_input(key=f"{picked}:conditions.scene").input("a wet road at dusk")
+    current = story_item(story_workspace, picked).speech.pitch
+    other = next(p for p in ("normal", "high", "low") if p != current)
+    at.selectbox(key=f"{picked}:speech.pitch").select(other)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    revised = story_item(story_workspace, picked)
+    assert revised.conditions.scene == "a wet road at dusk" and revised.speech.pitch == other
+    assert revised.revised_by == {"conditions.scene": "rev2", "speech.pitch": "rev2"}
+    [record] = _records(story_workspace, "revise")
+    assert record.reviewer == "rev2" and record.revision == 2
+    assert "2 field(s) revised" in at.success[0].value
+    assert picked not in at.radio(key="story-revise-pick").options  # the editor's record signed it off
+    # submitting without changes signs an annotation off as it stands, with no new revision
+    second = at.radio(key="story-revise-pick").value
+    at.button[0].click().run()
+    assert story_item(story_workspace, second).revised_by == {}
+    assert sorted((r.subject, r.revision) for r in _records(story_workspace, "revise")) == sorted(
+        [(f"item:{picked}", 2), (f"item:{second}", 1)]
+    )

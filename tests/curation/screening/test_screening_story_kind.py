@@ -1,0 +1,151 @@
+"""The story_transition kind end to end on a workspace: promotion, filter and revise, App. C gates, status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from checker.structured import ReplayStructured
+from curation.errors import ValidationFailed
+from curation.reviews import import_reviews
+from curation.screening.importer import import_candidates
+from curation.screening.items import KIND, audit_story_items, promote_selected, revise_items, story_item
+from curation.screening.pipeline import run_screen
+from curation.screening.revise import ReviseRecord, diff_against_proposal, field_provenance
+from curation.screening.settings import ScreenSettings
+from curation.tables import Asset, ItemRevision
+from curation.workflow import derive_status
+from omnicurate.demo.story_corpus import build_corpus
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return build_corpus(tmp_path_factory.mktemp("story"), books=10)
+
+
+@pytest.fixture
+def story_ws(workspace, corpus):  # type: ignore[no-untyped-def]
+    for name in ("rev1", "rev2", "rev3"):
+        workspace.add_person(name, ["reviewer"])
+    import_candidates(workspace, corpus.candidates)
+    run_screen(workspace, ScreenSettings(), ReplayStructured(str(corpus.replay)))
+    report = promote_selected(workspace, ScreenSettings())
+    assert len(report.created) == len(corpus.books) - 1 and report.new_media > 0
+    return workspace
+
+
+def _states(ws) -> dict[str, tuple[str, str | None, list[str]]]:  # type: ignore[no-untyped-def]
+    return {s.id: (s.state, s.stage, s.reasons) for s in derive_status(ws) if s.kind == KIND}
+
+
+def test_promotion_stores_media_and_keeps_proposals_with_provenance(story_ws, corpus) -> None:  # type: ignore[no-untyped-def]
+    states = _states(story_ws)
+    assert {state for state, _, _ in states.values()} == {"in_review"}
+    assert {stage for _, stage, _ in states.values()} == {"filter"}
+    first = sorted(states)[0]
+    item = story_item(story_ws, first)
+    with story_ws.session() as s:
+        asset = s.get(Asset, item.next.image)
+    assert asset is not None and story_ws.asset_path(asset).is_file()
+    assert item.proposals["conditions"].provenance.model == ReplayStructured(str(corpus.replay)).model_id
+    assert diff_against_proposal(item) == []
+    again = promote_selected(story_ws, ScreenSettings())
+    assert again.created == [] and len(again.unchanged) == len(states)
+
+
+def _filter_file(tmp_path: Path, items: list[str], dropped: str, reviewer: str = "rev1") -> Path:
+    path = tmp_path / "filter.jsonl"
+    lines = []
+    for i in items:
+        record = {"item": i, "stage": "filter", "reviewer": reviewer, "verdict": "drop" if i == dropped else "keep"}
+        if i == dropped:
+            record["reason"] = "weak link between the pages"
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_filter_then_revise_admits_clean_items_and_the_gates_hold_the_planted_ones(story_ws, corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    items = sorted(_states(story_ws))
+    clean = [i for i in items if i.split("-")[0] in ("bk00002", "bk00003", "bk00008", "bk00009")]
+    dropped = clean.pop()
+    import_reviews(story_ws, _filter_file(tmp_path, items, dropped))
+    states = _states(story_ws)
+    assert states[dropped] == ("returned", "filter", ["filter:drop"])
+    assert states[clean[0]][:2] == ("in_review", "revise")
+    proposed = story_item(story_ws, clean[0]).speech.emotion
+    emotion = "angry" if proposed != "angry" else "sad"
+    edit = ReviseRecord(
+        item=clean[0], reviewer="rev2", edits={"speech.emotion": emotion, "conditions.scene": "a wet road"}
+    )
+    signoffs = [(0, ReviseRecord(item=i, reviewer="rev3")) for i in items if i not in (dropped, clean[0])]
+    report = revise_items(story_ws, [(1, edit), *signoffs])
+    assert report.revised == [clean[0]] and len(report.signed_off) == len(signoffs)
+    revised = story_item(story_ws, clean[0])
+    assert revised.speech.emotion == emotion and revised.revised_by == {
+        "speech.emotion": "rev2",
+        "conditions.scene": "rev2",
+    }
+    assert field_provenance(revised, "speech.emotion") == {"by": "reviewer", "reviewer": "rev2"}
+    with story_ws.session() as s:
+        revisions = s.execute(
+            select(ItemRevision.revision, ItemRevision.created_by).where(ItemRevision.item_id == clean[0])
+        ).all()
+    assert sorted(revisions) == [(1, "cli"), (2, "rev2")]
+    states = _states(story_ws)
+    assert states[clean[0]][0] == "admitted"  # the editor's record signs off the revision it made
+    assert states[dropped][0] == "returned"  # a revise sign-off does not undo a drop
+    audit_story_items(story_ws)
+    states = _states(story_ws)
+    original, copy = corpus.planted["republished"].split("|")
+    assert states[original][0] == states[copy][0] == "held"
+    assert states[original][2][0].startswith("duplicate:dup-")
+    assert states[corpus.planted["foreign_span"]] == ("held", None, ["leak:shared_span:scene", "leak:reference_span"])
+    first, second = corpus.planted["duplicate_condition"].split("|")
+    assert states[first] == states[second] == ("held", None, ["leak:duplicate_condition"])
+    assert all(states[i][0] == "admitted" for i in clean)
+    # a later edit by someone else asks for a fresh sign-off (and is that person's sign-off)
+    revise_items(
+        story_ws, [(1, ReviseRecord(item=clean[1], reviewer="rev2", edits={"book_meta.topic": "a lost kite"}))]
+    )
+    audit_story_items(story_ws)
+    assert _states(story_ws)[clean[1]][0] == "admitted"
+
+
+def test_bad_revisions_are_refused_whole_with_their_lines(story_ws, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    item = sorted(_states(story_ws))[0]
+    before = story_item(story_ws, item)
+    records = [
+        (1, ReviseRecord(item=item, reviewer="rev2", edits={"speech.pitch": "low"})),
+        (2, ReviseRecord(item=item, reviewer="rev2", edits={"speech.pitch": "very high"})),
+        (3, ReviseRecord(item="nope", reviewer="rev2")),
+        (4, ReviseRecord(item=item, reviewer="screen")),
+    ]
+    with pytest.raises(ValidationFailed) as caught:
+        revise_items(story_ws, records, "rev.jsonl")
+    assert [str(p) for p in caught.value.problems] == [
+        "rev.jsonl:2: edits.speech.pitch: Input should be 'normal', 'high' or 'low'",
+        "rev.jsonl:3: item: no story transition 'nope' in this workspace",
+        "rev.jsonl:4: reviewer: 'screen' is not a reviewer of this workspace",
+    ]
+    assert story_item(story_ws, item) == before  # line 1 was valid, but nothing of the file was recorded
+
+
+def test_generic_review_import_takes_sign_offs_but_not_edits(story_ws, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    item = sorted(_states(story_ws))[0]
+    path = tmp_path / "r.jsonl"
+    path.write_text(
+        json.dumps({"item": item, "stage": "revise", "reviewer": "rev1", "edits": {"speech.pitch": "low"}}) + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ValidationFailed) as caught:
+        import_reviews(story_ws, path)
+    assert "curate story revise FILE" in str(caught.value.problems[0])
+    path.write_text(
+        json.dumps({"item": item, "stage": "filter", "reviewer": "rev1", "verdict": "drop"}) + "\n", encoding="utf-8"
+    )
+    with pytest.raises(ValidationFailed, match="a drop needs a reason"):
+        import_reviews(story_ws, path)
