@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from .tables import Event, Item, ReviewRecord
 from .workspace import record_event
@@ -53,7 +53,9 @@ def record_exposure(session: Session, actor: str, people: Iterable[str], items: 
     known: set[tuple[str, str]] = set()
     for chunk in _chunks(subjects):
         for subject, after in session.execute(
-            select(Event.subject, Event.after).where(Event.action == EXPOSED, Event.subject.in_(chunk))
+            select(col(Event.subject), col(Event.after)).where(
+                col(Event.action) == EXPOSED, col(Event.subject).in_(chunk)
+            )
         ):
             if (after or {}).get("via") == via:
                 known.add(((after or {}).get("person", ""), subject.removeprefix("item:")))
@@ -70,7 +72,7 @@ def exposures(session: Session, items: Iterable[str] | None = None) -> dict[str,
     Derived exposures (authorship of a sister, a group-integration record) come first, then recorded
     events in the order they happened. Items without any exposure are absent.
     """
-    rows = session.execute(select(Item.id, Item.group_id, Item.author)).all()
+    rows = session.execute(select(col(Item.id), col(Item.group_id), col(Item.author))).all()
     wanted = None if items is None else set(items)
     group_of = {item_id: group for item_id, group, _ in rows}
     authors: dict[str, set[str]] = {}
@@ -81,8 +83,8 @@ def exposures(session: Session, items: Iterable[str] | None = None) -> dict[str,
     group_reviewers: dict[str, list[tuple[str, datetime]]] = {}
     for chunk in _chunks([f"group:{g}" for g in groups]):
         for subject, reviewer, at in session.execute(
-            select(ReviewRecord.subject, ReviewRecord.reviewer, ReviewRecord.created_at).where(
-                ReviewRecord.stage == "group_integration", ReviewRecord.subject.in_(chunk)
+            select(col(ReviewRecord.subject), col(ReviewRecord.reviewer), col(ReviewRecord.created_at)).where(
+                col(ReviewRecord.stage) == "group_integration", col(ReviewRecord.subject).in_(chunk)
             )
         ):
             group_reviewers.setdefault(subject.removeprefix("group:"), []).append((reviewer, at))
@@ -95,9 +97,9 @@ def exposures(session: Session, items: Iterable[str] | None = None) -> dict[str,
             found[item] = out
     for chunk in _chunks([f"item:{i}" for i in targets]):
         for subject, after, at in session.execute(
-            select(Event.subject, Event.after, Event.at)
-            .where(Event.action == EXPOSED, Event.subject.in_(chunk))
-            .order_by(Event.id)
+            select(col(Event.subject), col(Event.after), col(Event.at))
+            .where(col(Event.action) == EXPOSED, col(Event.subject).in_(chunk))
+            .order_by(col(Event.id))
         ):
             item = subject.removeprefix("item:")
             detail = after or {}

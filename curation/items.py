@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
@@ -294,9 +295,9 @@ def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ign
 
 
 def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
-    existing = {row[0]: row for row in s.execute(select(Item.id, Item.content_hash, Item.revision))}
-    groups = set(s.execute(select(SceneGroup.id)).scalars())
-    assets = set(s.execute(select(Asset.sha256)).scalars())
+    existing = {row[0]: row for row in s.execute(select(col(Item.id), col(Item.content_hash), col(Item.revision)))}
+    groups = set(s.execute(select(col(SceneGroup.id))).scalars())
+    assets = set(s.execute(select(col(Asset.sha256))).scalars())
     now = utcnow()
     for line in lines:
         for kind, (info, src) in line.media.items():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import select
 from sqlmodel import col
@@ -14,7 +14,7 @@ from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from .facts import RecordFacts
 from .jsonl import read_jsonl, validate_line
 from .kinds import GroupStage, kind_of, stage_named, stage_names
-from .schema import ReviewIn
+from .schema import GroupReview, ItemReviewIn, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .workflow import derive_status, live_sisters, load_facts
 from .workspace import Workspace, record_event
@@ -100,7 +100,7 @@ def record_reviews(
             stage = stage_named(r.stage)
             assert stage is not None  # parse_reviews chose the model by the stage
             if isinstance(stage, GroupStage):
-                group = r.group
+                group = cast(GroupReview, r).group  # a group stage's record names a group
                 members = sisters.get(group)
                 if not members:
                     problems.append(Problem(f"unknown group {group!r}", "group", **where))
@@ -114,9 +114,10 @@ def record_reviews(
                     continue
                 resolved.append((p, f"group:{group}", 0, stage.group_inputs(perturbed[group], members)))
                 continue
-            item = by_id.get(r.item)
+            item_id = cast(ItemReviewIn, r).item  # an item stage's record names an item
+            item = by_id.get(item_id)
             if item is None:
-                problems.append(Problem(f"unknown item {r.item!r}", "item", **where))
+                problems.append(Problem(f"unknown item {item_id!r}", "item", **where))
                 continue
             if stage.name not in kind_of(item.kind).stage_names or not stage.applies(item):
                 problems.append(
@@ -312,7 +313,7 @@ def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFa
     found: dict[str, dict[str, list[RecordFacts]]] = {}
     for start in range(0, len(subjects), 500):
         chunk = subjects[start : start + 500]
-        for rec in s.scalars(select(ReviewRecord).where(ReviewRecord.subject.in_(chunk))):
+        for rec in s.scalars(select(ReviewRecord).where(col(ReviewRecord.subject).in_(chunk))):
             found.setdefault(rec.subject, {}).setdefault(rec.stage, []).append(
                 RecordFacts(rec.subject, rec.stage, rec.reviewer, rec.revision, rec.inputs_hash, rec.payload, rec.id)
             )

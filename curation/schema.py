@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from .taxonomy import TAXONOMY
-from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, checklist_views_of
+from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, Modality, checklist_views_of
 
 Identifier = Annotated[
     str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")
@@ -77,6 +77,11 @@ class Taxonomy(_Strict):
         return v
 
 
+def _all_modalities() -> list[Modality]:
+    """An item's default modalities: all of :data:`~curation.vocab.MODALITIES`, in their canonical order."""
+    return ["text", "image", "audio"]
+
+
 class ItemContent(_Strict):
     """An item of the ``mcq`` kind as authored: the TRIAD tuple plus its tags. Media are paths (JSONL) or
     hashes (store).
@@ -88,7 +93,7 @@ class ItemContent(_Strict):
     id: Identifier
     group: Identifier
     kind: Literal["mcq"] = "mcq"
-    modalities: list[Literal["text", "image", "audio"]] = Field(default_factory=lambda: list(MODALITIES))
+    modalities: list[Literal["text", "image", "audio"]] = Field(default_factory=_all_modalities)
     perturbed: Literal["text", "image", "audio", "mixed"]
     language: Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)*$")] = "en"
     author: Identifier
@@ -244,7 +249,8 @@ class GroupReview(_Strict):
     note: str = ""
 
 
-ReviewIn = GrammarReview | AudioReview | ChecklistReview | AnswerReview | GroupReview
+ItemReviewIn = GrammarReview | AudioReview | ChecklistReview | AnswerReview
+ReviewIn = ItemReviewIn | GroupReview
 REVIEW_MODELS: dict[str, type[BaseModel]] = {
     "grammar": GrammarReview,
     "audio_signoff": AudioReview,

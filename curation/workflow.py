@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import String, select, type_coerce
+from sqlmodel import col
 
 from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts, StageOutcome
@@ -322,22 +323,22 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
     """Items as plain facts, in id order, with their groups' perturbed modality."""
     rows = session.execute(
         select(
-            Item.id,
-            Item.group_id,
-            Item.author,
-            Item.revision,
-            Item.context,
-            Item.question,
-            Item.options,
-            Item.answer,
-            Item.image,
-            Item.audio,
-            Item.provenance,
-            Item.content_hash,
-            Item.kind,
-            Item.modalities,
-            Item.extra,
-        ).order_by(Item.id)
+            col(Item.id),
+            col(Item.group_id),
+            col(Item.author),
+            col(Item.revision),
+            col(Item.context),
+            col(Item.question),
+            col(Item.options),
+            col(Item.answer),
+            col(Item.image),
+            col(Item.audio),
+            col(Item.provenance),
+            col(Item.content_hash),
+            col(Item.kind),
+            col(Item.modalities),
+            col(Item.extra),
+        ).order_by(col(Item.id))
     ).all()
     items = [
         ItemFacts(
@@ -359,7 +360,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
         )
         for r in rows
     ]
-    perturbed = dict(session.execute(select(SceneGroup.id, SceneGroup.perturbed)).all())
+    perturbed = dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
     return items, perturbed
 
 
@@ -367,13 +368,13 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
     """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records)."""
     rows = session.execute(
         select(
-            ReviewRecord.subject,
-            ReviewRecord.stage,
-            ReviewRecord.reviewer,
-            ReviewRecord.revision,
-            ReviewRecord.inputs_hash,
-            type_coerce(ReviewRecord.payload, String),
-            ReviewRecord.id,
+            col(ReviewRecord.subject),
+            col(ReviewRecord.stage),
+            col(ReviewRecord.reviewer),
+            col(ReviewRecord.revision),
+            col(ReviewRecord.inputs_hash),
+            type_coerce(col(ReviewRecord.payload), String),
+            col(ReviewRecord.id),
         )
     ).all()
     loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed

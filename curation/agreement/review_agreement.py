@@ -81,7 +81,7 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
     for fact in state.facts.values():
         if fact.id in state.discarded:
             continue
-        by_stage = {
+        by_stage: dict[str, list[tuple[str, Mapping[str, Any]]]] = {
             stage: [(r.reviewer, r.payload) for r in state.records(fact.id, stage)]
             for stage in ("audio_signoff", "subset_checklist", "answer_check")
             if stage in state.kind(fact.id).stage_names

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
 from curation.tables import Asset, Event, GateResult, Item
@@ -34,9 +35,9 @@ def _signatures(
     with ws.session() as s:
         cached = {
             m.sha256: m
-            for m in s.execute(select(MediaSignature).where(MediaSignature.version == SIGNATURE_VERSION)).scalars()
+            for m in s.execute(select(MediaSignature).where(col(MediaSignature.version) == SIGNATURE_VERSION)).scalars()
         }
-        assets = {a.sha256: a for a in s.execute(select(Asset).where(Asset.sha256.in_(wanted))).scalars()}
+        assets = {a.sha256: a for a in s.execute(select(Asset).where(col(Asset.sha256).in_(wanted))).scalars()}
     fresh: list[MediaSignature] = []
     for sha in sorted(wanted):
         asset = assets.get(sha)
@@ -67,7 +68,7 @@ def _signatures(
 def resolutions(ws: Workspace) -> list[Resolution]:
     """Maintainers' decisions, oldest first (a later decision on the same target replaces an earlier one)."""
     with ws.session() as s:
-        events = s.execute(select(Event).where(Event.action == RESOLVED).order_by(Event.id)).scalars()
+        events = s.execute(select(Event).where(col(Event.action) == RESOLVED).order_by(col(Event.id))).scalars()
         latest: dict[str, Resolution] = {}
         for event in events:
             after = event.after or {}
@@ -144,14 +145,14 @@ def stored_report(ws: Workspace) -> tuple[AuditReport, dict[str, str]]:
     leaks: dict[str, Leak] = {}
     digests: dict[str, str] = {}
     with ws.session() as s:
-        for row in s.execute(select(GateResult).where(GateResult.gate == GATE)).scalars():
+        for row in s.execute(select(GateResult).where(col(GateResult.gate) == GATE)).scalars():
             digests[row.item_id] = row.content_hash
             for data in (row.details or {}).get("clusters", []):
                 clusters.setdefault(data["id"], cluster_from_dict(data))
             for data in (row.details or {}).get("leaks", []):
                 leak = Leak(data["kind"], list(data["items"]), dict(data["evidence"]))
                 leaks.setdefault(leak.id, leak)
-        groups = dict(s.execute(select(Item.id, Item.group_id)).all())
+        groups = dict(s.execute(select(col(Item.id), col(Item.group_id))).all())
     report = AuditReport(
         sorted(clusters.values(), key=lambda c: c.items),
         sorted(leaks.values(), key=lambda k: (k.kind, k.items)),

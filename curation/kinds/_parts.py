@@ -173,7 +173,7 @@ class GroupStage(Stage):
 
     scope: ClassVar[Scope] = "group"
 
-    def __init__(self, separation: GroupSeparation | None = None) -> None:  # type: ignore[override]
+    def __init__(self, separation: GroupSeparation | None = None) -> None:
         self.group_separation: GroupSeparation = separation or no_sister_author
 
     def group_inputs(self, perturbed: str, sisters: Sequence[ItemFacts]) -> str:

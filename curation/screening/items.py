@@ -126,7 +126,7 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
                         s.add(asset)
                         known_assets[info.sha256] = asset
                         report.new_media += 1
-                    staging.add(source, info.sha256, info.ext)
+                    staging.keep(staging.intake(source, info.sha256), info.sha256, info.ext)
                 if transition.book not in groups:
                     s.add(SceneGroup(id=transition.book, perturbed="mixed"))
                     groups.add(transition.book)

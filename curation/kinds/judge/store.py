@@ -116,7 +116,7 @@ class _Media:
     def write(self, session, staging) -> None:  # type: ignore[no-untyped-def]
         known = set(session.execute(select(Asset.sha256)).scalars())
         for path, info in self.found.items():
-            staging.add(path, info.sha256, info.ext)
+            staging.keep(staging.intake(path, info.sha256), info.sha256, info.ext)  # refused if it changed since
             if info.sha256 in known:
                 continue
             known.add(info.sha256)
