@@ -22,7 +22,7 @@ from curation.kinds.judge.report import ReportSettings
 from curation.kinds.judge.rubrics import CRITERIA, DEFINITIONS
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSample
 from curation.tables import Asset
-from curation.workspace import Workspace, record_event
+from curation.workspace import Workspace
 
 from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, release_date, validate_version
 from .card import CROISSANT_CONTEXT
@@ -257,26 +257,5 @@ def build_judge_release(
     gates: Future[list[str]] = Future()
     gates.set_result([])
     target = (out or ws.root / "releases" / version).resolve()
-    result = _publish(target, existing, gates, write)
-    if existing is None:
-        with ws.writing() as s:
-            if s.get(Release, version) is None:
-                s.add(
-                    Release(
-                        version=version,
-                        release_date=date,
-                        manifest_sha256=result.manifest_sha256,
-                        items=result.items,
-                        path=str(target),
-                        built_by=actor,
-                    )
-                )
-                record_event(
-                    s,
-                    actor,
-                    "release.published",
-                    f"release:{version}",
-                    None,
-                    {"kind": KIND, "manifest_sha256": result.manifest_sha256},
-                )
-    return result
+    # _publish registers the version (and journals it) in the same step that moves the folder into place.
+    return _publish(ws, target, existing, gates, write, actor)

@@ -22,7 +22,7 @@ from curation.screening.pipeline import stored_funnel
 from curation.screening.schema import ANNOTATION_GROUPS, StoryTransition
 from curation.tables import Asset, Item
 from curation.workflow import derive_status
-from curation.workspace import Workspace, record_event
+from curation.workspace import Workspace
 
 from .build import FORMAT, BuildResult, _publish, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
@@ -313,27 +313,5 @@ def build_story_release(
 
     done: Future[list[str]] = Future()
     done.set_result([])
-    result = _publish(target, existing, done, write)
-    if existing is None:
-        with ws.writing() as s:
-            if s.get(Release, version) is None:
-                s.add(
-                    Release(
-                        version=version,
-                        release_date=date,
-                        manifest_sha256=result.manifest_sha256,
-                        items=result.items,
-                        partial=False,
-                        path=str(target),
-                        built_by=actor,
-                    )
-                )
-                record_event(
-                    s,
-                    actor,
-                    "release.published",
-                    f"release:{version}",
-                    None,
-                    {"manifest_sha256": result.manifest_sha256, "items": result.items, "kind": KIND},
-                )
-    return result
+    # _publish registers the version (and journals it) in the same step that moves the folder into place.
+    return _publish(ws, target, existing, done, write, actor)

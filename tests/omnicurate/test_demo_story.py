@@ -89,4 +89,4 @@ def manifest_sha(release: Path) -> str:
 
 def test_unknown_demo_kind_is_a_usage_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["demo", "--kind", "poems", str(tmp_path / "d")], catch_exceptions=False)
-    assert result.exit_code == 2 and "use mcq or story" in result.stderr
+    assert result.exit_code == 2 and "use mcq, story or judge" in result.stderr
