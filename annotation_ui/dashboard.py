@@ -137,10 +137,10 @@ def gates_data(ws: Workspace) -> GatesData:
     """Read from the stored review records and gate results; runs no audit and no model."""
     from curation.agreement.gates import active_thresholds, adjudication_queue, check_agreement_gates
     from curation.agreement.plots import write_plots
-    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+    from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
     from curation.audit.workspace import resolutions, stored_report
 
-    report = agreement_report(load_reviewed_items(ws))
+    report = workspace_agreement_report(ws, load_reviewed_items(ws))
     figures = [_figure("blind answer vs label: Cohen's κ", report["answer_check"]["overall"])]
     figures.append(_figure("subset checklist: α, all views", report["subset_checklist"]["all"]))
     figures += [

@@ -247,7 +247,8 @@ class Derivation:
             values = {"text": lambda i: (i.context,), "image": lambda i: (i.image,), "audio": lambda i: (i.audio,)}
             if any(len({values[m](i) for i in sisters}) > 1 for m in fixed):
                 reasons.append("group:multiple_perturbed")
-        if len({json.dumps(i.options, sort_keys=True) for i in sisters}) > 1:
+        exact = self.settings.group_options == "exact"
+        if exact and len({json.dumps(i.options, sort_keys=True) for i in sisters}) > 1:
             reasons.append("group:option_mismatch")
         answers = [i.answer for i in sisters]
         if len(sisters) > 1:

@@ -150,8 +150,12 @@ def run_audit(
     subjects: Sequence[AuditSubject],
     images: Mapping[str, ImageSignature],
     audio: Mapping[str, AudioSignature],
+    option_in_context: str = "warn",
 ) -> AuditReport:
-    """Exact and near duplicates across scene groups, clustered, plus the three leak checks."""
+    """Exact and near duplicates across scene groups, clustered, plus the three leak checks.
+
+    ``option_in_context`` (``warn`` or ``block``) is the severity of an option found in its own context.
+    """
     subjects = sorted(subjects, key=lambda s: s.id)
     edges: list[Edge] = []
 
@@ -184,7 +188,7 @@ def run_audit(
     leak_subjects = [LeakSubject(s.id, s.group, s.context, s.options, s.answer) for s in subjects]
     leaks = (
         shared_span_leaks(leak_subjects, skip_pairs=text_pairs)
-        + option_in_context_leaks(leak_subjects)
+        + option_in_context_leaks(leak_subjects, "block" if option_in_context == "block" else "warning")
         + option_modality_leaks(leak_subjects)
     )
     return AuditReport(build_clusters(edges), leaks, {s.id: s.group for s in subjects})

@@ -102,7 +102,7 @@ def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None
         AuditSubject(item.id, item.group_id, item.context, dict(item.options), item.answer, item.image, item.audio)
         for item, _ in active
     ]
-    report = run_audit(subjects, images, audio)
+    report = run_audit(subjects, images, audio, ws.settings.gates.option_in_context)
     digests = {item.id: digest for item, digest in active}
     decided = resolutions(ws)
     with ws.writing() as s:
