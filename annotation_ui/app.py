@@ -14,7 +14,21 @@ from annotation_ui.logic import pages_for
 
 HERE = Path(__file__).parent
 
-st.set_page_config(page_title="omnicurate", page_icon=":material/library_add_check:", layout="wide")
+
+@st.cache_resource(show_spinner=False)
+def page_icon():  # type: ignore[no-untyped-def]
+    """The tab icon, drawn here: a Material icon name would make the browser fetch it from Google's fonts
+    server, and nothing in a page may be fetched from another machine."""
+    from PIL import Image, ImageDraw
+
+    icon = Image.new("RGBA", (32, 32), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(icon)
+    draw.rounded_rectangle((1, 1, 30, 30), radius=6, fill=(255, 75, 75, 255))
+    draw.line((8, 17, 14, 23, 24, 9), fill=(255, 255, 255, 255), width=4)
+    return icon
+
+
+st.set_page_config(page_title="omnicurate", page_icon=page_icon(), layout="wide")
 user = current_user()
 navigation = st.navigation(
     {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,35 @@ from .snapshot import Snapshot, SnapshotCache
 USER_KEY = "user"
 FLASH_KEY = "flash"
 PAGE_SIZES = (10, 25, 50, 100)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_ICON_SHORTCODE = re.compile(r"\\:(?=material)", re.IGNORECASE)
+
+
+def label_text(text: str) -> str:
+    """``text`` for a widget label (which Streamlit renders as Markdown), so that it shows as typed.
+
+    Every ASCII punctuation mark is backslash-escaped (CommonMark), so no emphasis, link, image, HTML, maths
+    or colour directive is formed and nothing is fetched; an invisible word joiner after a colon keeps
+    ``:material/icon:`` from becoming an icon (Streamlit matches that after parsing).
+    """
+    return _ICON_SHORTCODE.sub("\\:\u2060", _MARKDOWN_PUNCTUATION.sub(r"\\\1", text))
+
+
+def show_text(heading: str, text: str) -> None:
+    """A heading and text people typed, shown as the characters they typed (never Markdown or HTML)."""
+    st.markdown(f"**{heading}**")
+    st.text(text)
+
+
+def show_options(options: dict[str, str], answer: str | None = None) -> None:
+    """Options as typed, one per line (``answer`` marks the label, on pages allowed to show it)."""
+    st.text("\n".join(f"{key}. {text}" + ("   ← answer" if key == answer else "") for key, text in options.items()))
+
+
+def with_article(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def workspace_root() -> str:
@@ -107,7 +137,7 @@ def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
     number = right.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key=f"{key}-page")
     page: QueuePage = page_of(ids, int(number), int(size))
     st.caption(f"{page.total} {noun}(s) waiting for you · page {page.page} of {page.pages}")
-    return st.radio(f"Pick an {noun}", page.ids, key=f"{key}-pick", horizontal=True)
+    return st.radio(f"Pick {with_article(noun)}", page.ids, key=f"{key}-pick", horizontal=True)
 
 
 def review_queue(
