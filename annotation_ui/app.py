@@ -9,7 +9,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation_ui.components import current_user, workspace
+from annotation_ui.components import current_user, workspace, write_session_cookie
 from annotation_ui.logic import pages_for
 
 HERE = Path(__file__).parent
@@ -37,6 +37,7 @@ navigation = st.navigation(
     }
 )
 with st.sidebar:
+    write_session_cookie()
     st.caption(f"Workspace: `{workspace().root}`")
     if user is not None:
         st.caption(f"Signed in as **{user.name}** ({', '.join(sorted(user.roles))})")

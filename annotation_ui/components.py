@@ -19,6 +19,8 @@ from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
 FLASH_KEY = "flash"
+COOKIE_PENDING = "session-cookie-pending"
+SIGNED_OUT = "signed-out"
 PAGE_SIZES = (10, 25, 50, 100)
 
 
@@ -84,8 +86,51 @@ def gates_cache() -> GatesCache:
 
 
 def current_user() -> SignedIn | None:
+    """The person signed in to this session, else the one a valid session cookie names (a reload or a
+    deep link starts a new session: the signed cookie keeps the person signed in)."""
+    from .signin import COOKIE, record_sign_in, verify_token
+
     user = st.session_state.get(USER_KEY)
-    return user if isinstance(user, SignedIn) else None
+    if isinstance(user, SignedIn):
+        return user
+    if st.session_state.get(SIGNED_OUT):
+        return None  # the browser still sent the old cookie with this session's first request
+    restored = verify_token(workspace(), st.context.cookies.get(COOKIE))
+    if restored is not None:
+        st.session_state[USER_KEY] = restored
+        record_sign_in(workspace(), restored, via="session")
+    return restored
+
+
+def remember(user: SignedIn) -> None:
+    """Sign USER in to this session and, on the next run, into a signed session cookie."""
+    from .signin import issue_token
+
+    st.session_state[USER_KEY] = user
+    st.session_state.pop(SIGNED_OUT, None)
+    st.session_state[COOKIE_PENDING] = issue_token(workspace(), user.name)
+
+
+def sign_out() -> None:
+    st.session_state.pop(USER_KEY, None)
+    st.session_state[SIGNED_OUT] = True
+    st.session_state[COOKIE_PENDING] = ""
+
+
+def write_session_cookie() -> None:
+    """Set (or clear) the session cookie in the browser; the token is base64url and hex, safe to embed."""
+    from .signin import COOKIE, SESSION_HOURS
+
+    token = st.session_state.pop(COOKIE_PENDING, None)
+    if token is None:
+        return
+    age = SESSION_HOURS * 3600 if token else 0
+    st.html(
+        "<script>document.cookie = '"
+        + f"{COOKIE}={token}; path=/; SameSite=Strict; max-age={age}"
+        + "' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def require(role: str) -> SignedIn:

@@ -33,8 +33,9 @@ def choose(page: Page, label: str, option: str) -> None:
 
 
 def sign_in(page: Page, url: str, name: str) -> None:
+    page.context.clear_cookies()  # else the session cookie signs the previous person back in
     page.goto(url)  # a fresh browser session
-    choose(page, "Your name", name)
+    page.get_by_label("Your name", exact=True).fill(name)
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_text("You are signed in as")).to_be_visible(timeout=TIMEOUT)
