@@ -203,3 +203,34 @@ def test_typed_text_shows_as_typed_and_views_need_an_answer(page: Page, streamli
     assert checklist.payload["consistent"]["audio"] == [] and checklist.payload["consistent"]["text"] == ["A"]
     outside = [u for u in requests if not u.startswith(url) and not u.startswith("data:")]
     assert outside == [], outside  # nothing fetched from another machine (page icons are local)
+
+
+def test_a_reload_and_a_deep_link_keep_the_person_signed_in(page: Page, streamlit_server):
+    from annotation_ui.signin import FAILED, SIGNED_IN
+    from curation.tables import Event
+
+    url, ws, _media = streamlit_server
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url)
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()
+    html = page.content()
+    assert not any(name in html for name in ("rev2", "maya", "ann2"))  # nobody's name is listed
+    page.get_by_label("Your name", exact=True).fill("maya")
+    page.get_by_label("Password", exact=True).fill("not-her-password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("wrong name or password")).to_be_visible()
+    sign_in(page, url, "rev3")
+    page.reload()
+    expect(page.get_by_text("You are signed in as")).to_be_visible()
+    page.goto(f"{url}/subset_checklist")  # a deep link: a new session, the cookie signs rev3 in
+    expect(page.get_by_role("heading", name="Subset checklist")).to_be_visible()
+    page.goto(f"{url}/sign_in")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()
+    page.reload()
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()  # signed out stays signed out
+    from sqlalchemy import select
+
+    with ws.session() as s:
+        seen = [(e.action, e.subject) for e in s.execute(select(Event).order_by(Event.id)).scalars()]
+    assert (FAILED, "person:maya") in seen and (SIGNED_IN, "person:rev3") in seen
