@@ -214,6 +214,12 @@ def test_gates_data_on_the_demo(demo_workspace):
     gates = gates_data(demo_workspace)
     figures = {row["statistic"]: row for row in gates.agreement}
     assert figures["blind answer vs label: Cohen's κ"]["value"] == 1.0
+    # every figure stands beside its threshold (or says it is reported only)
+    assert figures["blind answer vs label: Cohen's κ"]["threshold"] == "≥ 0.600"
+    assert figures["subset checklist: α, all views"]["threshold"] == "≥ 0.667"
+    assert figures["audio sign-off: ordinal α, naturalness"]["threshold"] == "reported, no gate"  # off by default
+    assert 0 < figures["ambiguity tier tag: Cohen's κ (TRIAD C.3)"]["value"] < 1
+    assert all(row["threshold"] for row in gates.agreement)
     assert 0.9 < figures["subset checklist: α, all views"]["value"] <= 1.0
     assert (
         figures["subset checklist: α, text"]["value"] is None

@@ -208,6 +208,10 @@ def test_dashboard_page(demo_workspace):
     at = open_page("dashboard", "maya", ("maintainer", "reviewer"))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
+    per_stage = next(frame.value for frame in at.dataframe if "stage" in frame.value.columns)
+    done = per_stage[per_stage["stage"] == "(every stage passed)"].iloc[0]
+    assert (done["admitted"], done["held"]) == (2, 0)  # admitted items are counted in the per-stage table
+    assert per_stage["in_review"].sum() == 4 and per_stage["returned"].sum() == 6
     assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
     assert len(at.dataframe) >= 4
     assert "Gates: agreement, audits, probes" in [h.value for h in at.subheader]
