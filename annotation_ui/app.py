@@ -9,13 +9,27 @@ from pathlib import Path
 
 import streamlit as st
 
-from annotation_ui.components import current_user, workspace
+from annotation_ui.components import current_user, workspace, write_session_cookie
 from annotation_ui.judge_ui import judge_pages_for
 from annotation_ui.logic import pages_for
 
 HERE = Path(__file__).parent
 
-st.set_page_config(page_title="omnicurate", page_icon=":material/library_add_check:", layout="wide")
+
+@st.cache_resource(show_spinner=False)
+def page_icon():  # type: ignore[no-untyped-def]
+    """The tab icon, drawn here: a Material icon name would make the browser fetch it from Google's fonts
+    server, and nothing in a page may be fetched from another machine."""
+    from PIL import Image, ImageDraw
+
+    icon = Image.new("RGBA", (32, 32), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(icon)
+    draw.rounded_rectangle((1, 1, 30, 30), radius=6, fill=(255, 75, 75, 255))
+    draw.line((8, 17, 14, 23, 24, 9), fill=(255, 255, 255, 255), width=4)
+    return icon
+
+
+st.set_page_config(page_title="omnicurate", page_icon=page_icon(), layout="wide")
 user = current_user()
 sections = pages_for(user)
 account = sections.pop("Account", None)
@@ -29,6 +43,7 @@ navigation = st.navigation(
     }
 )
 with st.sidebar:
+    write_session_cookie()
     st.caption(f"Workspace: `{workspace().root}`")
     if user is not None:
         st.caption(f"Signed in as **{user.name}** ({', '.join(sorted(user.roles))})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,38 @@ from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
 FLASH_KEY = "flash"
+COOKIE_PENDING = "session-cookie-pending"
+SIGNED_OUT = "signed-out"
 PAGE_SIZES = (10, 25, 50, 100)
+
+
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_ICON_SHORTCODE = re.compile(r"\\:(?=material)", re.IGNORECASE)
+
+
+def label_text(text: str) -> str:
+    """``text`` for a widget label (which Streamlit renders as Markdown), so that it shows as typed.
+
+    Every ASCII punctuation mark is backslash-escaped (CommonMark), so no emphasis, link, image, HTML, maths
+    or colour directive is formed and nothing is fetched; an invisible word joiner after a colon keeps
+    ``:material/icon:`` from becoming an icon (Streamlit matches that after parsing).
+    """
+    return _ICON_SHORTCODE.sub("\\:\u2060", _MARKDOWN_PUNCTUATION.sub(r"\\\1", text))
+
+
+def show_text(heading: str, text: str) -> None:
+    """A heading and text people typed, shown as the characters they typed (never Markdown or HTML)."""
+    st.markdown(f"**{heading}**")
+    st.text(text)
+
+
+def show_options(options: dict[str, str], answer: str | None = None) -> None:
+    """Options as typed, one per line (``answer`` marks the label, on pages allowed to show it)."""
+    st.text("\n".join(f"{key}. {text}" + ("   ← answer" if key == answer else "") for key, text in options.items()))
+
+
+def with_article(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 def workspace_root() -> str:
@@ -54,8 +86,51 @@ def gates_cache() -> GatesCache:
 
 
 def current_user() -> SignedIn | None:
+    """The person signed in to this session, else the one a valid session cookie names (a reload or a
+    deep link starts a new session: the signed cookie keeps the person signed in)."""
+    from .signin import COOKIE, record_sign_in, verify_token
+
     user = st.session_state.get(USER_KEY)
-    return user if isinstance(user, SignedIn) else None
+    if isinstance(user, SignedIn):
+        return user
+    if st.session_state.get(SIGNED_OUT):
+        return None  # the browser still sent the old cookie with this session's first request
+    restored = verify_token(workspace(), st.context.cookies.get(COOKIE))
+    if restored is not None:
+        st.session_state[USER_KEY] = restored
+        record_sign_in(workspace(), restored, via="session")
+    return restored
+
+
+def remember(user: SignedIn) -> None:
+    """Sign USER in to this session and, on the next run, into a signed session cookie."""
+    from .signin import issue_token
+
+    st.session_state[USER_KEY] = user
+    st.session_state.pop(SIGNED_OUT, None)
+    st.session_state[COOKIE_PENDING] = issue_token(workspace(), user.name)
+
+
+def sign_out() -> None:
+    st.session_state.pop(USER_KEY, None)
+    st.session_state[SIGNED_OUT] = True
+    st.session_state[COOKIE_PENDING] = ""
+
+
+def write_session_cookie() -> None:
+    """Set (or clear) the session cookie in the browser; the token is base64url and hex, safe to embed."""
+    from .signin import COOKIE, SESSION_HOURS
+
+    token = st.session_state.pop(COOKIE_PENDING, None)
+    if token is None:
+        return
+    age = SESSION_HOURS * 3600 if token else 0
+    st.html(
+        "<script>document.cookie = '"
+        + f"{COOKIE}={token}; path=/; SameSite=Strict; max-age={age}"
+        + "' + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 def require(role: str) -> SignedIn:
@@ -107,7 +182,7 @@ def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
     number = right.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key=f"{key}-page")
     page: QueuePage = page_of(ids, int(number), int(size))
     st.caption(f"{page.total} {noun}(s) waiting for you · page {page.page} of {page.pages}")
-    return st.radio(f"Pick an {noun}", page.ids, key=f"{key}-pick", horizontal=True)
+    return st.radio(f"Pick {with_article(noun)}", page.ids, key=f"{key}-pick", horizontal=True)
 
 
 def review_queue(

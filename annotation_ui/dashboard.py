@@ -126,11 +126,13 @@ class GatesData:
     """(title, PNG) — the disagreement heatmaps and per-view / per-leaf agreement bars."""
 
 
-def _figure(name: str, result: dict[str, Any]) -> dict[str, Any]:
+def _figure(name: str, result: dict[str, Any], threshold: float | None = None) -> dict[str, Any]:
+    """One agreement figure beside its release threshold (``None``: reported only, no gate)."""
     value = result.get("value")
     return {
         "statistic": name,
         "value": None if value is None else round(value, 3),
+        "threshold": "reported, no gate" if threshold is None else f"≥ {threshold:.3f}",
         "note": result.get("undefined") or "",
     }
 
@@ -139,18 +141,26 @@ def gates_data(ws: Workspace) -> GatesData:
     """Read from the stored review records and gate results; runs no audit and no model."""
     from curation.agreement.gates import active_thresholds, adjudication_queue, check_agreement_gates
     from curation.agreement.plots import write_plots
-    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+    from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
     from curation.audit.workspace import resolutions, stored_report
 
-    report = agreement_report(load_reviewed_items(ws))
-    figures = [_figure("blind answer vs label: Cohen's κ", report["answer_check"]["overall"])]
-    figures.append(_figure("subset checklist: α, all views", report["subset_checklist"]["all"]))
+    report = workspace_agreement_report(ws, load_reviewed_items(ws))
+    gates = active_thresholds(ws.settings.agreement)
+    figures = [
+        _figure("blind answer vs label: Cohen's κ", report["answer_check"]["overall"], gates.get("answer_kappa_min"))
+    ]
+    figures.append(
+        _figure("subset checklist: α, all views", report["subset_checklist"]["all"], gates.get("checklist_alpha_min"))
+    )
     figures += [
         _figure(f"subset checklist: α, {view}", result) for view, result in report["subset_checklist"]["views"].items()
     ]
     figures += [
-        _figure(f"audio sign-off: ordinal α, {axis}", result) for axis, result in report["audio_signoff"].items()
+        _figure(f"audio sign-off: ordinal α, {axis}", result, gates.get("audio_alpha_min"))
+        for axis, result in report["audio_signoff"].items()
     ]
+    figures.append(_figure("ambiguity tier tag: Cohen's κ (TRIAD C.3)", report["tier_tag"]["overall"]))
+    figures.append(_figure("binary naturalness: Cohen's κ (TRIAD C.3)", report["naturalness"]))
     audit, _ = stored_report(ws)
     decided = {r.target: r for r in resolutions(ws)}
 

@@ -35,12 +35,6 @@ class SignedIn:
     roles: frozenset[str]
 
 
-def sign_in(ws: Workspace, name: str, password: str) -> SignedIn:
-    """Name and password, checked against the stored scrypt hash; raises PermissionDenied."""
-    person = ws.check_password(name, password)
-    return SignedIn(person.name, frozenset(person.role_set))
-
-
 def sign_in_by_email(ws: Workspace, email: str) -> SignedIn:
     """An OIDC sign-in: the provider vouches for the e-mail, which must belong to a person here."""
     wanted = email.strip().casefold()

@@ -17,7 +17,7 @@ from .cache import ProbeCache
 from .estimators import EstimatorConfig
 from .prompts import AnswerFormat
 from .run import RunStats, run_check
-from .verdicts import ItemResult, summarize
+from .verdicts import ItemResult, summarize, union_results
 from .views import ProbeItem
 
 PROBE_GATE = "probe"
@@ -104,7 +104,7 @@ def record_probe_gate(
 
 def check_workspace(
     ws,  # type: ignore[no-untyped-def]
-    backend: ProbeBackend,
+    backend: ProbeBackend | Mapping[str, ProbeBackend],
     config: EstimatorConfig,
     *,
     ids: Sequence[str] | None = None,
@@ -114,29 +114,46 @@ def check_workspace(
 ) -> tuple[dict[str, Any], RunStats, list[str], list[ItemResult]]:
     """Probe the workspace's items, store the gate results; the ``check`` document, stats, skipped ids, results.
 
-    Items the backend does not cover (a replay file of other items) are skipped and listed.
+    ``backend`` is one probe, or several by name (their specs): each probes every item through its own
+    cache entries, and an item's set per view is the union of theirs, as the reference checker forms it
+    (TRIAD App. D.2). Items a probe does not cover (a replay file of other items) are skipped and listed.
     """
+    probes = dict(backend) if isinstance(backend, Mapping) else {backend.kind: backend}
     all_items = load_probe_items(ws, ids)
-    items = [item for item in all_items if backend.covers(item.id)]
-    skipped = [item.id for item in all_items if not backend.covers(item.id)]
+    items = [item for item in all_items if all(b.covers(item.id) for b in probes.values())]
+    skipped = [item.id for item in all_items if not all(b.covers(item.id) for b in probes.values())]
     if on_start:
-        on_start(len(items))
-    results, stats = run_check(
-        items, backend, config, ProbeCache(ws.engine), answer_format=answer_format, on_item_done=on_item_done
-    )
-    document = {
-        "items": [r.to_json() for r in results],
-        "summary": summarize(results, human_checklist_sets(ws)),
-        "run": {
-            "backend": backend.kind,
-            "model": backend.model_id,
+        on_start(len(items) * len(probes))
+    cache = ProbeCache(ws.engine)
+    per_probe: dict[str, list[ItemResult]] = {}
+    runs: dict[str, dict[str, Any]] = {}
+    total = RunStats(items=len(items))
+    for name, probe in probes.items():
+        results, stats = run_check(items, probe, config, cache, answer_format=answer_format, on_item_done=on_item_done)
+        per_probe[name] = results
+        runs[name] = {
+            "backend": probe.kind,
+            "model": probe.model_id,
             "estimator": config.as_dict(),
-            "audio_input": "native" if backend.audio_input else "transcript_or_description",
+            "audio_input": "native" if probe.audio_input else "transcript_or_description",
             **stats.as_json(),
             "skipped": skipped,
-        },
+        }
+        total.add(stats)
+    results = union_results(per_probe)
+    document: dict[str, Any] = {
+        "items": [r.to_json() for r in results],
+        "summary": summarize(results, human_checklist_sets(ws)),
     }
-    record_probe_gate(
-        ws, items, results, {"backend": backend.kind, "model": backend.model_id, "estimator": config.name}
+    if len(probes) == 1:
+        document["run"] = next(iter(runs.values()))
+    else:
+        document["summary"]["by_probe"] = {name: summarize(results)["verdicts"] for name, results in per_probe.items()}
+        document["run"] = {"probes": runs, "combine": "union", **total.as_json(), "skipped": skipped}
+    details = (
+        {"backend": next(iter(probes.values())).kind, "model": next(iter(probes.values())).model_id}
+        if len(probes) == 1
+        else {"probes": {name: {"backend": p.kind, "model": p.model_id} for name, p in probes.items()}}
     )
-    return document, stats, skipped, results
+    record_probe_gate(ws, items, results, {**details, "estimator": config.name})
+    return document, total, skipped, results

@@ -111,6 +111,8 @@ class ViewEstimate:
     probs: dict[str, float] | None = None
     unparseable: int = 0
     audio_route: str = "hidden"
+    by_probe: dict[str, dict[str, Any]] | None = None
+    """Each probe's own estimate when this one is the union of several (TRIAD App. D.2)."""
 
     @property
     def modal(self) -> str | None:
@@ -129,7 +131,35 @@ class ViewEstimate:
         if self.probs is not None:
             out["probs"] = {k: round(v, 6) for k, v in self.probs.items()}
         out["audio_route"] = self.audio_route
+        if self.by_probe is not None:
+            out["by_probe"] = self.by_probe
         return out
+
+
+def union_estimate(view: str, estimates: Mapping[str, ViewEstimate], option_keys: Sequence[str]) -> ViewEstimate:
+    """One view's set from several probes: an option is consistent when *either* probe selects it (D.2).
+
+    The counts add up when every probe sampled (K is then the total), probabilities are averaged when every
+    probe gave them; each probe's own estimate is kept under ``by_probe``.
+    """
+    chosen = {key for estimate in estimates.values() for key in estimate.consistent}
+    parts = list(estimates.values())
+    counts = probs = None
+    if all(e.counts is not None for e in parts):
+        counts = {key: sum(e.counts.get(key, 0) for e in parts) for key in option_keys}  # type: ignore[union-attr]
+    elif all(e.probs is not None for e in parts):
+        probs = {key: sum(e.probs.get(key, 0.0) for e in parts) / len(parts) for key in option_keys}  # type: ignore[union-attr]
+    routes = {e.audio_route for e in parts}
+    return ViewEstimate(
+        view,
+        [key for key in option_keys if key in chosen],
+        sum(e.k for e in parts),
+        counts=counts,
+        probs=probs,
+        unparseable=sum(e.unparseable for e in parts),
+        audio_route=routes.pop() if len(routes) == 1 else "mixed",
+        by_probe={name: e.to_json() for name, e in estimates.items()},
+    )
 
 
 def estimate_from_samples(

@@ -36,6 +36,16 @@ class RunStats:
     seconds: float = 0.0
     audio_routes: dict[str, int] = field(default_factory=dict)
 
+    def add(self, other: RunStats) -> None:
+        """Add another run's costs over the same items (a second probe)."""
+        self.views_probed += other.views_probed
+        self.views_cached += other.views_cached
+        self.model_calls += other.model_calls
+        self.generated_tokens += other.generated_tokens
+        self.seconds += other.seconds
+        for route, n in other.audio_routes.items():
+            self.audio_routes[route] = self.audio_routes.get(route, 0) + n
+
     def as_json(self) -> dict[str, Any]:
         rate = self.items / self.seconds if self.seconds > 0 else None
         return {

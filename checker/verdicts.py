@@ -15,7 +15,7 @@ from typing import Any
 
 from curation.vocab import CHECKLIST_VIEWS, MODALITIES, modality_set, strict_views_of, view_modalities, view_name
 
-from .estimators import ViewEstimate
+from .estimators import ViewEstimate, union_estimate
 from .views import FULL_VIEW, PROBE_VIEWS
 
 VERDICTS: tuple[str, ...] = ("label_mismatch", "underdetermined", "reducible", "well_posed")
@@ -104,6 +104,29 @@ class ItemResult:
             "warnings": self.warnings,
             "views": {v: self.views[v].to_json() for v in PROBE_VIEWS if v in self.views},
         }
+
+
+def union_results(per_probe: Mapping[str, Sequence[ItemResult]]) -> list[ItemResult]:
+    """Items judged on the union of several probes' sets (TRIAD App. D.2: "either configured probe").
+
+    Every probe must have judged the same items in the same order; one probe's results come back as they are.
+    """
+    if len(per_probe) == 1:
+        return list(next(iter(per_probe.values())))
+    runs = list(per_probe.items())
+    combined = []
+    for position, first in enumerate(runs[0][1]):
+        results = {name: results[position] for name, results in runs}
+        if any(r.item != first.item for r in results.values()):
+            raise ValueError("the probes judged different items; union needs the same items in the same order")
+        keys = list(next(iter(first.views.values())).counts or next(iter(first.views.values())).probs or {})
+        views = {
+            view: union_estimate(view, {name: r.views[view] for name, r in results.items()}, keys)
+            for view in PROBE_VIEWS
+            if all(view in r.views for r in results.values())
+        }
+        combined.append(ItemResult(first.item, first.label, views))
+    return combined
 
 
 def verdict_kappa(pairs: Sequence[tuple[str, str, str]]) -> tuple[float | None, str | None]:

@@ -25,7 +25,8 @@ class DatabaseSettings(_Section):
 
 
 class ReviewSettings(_Section):
-    grammar_quorum: int = Field(1, ge=1)
+    grammar_quorum: int = Field(2, ge=1)
+    """TRIAD §4.2: each item is "checked by two reviewers for grammaticality and idiom"; both sign off."""
     audio_signoff_quorum: int = Field(2, ge=1)
     audio_min_mean: float = Field(3.5, ge=1, le=5)
     subset_checklist_quorum: int = Field(3, ge=1)
@@ -35,6 +36,10 @@ class ReviewSettings(_Section):
     min_group_size: int = Field(2, ge=1)
     group_answers: Literal["not_all_same", "all_distinct"] = "not_all_same"
     """``group:duplicate_answers`` when all sisters share one answer, or (stricter) when any two do."""
+    group_options: Literal["reviewer", "exact"] = "reviewer"
+    """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
+    adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
+    difference is ``group:option_mismatch``."""
 
 
 class MediaSettings(_Section):
@@ -66,6 +71,9 @@ class GateSettings(_Section):
     """
 
     probe: GateMode = "off"
+    option_in_context: Literal["warn", "block"] = "warn"
+    """An option's text in the item's own context: a warning by default, since anaphora items ("Anna told
+    Maria that she...", options Anna/Maria) name their options in the context by design."""
     media: GateMode = "block"
     audit: GateMode = "block"
     story_audit: GateMode = "block"
@@ -110,6 +118,11 @@ class AgreementSettings(_Section):
     """Queue an item when reviewers split on more than this share of its view x option decisions."""
     adjudicate_audio_spread: int = Field(2, ge=1, le=4)
     """Queue an item when audio scores on one axis differ by this much or more."""
+    audit_subset: int = Field(50, ge=1)
+    """Agreement is also reported on a held-out audit subset of this many items (TRIAD C.3: fifty queries),
+    drawn seeded and stratified by the group's perturbed modality; all items when there are fewer."""
+    audit_seed: int = 0
+    """Seed of the audit subset's draw: the same seed and items give the same subset."""
 
 
 class JudgeSettings(_Section):

@@ -43,6 +43,8 @@ def _payload(review: ReviewIn) -> dict[str, Any]:
     data = review.model_dump(mode="json")
     for key in ("item", "group", "stage", "reviewer"):
         data.pop(key, None)
+    if data.get("ambiguous", "") is None:
+        del data["ambiguous"]  # optional: a record without tags stays what it was
     return data
 
 

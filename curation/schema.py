@@ -208,7 +208,19 @@ class ChecklistReview(_Strict):
     stage: Literal["subset_checklist"]
     reviewer: Identifier
     consistent: dict[str, list[str]]
+    ambiguous: list[Literal["text", "image", "audio"]] | None = None
+    """The reviewer's own ambiguity tags (which modalities are internally ambiguous): the tier tag whose
+    agreement with the author's TRIAD C.3 reports. Optional."""
     note: str = ""
+
+    @field_validator("ambiguous")
+    @classmethod
+    def _modalities_once(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return None
+        if len(set(v)) != len(v):
+            raise ValueError("a modality is listed twice")
+        return [m for m in ("text", "image", "audio") if m in v]
 
     @field_validator("consistent")
     @classmethod

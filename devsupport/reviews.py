@@ -26,7 +26,8 @@ def admitting_reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     for row in rows:
         item = row["id"]
-        records.append({"item": item, "stage": "grammar", "reviewer": "rev1", "verdict": "pass"})
+        for reviewer in REVIEWERS[:2]:  # grammar: two reviewers sign off (TRIAD §4.2)
+            records.append({"item": item, "stage": "grammar", "reviewer": reviewer, "verdict": "pass"})
         for reviewer in REVIEWERS[:2]:
             scores = {"naturalness": 4, "clarity": 5, "artefacts": 4}
             records.append({"item": item, "stage": "audio_signoff", "reviewer": reviewer, "scores": scores})

@@ -120,17 +120,22 @@ def agreement_gate(ws: Workspace) -> list[str]:
 
 
 def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
-    """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist)."""
-    from curation.agreement.review_agreement import agreement_report, load_reviewed_items
+    """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist), with
+    TRIAD C.3's labels (tier tag, binary naturalness) per taxonomy leaf and on the audit subset."""
+    from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
 
     wanted = set(released)
-    report = agreement_report([item for item in load_reviewed_items(ws) if item.id in wanted])
+    report = workspace_agreement_report(ws, [item for item in load_reviewed_items(ws) if item.id in wanted])
     answer = {k: v for k, v in report["answer_check"].items() if k != "pairs"}  # per-person pairs stay private
     return {
         "items": report["items"],
         "answer_check": answer,
         "audio_signoff": report["audio_signoff"],
         "subset_checklist": report["subset_checklist"],
+        "tier_tag": report["tier_tag"],
+        "naturalness": report["naturalness"],
+        "per_leaf": report["per_leaf"],
+        "audit_subset": report["audit_subset"],
     }
 
 

@@ -226,13 +226,22 @@ def well_posed(answer: str, keys: str) -> dict[str, list[str]]:
     }
 
 
+GRAMMAR = ("rev1", "rev2")  # TRIAD B: two reviewers, both sign off (§4.2)
+LISTENERS = ("rev3", "rev4")  # C: two listeners not involved in recording (B.4)
+BLIND = "rev5"  # D: the blind answer checker
+GROUP = "rev6"  # E: the group reviewer
+CHECKLIST = ("rev1", "rev3", "rev5")  # B, C and D walk through the subset checklist jointly (C.2.4)
+
+
 def reviews() -> list[dict]:
+    """Every item reviewed by TRIAD's letters A-E as distinct people (the author is A)."""
     out: list[dict] = []
     for it in ITEMS:
         i, keys = it["id"], "".join(it["options"])
-        out.append({"item": i, "stage": "grammar", "reviewer": "rev1", "verdict": "pass", "note": ""})
+        for rev in GRAMMAR:
+            out.append({"item": i, "stage": "grammar", "reviewer": rev, "verdict": "pass", "note": ""})
         low = i == "stress-01-c"
-        for rev, nat in (("rev2", 2 if low else 4), ("rev3", 3 if low else 5)):
+        for rev, nat in zip(LISTENERS, (2, 3) if low else (4, 5), strict=True):
             out.append(
                 {
                     "item": i,
@@ -241,16 +250,21 @@ def reviews() -> list[dict]:
                     "scores": {"naturalness": nat, "clarity": 4, "artefacts": 4},
                 }
             )
-        for rev in ("rev1", "rev2", "rev3"):
+        for rev in CHECKLIST:
             sets = well_posed(it["answer"], keys)
             if i == "door-01-a":  # the image alone shows the door closing: reducible
                 sets.update({"image": ["A"], "text+image": ["A"], "image+audio": ["A"]})
-            if i == "traffic-01-b" and rev == "rev3":  # one reviewer still sees two readings
+            if i == "traffic-01-b" and rev == CHECKLIST[-1]:  # one reviewer still sees two readings
                 sets["text+image+audio"] = ["A", "B"]
-            out.append({"item": i, "stage": "subset_checklist", "reviewer": rev, "consistent": sets})
-        out.append({"item": i, "stage": "answer_check", "reviewer": "rev4", "answer": it["answer"]})
+            ambiguous = list(it["ambiguous"])
+            if it["group"] == "traffic-01" and rev == CHECKLIST[-1]:  # one reviewer also finds the picture ambiguous
+                ambiguous = ["text", "image"]
+            out.append(
+                {"item": i, "stage": "subset_checklist", "reviewer": rev, "consistent": sets, "ambiguous": ambiguous}
+            )
+        out.append({"item": i, "stage": "answer_check", "reviewer": BLIND, "answer": it["answer"]})
     for group in ("kitchen-01", "stress-01", "door-01", "traffic-01", "bank-01"):
-        out.append({"group": group, "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"})
+        out.append({"group": group, "stage": "group_integration", "reviewer": GROUP, "verdict": "pass"})
     return out
 
 

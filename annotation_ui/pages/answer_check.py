@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, show_audio, show_image
+from annotation_ui.components import label_text, record_review, review_queue, show_audio, show_image, show_text
 from annotation_ui.logic import blind_item
 
 user, ws, snap, item_id = review_queue(
@@ -21,11 +21,15 @@ left, right = st.columns(2)
 with left:
     show_image(ws, item.image)
 with right:
-    st.markdown(f"**Context**\n\n{item.context}")
+    show_text("Context", item.context)
     show_audio(ws, item.audio)
+show_text("Question", item.question)
 with st.form(f"blind-{item_id}"):
     choice = st.radio(
-        item.question, list(item.options), index=None, format_func=lambda key: f"{key}. {item.options[key]}"
+        "Your answer",
+        list(item.options),
+        index=None,
+        format_func=lambda key: label_text(f"{key}. {item.options[key]}"),
     )
     note = st.text_area("Note", placeholder="Anything that made the answer hard to pick")
     submitted = st.form_submit_button("Submit", type="primary")

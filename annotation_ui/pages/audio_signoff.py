@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, show_audio
+from annotation_ui.components import record_review, review_queue, show_audio, show_text
 from curation.vocab import AUDIO_AXES
 
 HELP = {
@@ -21,7 +21,7 @@ user, ws, snap, item_id = review_queue(
 )
 item = snap.facts[item_id]
 show_audio(ws, item.audio)
-st.caption(f"Transcript context: {item.context}")
+show_text("Transcript context", item.context)
 with st.form(f"audio-{item_id}"):
     scores = {axis: st.slider(axis.capitalize(), 1, 5, 3, help=HELP[axis]) for axis in AUDIO_AXES}
     note = st.text_area("Note", placeholder="What sounds wrong, if anything")

@@ -89,7 +89,7 @@ if group in snap.perturbed:
     sisters = [snap.facts[i] for i in snap.sisters.get(group, []) if i != target]
     st.caption(f"Perturbed modality: **{perturbed}** · sisters: " + (", ".join(s.id for s in sisters) or "none yet"))
     for sister in sisters:
-        st.caption(f"`{sister.id}`: {sister.context} (answer {sister.answer})")
+        st.text(f"{sister.id}: {sister.context} (answer {sister.answer})")
 else:
     if group:
         st.caption("A new group: its sisters will share this id.")

@@ -34,7 +34,8 @@ with left:
     funnel.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=320)
     st.plotly_chart(funnel, width="stretch")
     st.dataframe(
-        [{"stage": stage, **{state: data.stages[stage].get(state, 0) for state in STATES}} for stage in STAGES],
+        [{"stage": stage, **{state: data.stages[stage].get(state, 0) for state in STATES}} for stage in STAGES]
+        + [{"stage": "(every stage passed)", **{state: data.states[state] for state in ("held", "admitted")}}],
         hide_index=True,
     )
 with right:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, verdict_form
+from annotation_ui.components import record_review, review_queue, show_options, show_text, verdict_form
 
 user, ws, snap, item_id = review_queue(
     "Grammar pass",
@@ -14,9 +14,10 @@ user, ws, snap, item_id = review_queue(
 )
 item = snap.facts[item_id]
 with st.container(border=True):
-    st.markdown(f"**Context**\n\n{item.context}")
-    st.markdown(f"**Question**\n\n{item.question}")
-    st.markdown("\n".join(f"- **{key}.** {text}" for key, text in item.options.items()))
+    show_text("Context", item.context)
+    show_text("Question", item.question)
+    st.markdown("**Options**")
+    show_options(item.options)
 answer = verdict_form(f"grammar-{item_id}", "Verdict", "Note for the author", "What to fix, if anything")
 if answer is not None:
     verdict, note = answer

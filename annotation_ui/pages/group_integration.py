@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, show_audio, show_image, verdict_form
+from annotation_ui.components import (
+    record_review,
+    review_queue,
+    show_audio,
+    show_image,
+    show_options,
+    show_text,
+    verdict_form,
+)
 from annotation_ui.logic import group_panel
+from curation.group_options import option_differences
 
 user, ws, snap, group = review_queue(
     "Group integration",
@@ -32,21 +41,38 @@ if panel.rule_reasons:
 else:
     st.success("Automatic checks: all pass.", icon=":material/check_circle:")
 
+differences = option_differences({sister.id: sister.options for sister in panel.sisters})
+if differences:
+    st.warning(
+        "The sisters' options differ. TRIAD §3.4 allows minimal wording or cardinality adjustments; "
+        "judge whether these are such, and fail the group if not.",
+        icon=":material/compare_arrows:",
+    )
+    st.dataframe(
+        [
+            {"option": d.key, **{item: "(absent)" if text is None else text for item, text in d.texts.items()}}
+            for d in differences
+        ],
+        hide_index=True,
+    )
+
 for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=True):
     with column, st.container(border=True):
         st.markdown(f"#### {sister.id}")
-        st.markdown(f"**Text**{badge('text')}\n\n{sister.context}")
+        state = snap.status_by_id[sister.id]
+        st.text(
+            f"State: {state.state}"
+            + (f" at {state.stage}" if state.stage else "")
+            + (f" · {', '.join(state.reasons)}" if state.reasons else "")
+        )
+        st.markdown(f"**Text**{badge('text')}")
+        st.text(sister.context)
         st.markdown(f"**Image**{badge('image')}")
         show_image(ws, sister.image)
         st.markdown(f"**Audio**{badge('audio')}")
         show_audio(ws, sister.audio)
-        st.markdown(f"**{sister.question}**")
-        st.markdown(
-            "\n".join(
-                f"- **{key}.** {text}" + (" ← answer" if key == sister.answer else "")
-                for key, text in sister.options.items()
-            )
-        )
+        show_text("Question", sister.question)
+        show_options(sister.options, sister.answer)
 
 answer = verdict_form(f"group-{group}", "Verdict for the group", "Note", "Which sister to fix, and why")
 if answer is not None:

@@ -22,7 +22,8 @@ for entry in inbox:
         st.markdown(f"#### {entry.id}  \nGroup `{entry.group}` · sent back at **{entry.stage}**")
         st.markdown("Reasons: " + ", ".join(f"`{reason}`" for reason in entry.reasons))
         for note in entry.notes:
-            st.markdown(f"> **{note.reviewer}** ({note.stage}): {note.note}")
+            st.markdown(f"**{note.reviewer}** ({note.stage}):")
+            st.text(note.note)
         if st.button("Edit this item", key=f"edit-{entry.id}", icon=":material/edit:"):
             st.session_state[EDIT_ITEM] = entry.id
             st.switch_page("pages/author.py")

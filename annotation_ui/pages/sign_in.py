@@ -1,11 +1,16 @@
-"""Sign in with a name and password, or through an OIDC provider when secrets.toml configures one."""
+"""Sign in with a name and password, or through an OIDC provider when secrets.toml configures one.
+
+The page never lists who has an account; a wrong name and a wrong password get the same answer, repeated
+failures wait longer each time, and every attempt is an event.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import USER_KEY, current_user, show_error, workspace
-from annotation_ui.logic import oidc_providers, sign_in, sign_in_by_email
+from annotation_ui.components import current_user, remember, show_error, sign_out, workspace
+from annotation_ui.logic import oidc_providers, sign_in_by_email
+from annotation_ui.signin import record_sign_in, sign_in
 from curation.errors import CurateError
 
 ws = workspace()
@@ -14,7 +19,9 @@ providers = oidc_providers(st.secrets)
 
 if providers and user is None and st.user.is_logged_in and st.user.get("email"):
     try:
-        st.session_state[USER_KEY] = sign_in_by_email(ws, str(st.user.get("email")))
+        person = sign_in_by_email(ws, str(st.user.get("email")))
+        record_sign_in(ws, person, via="oidc")
+        remember(person)
         st.rerun()
     except CurateError as exc:
         show_error(exc)
@@ -23,7 +30,7 @@ st.title("omnicurate")
 if user is not None:
     st.write(f"You are signed in as **{user.name}** ({', '.join(sorted(user.roles))}). Pick a page on the left.")
     if st.button("Sign out", icon=":material/logout:"):
-        del st.session_state[USER_KEY]
+        sign_out()
         if providers and st.user.is_logged_in:
             st.logout()
         st.rerun()
@@ -31,16 +38,16 @@ if user is not None:
 
 st.write("Author, review and curate omni-modal (text + image + audio) benchmark items.")
 with st.form("sign-in"):
-    names = [p.name for p in ws.people()]
-    name = st.selectbox("Your name", names, index=None, placeholder="Pick your name", key="sign-in-name")
-    password = st.text_input("Password", type="password", key="sign-in-password")
+    name = st.text_input("Your name", key="sign-in-name", autocomplete="username")
+    password = st.text_input("Password", type="password", key="sign-in-password", autocomplete="current-password")
     submitted = st.form_submit_button("Sign in", type="primary")
 if submitted:
-    if not name:
-        st.error("Pick your name first.")
+    if not name.strip():
+        st.error("Type your name first.")
     else:
         try:
-            st.session_state[USER_KEY] = sign_in(ws, name, password)
+            with st.spinner("Checking…"):
+                remember(sign_in(ws, name, password))
             st.rerun()
         except CurateError as exc:
             show_error(exc)

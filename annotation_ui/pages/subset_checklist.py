@@ -1,4 +1,7 @@
-"""Subset checklist (TRIAD §4.3): one view at a time, only that view's modalities, all 7 before submitting.
+"""Subset checklist (TRIAD §4.3): one view at a time, only that view's modalities, every view before submitting.
+
+A view counts as answered only when it has a tick or an explicit "No option fits this view": a view that
+was merely visited is not answered.
 
 Hidden modalities are replaced by the placeholders the probe checker uses, and their media are not
 sent at all. Every tick is copied into the session the moment it is made: a checkbox's own state exists only
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import record_review, review_queue, show_audio, show_image
+from annotation_ui.components import label_text, record_review, review_queue, show_audio, show_image, show_text
 from annotation_ui.logic import checklist_view
 from curation.vocab import checklist_views_of
 
@@ -22,11 +25,14 @@ user, ws, snap, item_id = review_queue(
 )
 item = snap.facts[item_id]
 VIEWS = checklist_views_of(item.modalities)  # all 7 for a TRIAD item; 3 for one over two modalities
+NONE = "none-fits"
+"""The pseudo-option of "No option fits this view", kept among a view's ticks."""
 answers_key, position_key = f"cl-answers-{item_id}", f"cl-position-{item_id}"
-ticks_key, drawn_key = f"cl-ticks-{item_id}", f"cl-drawn-{item_id}"
+ticks_key, drawn_key, nones_key = f"cl-ticks-{item_id}", f"cl-drawn-{item_id}", f"cl-none-{item_id}"
 answers: dict[str, list[str]] = st.session_state.setdefault(answers_key, {})
 ticks: dict[str, list[str]] = st.session_state.setdefault(ticks_key, {})
 drawn: set[str] = st.session_state.setdefault(drawn_key, set())
+nones: set[str] = st.session_state.setdefault(nones_key, set())
 position = st.session_state.setdefault(position_key, 0)
 view = VIEWS[position]
 
@@ -46,7 +52,7 @@ def tick(item_id: str, view: str, key: str) -> None:
 
 
 def keep_ticks(item_id: str, options: list[str]) -> None:
-    """Record the view now shown as answered, with its ticks.
+    """Record the view now shown with its ticks (and whether "no option fits" is ticked).
 
     Callbacks read the position from the session, not from the run that drew the button: a click that
     interrupts a rerun must act on the view the person sees. A view whose boxes were never drawn is
@@ -56,6 +62,16 @@ def keep_ticks(item_id: str, options: list[str]) -> None:
     if shown in st.session_state[f"cl-drawn-{item_id}"]:
         chosen = set(st.session_state[f"cl-ticks-{item_id}"].get(shown, []))
         st.session_state[f"cl-answers-{item_id}"][shown] = [key for key in options if key in chosen]
+        view_nones = st.session_state[f"cl-none-{item_id}"]
+        if NONE in chosen:
+            view_nones.add(shown)
+        else:
+            view_nones.discard(shown)
+
+
+def answered(view: str) -> bool:
+    """A tick, or "no option fits" with no tick (both at once is a contradiction, not an answer)."""
+    return bool(answers.get(view)) != (view in nones)
 
 
 def move(item_id: str, options: list[str], step: int) -> None:
@@ -64,7 +80,8 @@ def move(item_id: str, options: list[str], step: int) -> None:
     st.session_state[f"cl-position-{item_id}"] = min(max(0, current + step), len(VIEWS) - 1)
 
 
-st.progress(len(answers) / len(VIEWS), text=f"{len(answers)} of {len(VIEWS)} views answered")
+done = sum(answered(v) for v in VIEWS)
+st.progress(done / len(VIEWS), text=f"{done} of {len(VIEWS)} views answered")
 st.subheader(f"View {position + 1} of {len(VIEWS)}: {view}")
 content = checklist_view(item, view)
 with st.container(border=True):
@@ -76,29 +93,34 @@ with st.container(border=True):
             st.info(content.placeholders["image"])
     with right:
         if content.context is not None:
-            st.markdown(f"**Context**\n\n{content.context}")
+            show_text("Context", content.context)
         elif "text" in content.placeholders:
             st.info(content.placeholders["text"])
         if content.audio is not None:
             show_audio(ws, content.audio)
         elif "audio" in content.placeholders:
             st.info(content.placeholders["audio"])
-    st.markdown(f"**{content.question}**")
-    for key, text in content.options.items():
+    show_text("Question", content.question)
+    for key, text in [*content.options.items(), (NONE, None)]:
         st.checkbox(
-            f"{key}. {text}",
+            label_text(f"{key}. {text}") if text is not None else "No option fits this view",
             value=key in ticks.get(view, []),
             key=box_key(item_id, view, key),
             on_change=tick,
             args=(item_id, view, key),
         )
     drawn.add(view)
+    ticked_here = [key for key in content.options if key in ticks.get(view, [])]
+    none_here = NONE in ticks.get(view, [])
+    if ticked_here and none_here:
+        st.error("You ticked options and “No option fits this view”: untick one of them.")
 
 back, forward, _ = st.columns([1, 1, 3])
 options = list(item.options)
 back.button("Previous view", on_click=move, args=(item_id, options, -1), disabled=position == 0)
 forward.button("Next view", on_click=move, args=(item_id, options, 1), disabled=position == len(VIEWS) - 1)
-ready = len(set(answers) | {view}) == len(VIEWS)
+here_answered = bool(ticked_here) != none_here
+ready = here_answered and all(answered(v) for v in VIEWS if v != view)
 note = st.text_area("Note", key=f"cl-note-{item_id}", placeholder="Anything the author should know")
 if st.button("Submit checklist", type="primary", disabled=not ready, on_click=keep_ticks, args=(item_id, options)):
     record = {
@@ -109,7 +131,13 @@ if st.button("Submit checklist", type="primary", disabled=not ready, on_click=ke
         "note": note,
     }
     record_review(
-        ws, record, f"Recorded your checklist for {item_id}.", forget=(answers_key, position_key, ticks_key, drawn_key)
+        ws,
+        record,
+        f"Recorded your checklist for {item_id}.",
+        forget=(answers_key, position_key, ticks_key, drawn_key, nones_key),
     )
 if not ready:
-    st.caption(f"Submit opens once you have answered all {len(VIEWS)} views.")
+    missing = [v for v in VIEWS if not (here_answered if v == view else answered(v))]
+    st.caption(
+        "Submit opens once every view has a tick or “No option fits this view”. Still open: " + ", ".join(missing)
+    )

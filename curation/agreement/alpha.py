@@ -47,9 +47,8 @@ def _check_level(ratings: Ratings, level: str) -> None:
     if level == "nominal":
         return
     if not ratings.numeric:
-        text = next(v for v in ratings.values if isinstance(v, str))
         raise ValidationFailed(
-            [Problem(f"value {text!r} is not a number; the {level} level needs numbers", field="value")],
+            [ratings.not_numeric(f"the {level} level needs numbers")],
             "use --level nominal for categories, or give numeric values",
         )
     if level == "ratio" and min(float(v) for v in ratings.values) < 0:

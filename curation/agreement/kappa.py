@@ -19,29 +19,25 @@ from .estimate import Estimate
 from .ratings import MISSING, Ratings
 
 WEIGHTS = ("none", "linear", "quadratic")
-MAX_INTEGER_SPAN = 100
-"""Integer scales wider than this are weighted by rank, not by value, to keep the table small."""
 
 
 @dataclass(frozen=True)
 class _Pairs:
-    """Units both coders rated, as positions on the category scale, and the scale's size."""
+    """Units both coders rated, as indices into the ratings' sorted values, and those values' positions.
+
+    ``scale`` holds each value's position for the weights: the number itself for numeric data, the rank
+    otherwise. Weights come from distances on it, so a weighted kappa does not change with the units of a
+    numeric scale (x -> a*x + b).
+    """
 
     first: np.ndarray
     second: np.ndarray
-    n_categories: int
+    scale: np.ndarray
     units: np.ndarray
 
-
-def _category_positions(ratings: Ratings) -> tuple[np.ndarray, int]:
-    """Each value's step on the scale: integers keep their gaps (1, 2, 4 -> 0, 1, 3), others their rank."""
-    if ratings.numeric and all(float(v).is_integer() for v in ratings.values):
-        lowest, highest = int(min(ratings.values)), int(max(ratings.values))
-        if highest - lowest > MAX_INTEGER_SPAN:
-            return np.arange(len(ratings.values)), len(ratings.values)
-        positions = np.asarray([int(v) - lowest for v in ratings.values], dtype=np.int64)
-        return positions, int(positions[-1]) + 1
-    return np.arange(len(ratings.values)), len(ratings.values)
+    @property
+    def n_categories(self) -> int:
+        return int(self.scale.size)
 
 
 def _pairs(ratings: Ratings) -> _Pairs:
@@ -54,20 +50,24 @@ def _pairs(ratings: Ratings) -> _Pairs:
     both = np.flatnonzero((ratings.matrix != MISSING).all(axis=1))
     if both.size == 0:
         raise UndefinedStatistic("Cohen's kappa is undefined: no unit was rated by both coders")
-    positions, size = _category_positions(ratings)
-    return _Pairs(
-        first=positions[ratings.matrix[both, 0]],
-        second=positions[ratings.matrix[both, 1]],
-        n_categories=size,
-        units=both,
+    scale = (
+        np.asarray(ratings.values, dtype=np.float64) if ratings.numeric else np.arange(len(ratings.values), dtype=float)
     )
+    return _Pairs(first=ratings.matrix[both, 0], second=ratings.matrix[both, 1], scale=scale, units=both)
 
 
-def _disagreement_weights(size: int, weights: str) -> np.ndarray:
-    steps = np.abs(np.arange(size)[:, None] - np.arange(size)[None, :]).astype(np.float64)
+def _disagreement_weights(scale: np.ndarray, weights: str) -> np.ndarray:
+    """Disagreement of each pair of values: 0/1, or their distance (squared), divided by the largest.
+
+    Dividing by the largest distance leaves kappa unchanged (it is a ratio of weighted sums) and keeps the
+    sums of a wide scale in a well-conditioned range.
+    """
+    distance = np.abs(scale[:, None] - scale[None, :])
     if weights == "none":
-        return (steps > 0).astype(np.float64)
-    return steps if weights == "linear" else steps**2
+        return (distance > 0).astype(np.float64)
+    weight = distance if weights == "linear" else distance**2
+    largest = weight.max()
+    return weight / largest if largest > 0 else weight
 
 
 def _cohen_batch(pairs: _Pairs, weights: str, draws: np.ndarray) -> np.ndarray:
@@ -79,7 +79,7 @@ def _cohen_batch(pairs: _Pairs, weights: str, draws: np.ndarray) -> np.ndarray:
     table = np.zeros((draws.shape[0], k * k))
     table[:, cell_ids] = np.add.reduceat(draws[:, order], starts, axis=1)
     table = table.reshape(-1, k, k)
-    w = _disagreement_weights(k, weights)
+    w = _disagreement_weights(pairs.scale, weights)
     total = table.sum(axis=(1, 2))
     expected = np.einsum("bi,bj->bij", table.sum(axis=2), table.sum(axis=1)) / total[:, None, None]
     observed_d = (table * w).sum(axis=(1, 2))
@@ -92,17 +92,18 @@ def _cohen_batch(pairs: _Pairs, weights: str, draws: np.ndarray) -> np.ndarray:
 def cohen_kappa(
     ratings: Ratings, weights: str = "none", bootstrap: int = 0, seed: int = 0, confidence: float = 0.95
 ) -> Estimate:
-    """Cohen's kappa over the units both coders rated; ``weights`` linear/quadratic for ordered scales."""
-    from sklearn.metrics import cohen_kappa_score
+    """Cohen's kappa over the units both coders rated; ``weights`` linear/quadratic for numeric scales.
 
+    Weighted kappa weighs a disagreement by the distance between the two values (squared for quadratic),
+    so it is the same in any units of the scale: codes 0, 1, 100 and 0, 1, 101 differ only where they should.
+    """
     if weights not in WEIGHTS:
         raise ValidationFailed(
             [Problem(f"unknown weights {weights!r}; use one of {', '.join(WEIGHTS)}", field="weights")]
         )
     if weights != "none" and not ratings.numeric:
         raise ValidationFailed(
-            [Problem("weighted kappa needs an ordered numeric scale; the values include text", field="value")],
-            "drop --weights for categories",
+            [ratings.not_numeric("weighted kappa needs an ordered numeric scale")], "drop --weights for categories"
         )
     pairs = _pairs(ratings)
     if np.unique(np.concatenate([pairs.first, pairs.second])).size < 2:
@@ -110,14 +111,7 @@ def cohen_kappa(
             "Cohen's kappa is undefined: both coders gave the same single category to every unit "
             "(no variation, so chance agreement is 1)"
         )
-    value = float(
-        cohen_kappa_score(
-            pairs.first,
-            pairs.second,
-            labels=np.arange(pairs.n_categories),
-            weights=None if weights == "none" else weights,
-        )
-    )
+    value = float(_cohen_batch(pairs, weights, np.ones((1, pairs.units.size)))[0])
     if not np.isfinite(value):
         raise UndefinedStatistic("Cohen's kappa is undefined for these ratings (chance agreement is 1)")
     interval = None

@@ -36,10 +36,20 @@ class Ratings:
     values: tuple[float, ...] | tuple[str, ...]
     matrix: np.ndarray
     groups: tuple[str, ...] | None = None
+    first_text: tuple[str, str, int | None] | None = None
+    """The first value that is not a number, with its file and line: what a numeric statistic names."""
 
     @property
     def numeric(self) -> bool:
         return all(isinstance(v, float) for v in self.values)
+
+    def not_numeric(self, needs: str) -> Problem:
+        """The problem to report when a statistic ``needs`` numbers: the first text value, where it stands."""
+        if self.first_text is None:
+            text = next(v for v in self.values if isinstance(v, str))
+            return Problem(f"value {text!r} is not a number; {needs}", field="value")
+        text, file, line = self.first_text
+        return Problem(f"{text!r} is not a number; {needs}", field="value", line=line, file=file)
 
     def value_text(self, index: int) -> str:
         """A value as a person wrote it: ``3`` rather than ``3.0``."""
@@ -104,6 +114,7 @@ def ratings_from_rows(
     seen: dict[tuple[str, str], tuple[int, int]] = {}
     unit_group: dict[str, tuple[str, int]] = {}
     kept: list[tuple[str, str, float | str]] = []
+    first_text: tuple[str, str, int | None] | None = None
     for position, (line, record) in enumerate(rows):
         missing = [f for f in REQUIRED_FIELDS if f not in record]
         for name in missing:
@@ -146,6 +157,8 @@ def ratings_from_rows(
             )
             continue
         kept.append((unit, coder, value))
+        if first_text is None and isinstance(value, str):
+            first_text = (value, file, line or None)
     if problems:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in the ratings; fix them and try again")
     if not kept:
@@ -153,10 +166,15 @@ def ratings_from_rows(
         raise UndefinedStatistic(f"{where}holds no rating (every value is missing); no statistic is defined")
     if groups is None and unit_group:
         groups = {unit: group for unit, (group, _) in unit_group.items()}
-    return _to_matrix(kept, groups, file)
+    return _to_matrix(kept, groups, file, first_text)
 
 
-def _to_matrix(kept: list[tuple[str, str, float | str]], groups: Mapping[str, str] | None, file: str) -> Ratings:
+def _to_matrix(
+    kept: list[tuple[str, str, float | str]],
+    groups: Mapping[str, str] | None,
+    file: str,
+    first_text: tuple[str, str, int | None] | None = None,
+) -> Ratings:
     units = tuple(dict.fromkeys(u for u, _, _ in kept))
     coders = tuple(dict.fromkeys(c for _, c, _ in kept))
     raw_values = [v for _, _, v in kept]
@@ -181,7 +199,7 @@ def _to_matrix(kept: list[tuple[str, str, float | str]], groups: Mapping[str, st
                 "give every unit a group, or none",
             )
         unit_groups = tuple(str(groups[u]) for u in units)
-    return Ratings(units=units, coders=coders, values=values, matrix=matrix, groups=unit_groups)
+    return Ratings(units=units, coders=coders, values=values, matrix=matrix, groups=unit_groups, first_text=first_text)
 
 
 def _csv_rows(path: Path, required: tuple[str, ...]):  # type: ignore[no-untyped-def]

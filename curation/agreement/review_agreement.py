@@ -9,7 +9,13 @@ per reviewer, as the workflow sees them):
 - subset checklist: nominal alpha over item x view x option decisions (consistent or not), overall
   and per view;
 - taxonomy: when an item was tagged twice (the author's tags plus a second tagging from a tags file),
-  nominal alpha per modality, agreement per leaf and the leaf x leaf disagreement (coincidence) matrix.
+  nominal alpha per modality, agreement per leaf and the leaf x leaf disagreement (coincidence) matrix;
+- TRIAD C.3's three labels: the blind answer (above), the ambiguity tier tag (the author's ``ambiguous``
+  list against the one a checklist reviewer may give) and binary audio naturalness (admit / re-record per
+  listener), each also per taxonomy leaf, on all items and on a held-out audit subset (fifty queries,
+  seeded, stratified by the group's perturbed modality).
+
+These are reported, never gates; an undefined value comes with its reason.
 
 The report functions are pure (they take :class:`ReviewedItem` lists); :func:`load_reviewed_items`
 reads a workspace.
@@ -55,6 +61,10 @@ class ReviewedItem:
     taxonomy: Mapping[str, str]
     records: Mapping[str, list[tuple[str, Mapping[str, Any]]]] = field(default_factory=dict)
     adjudicated: frozenset[str] = frozenset()
+    ambiguous: tuple[str, ...] = ()
+    """The author's ambiguity tags (the item's tier is their number)."""
+    perturbed: str = ""
+    """The group's perturbed modality: the audit subset's strata."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,7 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
     state = load_derived(ws)
     with ws.session() as s:
         taxonomy = dict(s.execute(select(col(Item.id), col(Item.taxonomy))).all())
+        ambiguous = dict(s.execute(select(col(Item.id), col(Item.ambiguous))).all())
     items = []
     for fact in state.facts.values():
         if fact.id in state.discarded:
@@ -96,6 +107,8 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
                 taxonomy=dict(taxonomy.get(fact.id) or {}),
                 records=by_stage,
                 adjudicated=frozenset(state.overrides(fact.id)),
+                ambiguous=tuple(ambiguous.get(fact.id) or ()),
+                perturbed=state.perturbed.get(fact.group, ""),
             )
         )
     return items
@@ -296,12 +309,174 @@ def _taxonomy_modality(modality: str, rows: list[tuple[str, str, object]]) -> di
     }
 
 
-def agreement_report(items: list[ReviewedItem], tags: Iterable[TagRecord] = ()) -> dict[str, Any]:
-    """All four reports, as one JSON-ready document."""
+NATURAL = "admit"
+RERECORD = "re-record"
+
+
+def audit_subset(items: Iterable[ReviewedItem], size: int, seed: int = 0) -> list[ReviewedItem]:
+    """A held-out audit subset of ``size`` items (all when there are no more), in id order.
+
+    Stratified by the group's perturbed modality with proportional allocation (largest remainders, ties by
+    stratum name), then a seeded draw inside each stratum: the same items and seed give the same subset.
+    """
+    import random
+
+    pool = sorted(items, key=lambda i: i.id)
+    if len(pool) <= size:
+        return pool
+    strata: dict[str, list[ReviewedItem]] = defaultdict(list)
+    for item in pool:
+        strata[item.perturbed].append(item)
+    exact = {name: size * len(members) / len(pool) for name, members in strata.items()}
+    quota = {name: int(share) for name, share in exact.items()}
+    by_remainder = sorted(strata, key=lambda name: (-(exact[name] - quota[name]), name))
+    for name in by_remainder[: size - sum(quota.values())]:
+        quota[name] += 1
+    rng = random.Random(seed)
+    chosen = [item for name in sorted(strata) for item in rng.sample(strata[name], quota[name])]
+    return sorted(chosen, key=lambda i: i.id)
+
+
+def _kappa_report(rows: list[tuple[str, str, object]], nothing: str) -> dict[str, Any]:
+    """Cohen's kappa with raw agreement, or ``value: None`` and why."""
+    if not rows:
+        return {"value": None, "undefined": nothing, "raw_agreement": None}
+    ratings = _ratings(rows)
+    report = _statistic(lambda: cohen_kappa(ratings))
+    try:
+        report["raw_agreement"] = raw_agreement(ratings)
+    except UndefinedStatistic:
+        report["raw_agreement"] = None
+    return report
+
+
+def _tier_rows(items: Iterable[ReviewedItem], modality: str | None = None) -> list[tuple[str, str, object]]:
+    """Author vs reviewer, per item x modality x reviewer: is the modality tagged ambiguous (1) or not (0)."""
+    rows: list[tuple[str, str, object]] = []
+    for item in items:
+        for reviewer, payload in item.records.get("subset_checklist", []):
+            tagged = payload.get("ambiguous")
+            if tagged is None:
+                continue
+            for m in [modality] if modality else MODALITIES:
+                unit = f"{item.id}|{m}|{reviewer}"
+                rows += [(unit, AUTHOR, int(m in item.ambiguous)), (unit, "reviewer", int(m in tagged))]
+    return rows
+
+
+def tier_tag_agreement(items: Iterable[ReviewedItem]) -> dict[str, Any]:
+    """Kappa of the ambiguity tier tag: per modality tag (pooled and per modality) and on the tier (1-3)."""
+    items = list(items)
+    nothing = "no subset-checklist record carries its reviewer's ambiguous list"
+    tiers: list[tuple[str, str, object]] = []
+    for item in items:
+        for reviewer, payload in item.records.get("subset_checklist", []):
+            if payload.get("ambiguous") is not None:
+                unit = f"{item.id}|{reviewer}"
+                tiers += [(unit, AUTHOR, len(item.ambiguous)), (unit, "reviewer", len(payload["ambiguous"]))]
+    return {
+        "overall": _kappa_report(_tier_rows(items), nothing),
+        "modalities": {m: _kappa_report(_tier_rows(items, m), nothing) for m in MODALITIES},
+        "tier": _kappa_report(tiers, nothing),
+    }
+
+
+def naturalness_agreement(items: Iterable[ReviewedItem], min_mean: float = 3.5) -> dict[str, Any]:
+    """Kappa of binary naturalness: each listener's admit (every axis at least ``min_mean``) or re-record.
+
+    The first and second listener of each item (in record order) are the two coders, as in TRIAD B.4 where
+    two listeners rate every clip; items with fewer than two listeners are left out.
+    """
+    rows: list[tuple[str, str, object]] = []
+    for item in items:
+        listeners = item.records.get("audio_signoff", [])[:2]
+        if len(listeners) < 2:
+            continue
+        for position, (_reviewer, payload) in enumerate(listeners, start=1):
+            natural = all(payload["scores"][axis] >= min_mean for axis in AUDIO_AXES)
+            rows.append((item.id, f"listener{position}", NATURAL if natural else RERECORD))
+    return _kappa_report(rows, "no item has two audio listeners")
+
+
+def _answer_rows(items: Iterable[ReviewedItem]) -> list[tuple[str, str, object]]:
+    rows: list[tuple[str, str, object]] = []
+    for item in items:
+        for reviewer, payload in item.records.get("answer_check", []):
+            unit = f"{item.id}|{reviewer}"
+            rows += [(unit, AUTHOR, item.answer), (unit, BLIND, payload["answer"])]
+    return rows
+
+
+def per_leaf_agreement(items: Iterable[ReviewedItem], min_mean: float = 3.5) -> dict[str, Any]:
+    """Per taxonomy leaf of each modality: answer, tier-tag (that modality) and naturalness agreement."""
+    items = list(items)
+    report: dict[str, Any] = {}
+    for modality in MODALITIES:
+        leaves: dict[str, list[ReviewedItem]] = defaultdict(list)
+        for item in items:
+            if modality in item.taxonomy:
+                leaves[item.taxonomy[modality]].append(item)
+        report[modality] = {
+            leaf: {
+                "items": len(members),
+                "answer_check": _kappa_report(_answer_rows(members), "no blind answer checks"),
+                "tier_tag": _kappa_report(
+                    _tier_rows(members, modality), "no subset-checklist record carries an ambiguous list"
+                ),
+                "naturalness": naturalness_agreement(members, min_mean),
+            }
+            for leaf, members in sorted(leaves.items())
+        }
+    return report
+
+
+def triad_labels(items: list[ReviewedItem], min_mean: float = 3.5) -> dict[str, Any]:
+    """TRIAD C.3's three labels and the checklist on a set of items."""
+    return {
+        "items": len(items),
+        "answer_check": answer_agreement(items)["overall"],
+        "tier_tag": tier_tag_agreement(items),
+        "naturalness": naturalness_agreement(items, min_mean),
+        "subset_checklist": checklist_agreement(items)["all"],
+    }
+
+
+def agreement_report(
+    items: list[ReviewedItem],
+    tags: Iterable[TagRecord] = (),
+    *,
+    subset_size: int = 50,
+    subset_seed: int = 0,
+    min_mean: float = 3.5,
+) -> dict[str, Any]:
+    """Every report, as one JSON-ready document; ``audit_subset`` repeats TRIAD's labels on the subset."""
+    subset = audit_subset(items, subset_size, subset_seed)
     return {
         "items": len(items),
         "answer_check": answer_agreement(items),
         "audio_signoff": audio_agreement(items),
         "subset_checklist": checklist_agreement(items),
         "taxonomy": taxonomy_agreement(items, tags),
+        "tier_tag": tier_tag_agreement(items),
+        "naturalness": naturalness_agreement(items, min_mean),
+        "per_leaf": per_leaf_agreement(items, min_mean),
+        "audit_subset": {
+            "size": subset_size,
+            "seed": subset_seed,
+            "stratified_by": "perturbed",
+            "all_items": len(subset) == len(items),
+            "ids": [item.id for item in subset],
+            **triad_labels(subset, min_mean),
+        },
     }
+
+
+def workspace_agreement_report(ws, items: list[ReviewedItem], tags: Iterable[TagRecord] = ()) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """:func:`agreement_report` with the workspace's settings (audit subset size and seed, audio threshold)."""
+    return agreement_report(
+        items,
+        tags,
+        subset_size=ws.settings.agreement.audit_subset,
+        subset_seed=ws.settings.agreement.audit_seed,
+        min_mean=ws.settings.review.audio_min_mean,
+    )

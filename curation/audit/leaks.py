@@ -4,7 +4,9 @@
   in the frame, a manner of speaking) - TRIAD App. C.4. A heuristic, so a warning, never a block.
 - ``shared_span``: two items of different groups share a contiguous 8-word span of context
   (Omni-StoryBench App. C string-overlap audit).
-- ``option_in_context``: an option's text appears verbatim in the item's own context.
+- ``option_in_context``: an option's text appears verbatim in the item's own context. A warning by default
+  (anaphora items name their options in the context by design); ``[gates] option_in_context = "block"``
+  makes it hold the item.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ class Leak:
 
     @property
     def blocking(self) -> bool:
-        return self.kind not in WARNING_KINDS
+        return self.kind not in WARNING_KINDS and self.evidence.get("severity") != "warning"
 
     def to_dict(self) -> dict[str, object]:
         return {"id": self.id, "kind": self.kind, "items": self.items, "evidence": self.evidence}
@@ -90,7 +92,8 @@ def option_modality_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
     return leaks
 
 
-def option_in_context_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
+def option_in_context_leaks(subjects: Sequence[AuditSubject], severity: str = "warning") -> list[Leak]:
+    """Options whose text stands in the item's own context; ``severity`` is ``warning`` or ``block``."""
     leaks = []
     for subject in subjects:
         context = words(subject.context)
@@ -104,7 +107,7 @@ def option_in_context_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
                             "option": key,
                             "text": text,
                             "is_answer": key == subject.answer,
-                            "severity": "block",
+                            "severity": severity,
                         },
                     )
                 )

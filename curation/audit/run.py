@@ -150,8 +150,12 @@ def run_audit(
     subjects: Sequence[AuditSubject],
     images: Mapping[str, ImageSignature],
     audio: Mapping[str, AudioSignature],
+    option_in_context: str = "warn",
 ) -> AuditReport:
-    """Exact and near duplicates across scene groups, clustered, plus the three leak checks."""
+    """Exact and near duplicates across scene groups, clustered, plus the three leak checks.
+
+    ``option_in_context`` (``warn`` or ``block``) is the severity of an option found in its own context.
+    """
     subjects = sorted(subjects, key=lambda s: s.id)
     edges: list[Edge] = []
 
@@ -183,7 +187,7 @@ def run_audit(
     text_pairs = frozenset((e.a, e.b) for e in edges if e.modality == "text")
     leaks = (
         shared_span_leaks(subjects, skip_pairs=text_pairs)
-        + option_in_context_leaks(subjects)
+        + option_in_context_leaks(subjects, "block" if option_in_context == "block" else "warning")
         + option_modality_leaks(subjects)
     )
     return AuditReport(build_clusters(edges), leaks, {s.id: s.group for s in subjects})

@@ -109,7 +109,9 @@ def run_workspace_audit(
         AuditSubject(item.id, item.group_id, item.context, dict(item.options), item.answer, item.image, item.audio)
         for item, _ in active
     ]
-    return run_audit(subjects, images, audio), {item.id: digest for item, digest in active}
+    return run_audit(subjects, images, audio, ws.settings.gates.option_in_context), {
+        item.id: digest for item, digest in active
+    }
 
 
 def audit_workspace(ws: Workspace, actor: str = "cli", log: Callable[[str], None] = lambda _m: None) -> AuditReport:

@@ -53,11 +53,26 @@ def _print_report(report: dict[str, Any], failures: list) -> None:  # type: igno
         )
         for leaf, value in part["per_leaf"].items():
             typer.echo(f"  {leaf}: {value:.3f}")
+    _print_triad_labels("all items", report)
+    subset = report["audit_subset"]
+    where = "all items (fewer than the subset's size)" if subset["all_items"] else f"seed {subset['seed']}"
+    _print_triad_labels(f"audit subset of {subset['items']} ({where})", subset)
     if failures:
         for failure in failures:
             typer.echo(f"gate {failure.gate} fails: {failure.message}")
     else:
         typer.echo("agreement gates: all pass")
+
+
+def _print_triad_labels(title: str, part: dict[str, Any]) -> None:
+    """TRIAD C.3's labels (reported, not gates)."""
+    answer = part["answer_check"].get("overall", part["answer_check"])
+    checklist = part["subset_checklist"].get("all", part["subset_checklist"])
+    typer.echo(
+        f"TRIAD labels, {title}: answer kappa {_figure(answer)}; tier tag kappa {_figure(part['tier_tag']['overall'])}"
+        f" (tier {_figure(part['tier_tag']['tier'])}); naturalness kappa {_figure(part['naturalness'])};"
+        f" checklist alpha {_figure(checklist)}"
+    )
 
 
 @app.callback()
@@ -81,11 +96,11 @@ def report_command(
     if ctx.invoked_subcommand is not None:
         return
     from curation.agreement.gates import active_thresholds, agreement_gate_failures
-    from curation.agreement.review_agreement import agreement_report, load_reviewed_items, read_tags
+    from curation.agreement.review_agreement import load_reviewed_items, read_tags, workspace_agreement_report
 
     ws = open_workspace()
     items = load_reviewed_items(ws)
-    report = agreement_report(items, read_tags(tags, items) if tags else ())
+    report = workspace_agreement_report(ws, items, read_tags(tags, items) if tags else ())
     failures = agreement_gate_failures(items, ws.settings.agreement)
     if plots is not None:
         from curation.agreement.plots import write_plots

@@ -19,11 +19,12 @@ app = typer.Typer(
 @app.callback()
 def check(
     probe: Annotated[
-        str,
+        list[str],
         typer.Option(
             "--probe",
             help="Backend: replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> "
-            "or openai:<base-url>#<model>.",
+            "or openai:<base-url>#<model>. Give it twice for two probes: a view's set is then the union of "
+            "theirs (an option counts when either probe selects it, TRIAD App. D.2).",
         ),
     ],
     estimator: Annotated[
@@ -77,8 +78,19 @@ def check(
         )
     except ValueError as exc:
         raise fail(str(exc)) from exc
+    if len(set(probe)) != len(probe):
+        raise fail("each --probe may be given once")
+    if record is not None and len(probe) > 1:
+        raise fail("--record writes one probe's run; give one --probe with it")
     ws = open_workspace()
-    backend = open_backend(probe)
+    backends = {}
+    try:
+        for spec in probe:
+            backends[spec] = open_backend(spec)
+    except BaseException:
+        for opened in backends.values():
+            opened.close()
+        raise
     progress = Progress(
         TextColumn("probing"),
         BarColumn(),
@@ -101,7 +113,7 @@ def check(
         with progress:
             document, stats, skipped, results = check_workspace(
                 ws,
-                backend,
+                backends,
                 config,
                 ids=item,
                 answer_format=answer_format,  # type: ignore[arg-type]
@@ -109,7 +121,8 @@ def check(
                 on_item_done=advance,
             )
     finally:
-        backend.close()
+        for backend in backends.values():
+            backend.close()
     if record is not None:
         import json
 
@@ -140,6 +153,8 @@ def check(
     out_console.print(table)
     summary = document["summary"]
     out_console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in summary["verdicts"].items()))
+    for name, verdicts in summary.get("by_probe", {}).items():
+        out_console.print(f"  {name} alone: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()), markup=False)
     shares = ", ".join(f"{v} {s:.0%}" for v, s in summary["reducible_share"].items() if s)
     out_console.print(f"reducible per view: {shares or 'none'}")
     agreement = summary.get("human_agreement")

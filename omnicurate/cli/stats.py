@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from .common import print_json
+from .common import err_console, print_json
 
 app = typer.Typer(
     help="Agreement statistics on a ratings file (CSV with header unit,coder,value, or JSON Lines with "
@@ -28,6 +28,20 @@ Confidence = Annotated[
     float, typer.Option("--confidence", min=0.5, max=0.999, help="Confidence level of the interval.")
 ]
 JsonOutput = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of text.")]
+
+
+def _estimate(statistic: str, path: Path, as_json: bool, compute):  # type: ignore[no-untyped-def]
+    """Run ``compute``; with ``--json`` an undefined statistic is still one JSON document (exit 1)."""
+    from curation.agreement import UndefinedStatistic
+
+    try:
+        return compute()
+    except UndefinedStatistic as exc:
+        if not as_json:
+            raise
+        print_json({"file": str(path), "statistic": statistic, "value": None, "undefined": str(exc)})
+        err_console.print(f"error: {exc}", style="bold red", highlight=False, markup=False, soft_wrap=True)
+        raise typer.Exit(exc.exit_code) from None
 
 
 def _report(estimate, path: Path, as_json: bool, extra: dict[str, object] | None = None) -> None:  # type: ignore[no-untyped-def]
@@ -64,7 +78,12 @@ def alpha_command(
     """Krippendorff's alpha; any number of coders, missing ratings allowed."""
     from curation.agreement import krippendorff_alpha, read_ratings
 
-    estimate = krippendorff_alpha(read_ratings(file), level, bootstrap, seed, confidence)
+    estimate = _estimate(
+        "krippendorff_alpha",
+        file,
+        as_json,
+        lambda: krippendorff_alpha(read_ratings(file), level, bootstrap, seed, confidence),
+    )
     _report(estimate, file, as_json)
 
 
@@ -83,9 +102,12 @@ def kappa_command(
     """Cohen's kappa between exactly two coders, over the units both rated."""
     from curation.agreement import cohen_kappa, raw_agreement, read_ratings
 
-    ratings = read_ratings(file)
-    estimate = cohen_kappa(ratings, weights, bootstrap, seed, confidence)
-    _report(estimate, file, as_json, {"raw_agreement": raw_agreement(ratings)})
+    def compute():  # type: ignore[no-untyped-def]
+        ratings = read_ratings(file)
+        return cohen_kappa(ratings, weights, bootstrap, seed, confidence), raw_agreement(ratings)
+
+    estimate, agreement = _estimate("cohen_kappa", file, as_json, compute)
+    _report(estimate, file, as_json, {"raw_agreement": agreement})
 
 
 @app.command("fleiss")
@@ -99,7 +121,9 @@ def fleiss_command(
     """Fleiss' kappa: any number of coders, the same number of ratings on every unit."""
     from curation.agreement import fleiss_kappa, read_ratings
 
-    estimate = fleiss_kappa(read_ratings(file), bootstrap, seed, confidence)
+    estimate = _estimate(
+        "fleiss_kappa", file, as_json, lambda: fleiss_kappa(read_ratings(file), bootstrap, seed, confidence)
+    )
     _report(estimate, file, as_json)
 
 

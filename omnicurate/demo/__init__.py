@@ -17,6 +17,7 @@ PEOPLE = {
     "rev3": ["reviewer"],
     "rev4": ["reviewer"],
     "rev5": ["reviewer"],
+    "rev6": ["reviewer"],
     "maya": ["maintainer", "reviewer"],
 }
 

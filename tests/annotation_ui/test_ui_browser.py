@@ -41,8 +41,9 @@ def choose(page: Page, label: str, option: str) -> None:
 
 
 def sign_in(page: Page, url: str, name: str) -> None:
+    page.context.clear_cookies()  # else the session cookie signs the previous person back in
     page.goto(url)  # a fresh browser session
-    choose(page, "Your name", name)
+    page.get_by_label("Your name", exact=True).fill(name)
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_text("You are signed in as")).to_be_visible(timeout=TIMEOUT)
@@ -98,7 +99,7 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     assert (item.author, item.answer, item.image) == ("ann1", "B", ws.item("g1-a").image)
 
     # grammar and audio sign-off are recorded through the domain (their pages have AppTest tests)
-    for stage, reviewers in (("grammar", ["rev1"]), ("audio_signoff", ["rev1", "rev2"])):
+    for stage, reviewers in (("grammar", ["rev1", "rev2"]), ("audio_signoff", ["rev1", "rev2"])):
         for reviewer in reviewers:
             submit_review(ws, passing_record("g1-b", stage, reviewer, "B"))
 
@@ -133,7 +134,8 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     # ----- another reviewer answers blind; the label must not be anywhere in the page ---------
     sign_in(page, url, "rev4")
     page.get_by_role("link", name="Blind answer check").click()
-    question = page.get_by_role("radiogroup", name="How does the speaker feel about the suggestion?")
+    expect(page.get_by_text("How does the speaker feel about the suggestion?", exact=True)).to_be_visible()
+    question = page.get_by_role("radiogroup", name="Your answer")
     expect(question.get_by_role("radio")).to_have_count(4)
     expect(page.locator('[data-testid="stImage"]')).to_have_count(1)
     expect(page.locator('[data-testid="stAudio"]')).to_have_count(1)
@@ -150,3 +152,95 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     expect(page.get_by_text("Recorded your answer for g1-b.")).to_be_visible()
     (blind,) = records(ws, "g1-b", "answer_check")
     assert (blind.reviewer, blind.payload["answer"]) == ("rev4", "C")
+
+
+MARKDOWN_CONTEXT = "2*3*4 is 24; see ![x](http://example.invalid/context.png) and <b>this</b> :material/home:"
+MARKDOWN_OPTIONS = {
+    "A": "2*3*4",
+    "B": "![pic](http://example.invalid/option.png)",
+    "C": "**bold** and _under_ :red[red]",
+    "D": "$x^2$ <i>html</i>",
+}
+
+
+def test_typed_text_shows_as_typed_and_views_need_an_answer(page: Page, streamlit_server, tmp_path):
+    """Markdown in an item renders as the characters typed and fetches nothing (an image in an option never
+    appears, not even in the audio-only view); the checklist cannot be submitted with views merely visited."""
+    from media_factory import item_row, write_items
+
+    from curation.items import import_items
+
+    url, ws, _media = streamlit_server
+    page.set_default_timeout(TIMEOUT)
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    row = item_row("md-a", group="md", context=MARKDOWN_CONTEXT, options=MARKDOWN_OPTIONS, answer="A")
+    row["question"] = "Which *one* is it? [link](http://example.invalid/q)"
+    import_items(
+        ws, write_items(tmp_path / "md", [row, item_row("md-b", group="md", options=MARKDOWN_OPTIONS, answer="B")])
+    )
+    for stage, reviewers in (("grammar", ["rev1", "rev2"]), ("audio_signoff", ["rev1", "rev2"])):
+        for reviewer in reviewers:
+            submit_review(ws, passing_record("md-a", stage, reviewer, "A"))
+
+    sign_in(page, url, "rev3")
+    page.get_by_role("link", name="Subset checklist").click()
+    main = page.locator('[data-testid="stMain"]')
+    submit = page.get_by_role("button", name="Submit checklist")
+    for n, view in enumerate(CHECKLIST_VIEWS):
+        expect(page.get_by_text(f"View {n + 1} of 7: {view}")).to_be_visible()
+        for typed in [*MARKDOWN_OPTIONS.values(), row["question"]]:
+            expect(main).to_contain_text(typed)  # as typed: stars, brackets, dollars and tags
+        if "text" in view.split("+"):
+            expect(main).to_contain_text(MARKDOWN_CONTEXT)
+        else:
+            expect(main).not_to_contain_text(MARKDOWN_CONTEXT)
+        # no <img> but the item's own picture, and none at all where the view hides the image
+        expect(main.locator("img")).to_have_count(1 if "image" in view.split("+") else 0)
+        expect(main.locator("strong:has-text('bold'), em:has-text('under'), .katex")).to_have_count(0)
+        expect(submit).to_be_disabled()  # this view has neither a tick nor "no option fits"
+        label = "No option fits this view" if view == "audio" else f"A. {MARKDOWN_OPTIONS['A']}"
+        box = page.locator('[data-testid="stCheckbox"]').get_by_text(label, exact=True)
+        expect(box).to_have_count(1)  # the previous view's boxes are gone
+        box.click()
+        expect(page.locator('[data-testid="stCheckbox"] input:checked')).to_have_count(1)
+        if n < len(CHECKLIST_VIEWS) - 1:
+            page.get_by_role("button", name="Next view").click()
+    expect(submit).to_be_enabled()
+    submit.click()
+    expect(page.get_by_text("Recorded your checklist for md-a.")).to_be_visible()
+    (checklist,) = records(ws, "md-a", "subset_checklist")
+    assert checklist.payload["consistent"]["audio"] == [] and checklist.payload["consistent"]["text"] == ["A"]
+    outside = [u for u in requests if not u.startswith(url) and not u.startswith("data:")]
+    assert outside == [], outside  # nothing fetched from another machine (page icons are local)
+
+
+def test_a_reload_and_a_deep_link_keep_the_person_signed_in(page: Page, streamlit_server):
+    from annotation_ui.signin import FAILED, SIGNED_IN
+    from curation.tables import Event
+
+    url, ws, _media = streamlit_server
+    page.set_default_timeout(TIMEOUT)
+    page.goto(url)
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()
+    html = page.content()
+    assert not any(name in html for name in ("rev2", "maya", "ann2"))  # nobody's name is listed
+    page.get_by_label("Your name", exact=True).fill("maya")
+    page.get_by_label("Password", exact=True).fill("not-her-password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("wrong name or password")).to_be_visible()
+    sign_in(page, url, "rev3")
+    page.reload()
+    expect(page.get_by_text("You are signed in as")).to_be_visible()
+    page.goto(f"{url}/subset_checklist")  # a deep link: a new session, the cookie signs rev3 in
+    expect(page.get_by_role("heading", name="Subset checklist")).to_be_visible()
+    page.goto(f"{url}/sign_in")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()
+    page.reload()
+    expect(page.get_by_label("Your name", exact=True)).to_be_visible()  # signed out stays signed out
+    from sqlalchemy import select
+
+    with ws.session() as s:
+        seen = [(e.action, e.subject) for e in s.execute(select(Event).order_by(Event.id)).scalars()]
+    assert (FAILED, "person:maya") in seen and (SIGNED_IN, "person:rev3") in seen

@@ -18,7 +18,6 @@ from annotation_ui.logic import (
     page_of,
     pages_for,
     queue,
-    sign_in,
     sign_in_by_email,
     submit_review,
 )
@@ -30,9 +29,11 @@ from curation.workflow import derive_status
 
 
 def test_sign_in_checks_the_password(ui_workspace):
+    from annotation_ui.signin import sign_in
+
     user = sign_in(ui_workspace, "rev1", PASSWORD)
     assert user == SignedIn("rev1", frozenset({"reviewer"}))
-    with pytest.raises(PermissionDenied, match="wrong password"):
+    with pytest.raises(PermissionDenied, match="wrong name or password"):
         sign_in(ui_workspace, "rev1", "not-the-password")
 
 
@@ -152,6 +153,8 @@ def test_group_panel_marks_the_perturbed_modality_and_runs_the_group_checks(ui_w
 def test_submit_goes_through_the_domain(ui_workspace):
     report = submit_review(ui_workspace, passing_record("g1-a", "grammar", "rev1", "A"))
     assert report.recorded == 1
+    assert {st.id: st for st in derive_status(ui_workspace)}["g1-a"].stage == "grammar"  # two sign off
+    submit_review(ui_workspace, passing_record("g1-a", "grammar", "rev2", "A"))
     statuses = {st.id: st for st in derive_status(ui_workspace)}
     assert statuses["g1-a"].stage == "audio_signoff"
     # the author is refused by the domain even if a page offered the item
@@ -175,6 +178,7 @@ def test_snapshot_cache_recomputes_only_after_a_change(ui_workspace):
     first = cache.get()
     assert cache.get() is first and cache.is_fresh()
     submit_review(ui_workspace, passing_record("g1-a", "grammar", "rev1", "A"))
+    submit_review(ui_workspace, passing_record("g1-a", "grammar", "rev2", "A"))
     assert not cache.is_fresh()
     second = cache.get()
     assert second is not first and second.status_by_id["g1-a"].stage == "audio_signoff"
@@ -211,6 +215,12 @@ def test_gates_data_on_the_demo(demo_workspace):
     gates = gates_data(demo_workspace)
     figures = {row["statistic"]: row for row in gates.agreement}
     assert figures["blind answer vs label: Cohen's κ"]["value"] == 1.0
+    # every figure stands beside its threshold (or says it is reported only)
+    assert figures["blind answer vs label: Cohen's κ"]["threshold"] == "≥ 0.600"
+    assert figures["subset checklist: α, all views"]["threshold"] == "≥ 0.667"
+    assert figures["audio sign-off: ordinal α, naturalness"]["threshold"] == "reported, no gate"  # off by default
+    assert 0 < figures["ambiguity tier tag: Cohen's κ (TRIAD C.3)"]["value"] < 1
+    assert all(row["threshold"] for row in gates.agreement)
     assert 0.9 < figures["subset checklist: α, all views"]["value"] <= 1.0
     assert (
         figures["subset checklist: α, text"]["value"] is None

@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from ui_helpers import APP, PASSWORD, advance, passing_record
 
-from annotation_ui.components import USER_KEY
+from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn, submit_review
 from curation.authoring import returned_inbox
 from curation.tables import ReviewRecord
@@ -58,10 +58,11 @@ def texts(at: AppTest) -> str:
 
 def test_sign_in_page(ui_workspace):
     at = open_page("sign_in")
-    at.selectbox(key="sign-in-name").select("rev1")
+    assert not at.selectbox  # nobody's name is listed
+    at.text_input(key="sign-in-name").input("rev1")
     at.text_input(key="sign-in-password").input("wrong-password")
     at.button[0].click().run()
-    assert USER_KEY not in at.session_state and "wrong password" in at.error[0].value
+    assert USER_KEY not in at.session_state and "wrong name or password" in at.error[0].value
     at.text_input(key="sign-in-password").input(PASSWORD)
     at.button[0].click().run()
     assert at.session_state[USER_KEY] == SignedIn("rev1", frozenset({"reviewer"}))
@@ -121,10 +122,11 @@ def test_subset_checklist_shows_one_view_at_a_time_and_needs_all_seven(ui_worksp
         assert infos == [PLACEHOLDERS[m] for m in ("image", "text", "audio") if m not in shown]
         assert ("Context" in texts(at)) == ("text" in shown)
         submit = next(b for b in at.button if b.label == "Submit checklist")
-        assert submit.disabled == (n < 6)
+        assert submit.disabled  # this view is not answered yet (visiting is not answering)
         for key in ticks[view]:
             at.checkbox(key=f"cl-{'g1-a'}-{view}-{key}").check()
         at.run()
+        assert next(b for b in at.button if b.label == "Submit checklist").disabled == (n < 6)
         if n < 6:
             [b for b in at.button if b.label == "Next view"][0].click().run()
     [b for b in at.button if b.label == "Previous view"][0].click().run()
@@ -154,16 +156,52 @@ def test_checklist_ticks_survive_runs_that_do_not_draw_them(ui_workspace):
     assert at.checkbox(key=f"cl-{first}-text-A").value is True
 
 
+@pytest.mark.parametrize(
+    ("plan", "submittable"),
+    [
+        # every view merely visited (no tick, no "no option fits"): not answered
+        ({}, False),
+        # every view ticked
+        ({view: ["A"] for view in CHECKLIST_VIEWS}, True),
+        # "no option fits" counts as an answer
+        ({**{view: ["A"] for view in CHECKLIST_VIEWS}, "audio": ["none-fits"]}, True),
+        # one view left merely visited
+        ({view: ["A"] for view in CHECKLIST_VIEWS if view != "image"}, False),
+        # a tick and "no option fits" at once is a contradiction, not an answer
+        ({**{view: ["A"] for view in CHECKLIST_VIEWS}, "text": ["A", "none-fits"]}, False),
+    ],
+)
+def test_subset_checklist_needs_a_tick_or_no_option_fits_in_every_view(ui_workspace, plan, submittable):
+    advance(ui_workspace, "g1-a", "A", through="audio_signoff")
+    at = open_page("subset_checklist", "rev4", ("reviewer",))
+    for n, view in enumerate(CHECKLIST_VIEWS):
+        for key in plan.get(view, []):
+            at.checkbox(key=f"cl-g1-a-{view}-{key}").check()
+        at.run()
+        if n < 6:
+            [b for b in at.button if b.label == "Next view"][0].click().run()
+    submit = next(b for b in at.button if b.label == "Submit checklist")
+    assert submit.disabled != submittable
+    if not submittable:
+        still_open = [v for v in CHECKLIST_VIEWS if plan.get(v) not in (["A"], ["none-fits"])]
+        assert any(("Still open: " + ", ".join(still_open)) in c.value for c in at.caption)
+        return
+    submit.click().run()
+    (rec,) = records(ui_workspace, "subset_checklist")
+    assert rec.payload["consistent"] == {v: [] if plan[v] == ["none-fits"] else plan[v] for v in CHECKLIST_VIEWS}
+
+
 def test_blind_answer_check_never_shows_the_label(ui_workspace):
     advance(ui_workspace, "g1-b", "B", through="subset_checklist")
     at = open_page("answer_check", "maya", ("maintainer", "reviewer"))
-    radio = next(r for r in at.radio if r.label.startswith("How does"))
-    assert radio.options == ["A. grateful", "B. sarcastic", "C. ambivalent", "D. surprised"] and radio.value is None
+    radio = next(r for r in at.radio if r.label == "Your answer")
+    shown = ["A. grateful", "B. sarcastic", "C. ambivalent", "D. surprised"]
+    assert radio.options == [label_text(o) for o in shown] and radio.value is None
     rendered = texts(at)
     counts = {option: rendered.count(option) for option in ("grateful", "sarcastic", "ambivalent", "surprised")}
     assert len(set(counts.values())) == 1, counts  # every option shown alike: the label is not singled out
     assert "answer: B" not in rendered and "← answer" not in rendered
-    radio.set_value("C. ambivalent")
+    radio.set_value(label_text("C. ambivalent"))
     at.button[0].click().run()
     (rec,) = records(ui_workspace, "answer_check")
     assert rec.payload["answer"] == "C"
@@ -188,6 +226,10 @@ def test_dashboard_page(demo_workspace):
     at = open_page("dashboard", "maya", ("maintainer", "reviewer"))
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
+    per_stage = next(frame.value for frame in at.dataframe if "stage" in frame.value.columns)
+    done = per_stage[per_stage["stage"] == "(every stage passed)"].iloc[0]
+    assert (done["admitted"], done["held"]) == (2, 0)  # admitted items are counted in the per-stage table
+    assert per_stage["in_review"].sum() == 4 and per_stage["returned"].sum() == 6
     assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
     assert len(at.dataframe) >= 4
     assert "Gates: agreement, audits, probes" in [h.value for h in at.subheader]
@@ -237,7 +279,7 @@ def test_returned_page_lists_reasons_and_opens_the_editor(ui_workspace):
     assert [e.id for e in returned_inbox(ui_workspace, "ann1")] == ["g1-a"]
     at = open_page("returned", "ann1", ("author", "reviewer"))
     page = texts(at)
-    assert "`grammar`" in page and "**rev1** (grammar): Typo." in page
+    assert "`grammar`" in page and "**rev1** (grammar):" in page and "\nTypo.\n" in page  # the note as typed
     at.button(key="edit-g1-a").click().run()
     assert at.selectbox(key="author-target").value == "g1-a"
     assert not at.exception

@@ -57,7 +57,7 @@ def advance(ws: Workspace, item: str, answer: str, through: str) -> None:
     from annotation_ui.logic import submit_review
 
     plan = [
-        ("grammar", ["rev1"]),
+        ("grammar", ["rev1", "rev2"]),
         ("audio_signoff", ["rev1", "rev2"]),
         ("subset_checklist", ["rev1", "rev2", "rev3"]),
         ("answer_check", ["rev4"]),

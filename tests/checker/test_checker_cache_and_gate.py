@@ -186,3 +186,81 @@ def test_a_recorded_run_replays_to_the_same_verdicts(demo_workspace, tmp_path: P
         assert replayed[item.item]["verdict"] == item.verdict
         assert replayed[item.item]["views"] == item.to_json()["views"]
     assert (tmp_path / "again.jsonl").read_text() == recorded.read_text()
+
+
+def _replay_file(path: Path, items, text_samples) -> Path:  # type: ignore[no-untyped-def]
+    """Every view answers with the first two options, except ``text`` (given) and the full view (the label)."""
+    lines = []
+    for item in items:
+        for view in PROBE_VIEWS:
+            if view == "text+image+audio":
+                line = {"probs": {item.answer: 1.0}}
+            elif view == "text":
+                line = {"samples": text_samples(item)}
+            else:
+                line = {"samples": list(item.options)[:2] * 2}
+            lines.append({"item": item.id, "view": view, **line})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("first_text", "second_text", "union", "verdict"),
+    [
+        # Each probe alone narrows the text view to one option, but not the same one: the union has two.
+        (lambda keys: [keys[0]] * 5, lambda keys: [keys[1]] * 5, lambda keys: keys[:2], "well_posed"),
+        # Both narrow it to the same option: the union has one, the item is reducible by text.
+        (lambda keys: [keys[0]] * 5, lambda keys: [keys[0]] * 5, lambda keys: keys[:1], "reducible"),
+        # One probe sees two options: the union keeps both whatever the other says.
+        (
+            lambda keys: [keys[0], keys[1]] * 2 + [keys[0]],
+            lambda keys: [keys[2]] * 5,
+            lambda keys: keys[:3],
+            "well_posed",
+        ),
+    ],
+)
+def test_two_probes_form_each_views_set_as_the_union(  # type: ignore[no-untyped-def]
+    demo_workspace, tmp_path: Path, first_text, second_text, union, verdict
+) -> None:
+    from omnicurate.cli.main import app
+
+    items = load_probe_items(demo_workspace)[:2]
+    first = _replay_file(tmp_path / "a.jsonl", items, lambda item: first_text(list(item.options)))
+    second = _replay_file(tmp_path / "b.jsonl", items, lambda item: second_text(list(item.options)))
+    command = ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{first}", "--probe", f"replay:{second}"]
+    result = CliRunner().invoke(app, [*command, "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert [r["item"] for r in document["items"]] == [item.id for item in items]
+    for record, item in zip(document["items"], items, strict=True):
+        keys = list(item.options)
+        text = record["views"]["text"]
+        assert text["consistent"] == union(keys)
+        assert set(text["by_probe"]) == {f"replay:{first}", f"replay:{second}"}
+        assert text["by_probe"][f"replay:{first}"]["consistent"] == sorted(set(first_text(keys)), key=keys.index)
+        assert text["counts"][keys[0]] == first_text(keys).count(keys[0]) + second_text(keys).count(keys[0])
+        assert record["verdict"] == verdict
+    run = document["run"]
+    assert run["combine"] == "union" and set(run["probes"]) == {f"replay:{first}", f"replay:{second}"}
+    assert run["views_probed"] == 2 * 2 * len(PROBE_VIEWS) and run["views_cached"] == 0
+    assert set(document["summary"]["by_probe"]) == set(run["probes"])
+    again = json.loads(CliRunner().invoke(app, [*command, "--json"]).stdout)
+    assert again["run"]["views_cached"] == 2 * 2 * len(PROBE_VIEWS) and again["run"]["views_probed"] == 0
+    assert again["items"] == document["items"]
+    stored = {item: reasons for item, reasons in probe_reasons(demo_workspace).items() if item in {i.id for i in items}}
+    assert stored == ({} if verdict == "well_posed" else {item.id: ["probe:reducible"] for item in items})
+
+
+def test_two_probes_refuse_record_and_repeats(demo_workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from omnicurate.cli.main import app
+
+    items = load_probe_items(demo_workspace)[:1]
+    replay = _replay_file(tmp_path / "a.jsonl", items, lambda item: list(item.options)[:2] * 2)
+    other = _replay_file(tmp_path / "b.jsonl", items, lambda item: list(item.options)[:2] * 2)
+    base = ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{replay}"]
+    twice = CliRunner().invoke(app, [*base, "--probe", f"replay:{replay}"])
+    assert twice.exit_code == 2 and "each --probe may be given once" in twice.output
+    record = CliRunner().invoke(app, [*base, "--probe", f"replay:{other}", "--record", str(tmp_path / "r.jsonl")])
+    assert record.exit_code == 2 and "--record" in record.output
+    assert not (tmp_path / "r.jsonl").exists()

@@ -122,7 +122,13 @@ def test_queue_offers_pending_items_never_own_or_done(ws: Workspace, tmp_path: P
         write_reviews(tmp_path / "r.jsonl", [{"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]),
     )
     assert review_queue(ws, "grammar", "rev1") == ["b", "c"]
-    assert review_queue(ws, "audio_signoff", "rev2") == ["a"]
+    assert review_queue(ws, "grammar", "rev2") == ["a", "b", "c"]  # grammar needs a second reviewer
+    import_reviews(
+        ws,
+        write_reviews(tmp_path / "r.jsonl", [{"item": "a", "stage": "grammar", "reviewer": "rev2", "verdict": "pass"}]),
+    )
+    assert review_queue(ws, "grammar", "rev3") == ["b", "c"]
+    assert review_queue(ws, "audio_signoff", "rev3") == ["a"]
     with pytest.raises(PermissionDenied):
         review_queue(ws, "grammar", "ann1")
 
@@ -134,7 +140,7 @@ def full_round(ws: Workspace, tmp_path: Path, item: str, answer: str, name: str)
             k: sorted(set(v) - {"A"} | {answer, "B", "C"}) if k != "text+image+audio" else [answer]
             for k, v in sets.items()
         }
-    rows = [{"item": item, "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]
+    rows = [{"item": item, "stage": "grammar", "reviewer": r, "verdict": "pass"} for r in ("rev1", "rev5")]
     rows += [
         {
             "item": item,

@@ -58,6 +58,7 @@ def full_reviews(item: ItemFacts, **changes: Any) -> list[RecordFacts]:
     scores = changes.get("scores", [{"naturalness": 4, "clarity": 4, "artefacts": 4}] * 2)
     sets = changes.get("sets", [good_sets(item.answer)] * 3)
     out = [rec(item, "grammar", "r1", verdict=changes.get("grammar", "pass"), note="")]
+    out.append(rec(item, "grammar", "g2", verdict="pass", note=""))  # TRIAD §4.2: two grammar reviewers
     out += [rec(item, "audio_signoff", f"r{i + 1}", scores=s) for i, s in enumerate(scores)]
     out += [rec(item, "subset_checklist", f"r{i + 1}", consistent=s) for i, s in enumerate(sets)]
     out.append(rec(item, "answer_check", "r4", answer=changes.get("answer", item.answer)))
@@ -215,7 +216,7 @@ def test_tts_only_audio_is_never_admitted() -> None:
 
 @pytest.mark.parametrize(
     ("stage", "keep"),
-    [("grammar", 0), ("audio_signoff", 1), ("subset_checklist", 2), ("answer_check", 0)],
+    [("grammar", 0), ("grammar", 1), ("audio_signoff", 1), ("subset_checklist", 2), ("answer_check", 0)],
 )
 def test_short_of_quorum_is_pending(stage: str, keep: int) -> None:
     items = pair()
@@ -236,29 +237,66 @@ def test_combination_rules_any_majority_all() -> None:
 
 
 @pytest.mark.parametrize(
-    ("perturbed", "b_changes", "reason"),
+    ("perturbed", "b_changes", "reason", "options_rule"),
     [
-        ("audio", {"image": "other-image"}, "group:multiple_perturbed"),
-        ("image", {"image": "other-image", "context": "other ctx"}, "group:multiple_perturbed"),
-        ("text", {"context": "other ctx"}, None),
-        ("mixed", {"context": "other ctx", "image": "x"}, None),
-        ("audio", {"options": {**OPTIONS, "D": "furious"}}, "group:option_mismatch"),
-        ("audio", {"answer": "A"}, "group:duplicate_answers"),
+        ("audio", {"image": "other-image"}, "group:multiple_perturbed", "reviewer"),
+        ("image", {"image": "other-image", "context": "other ctx"}, "group:multiple_perturbed", "reviewer"),
+        ("text", {"context": "other ctx"}, None, "reviewer"),
+        ("mixed", {"context": "other ctx", "image": "x"}, None, "reviewer"),
+        # TRIAD §3.4 allows minimal wording or cardinality adjustments: the group reviewer's pass decides
+        ("audio", {"options": {**OPTIONS, "D": "furious"}}, None, "reviewer"),
+        ("audio", {"options": {k: v for k, v in OPTIONS.items() if k != "D"}}, None, "reviewer"),
+        # exact match is a setting
+        ("audio", {"options": {**OPTIONS, "D": "furious"}}, "group:option_mismatch", "exact"),
+        ("audio", {"options": {k: v for k, v in OPTIONS.items() if k != "D"}}, "group:option_mismatch", "exact"),
+        ("audio", {}, None, "exact"),
+        ("audio", {"answer": "A"}, "group:duplicate_answers", "reviewer"),
     ],
 )
-def test_group_rules(perturbed: str, b_changes: dict, reason: str | None) -> None:
+def test_group_rules(perturbed: str, b_changes: dict, reason: str | None, options_rule: str) -> None:
     a = facts("a")
     b = replace(facts("b", answer="B"), **b_changes)
     if perturbed != "audio":
         b = replace(b, audio=a.audio)
     items = [a, b]
     records = [r for it in items for r in full_reviews(it)] + [group_pass("g", items, perturbed)]
-    status = derive(items, records, perturbed=perturbed)
+    status = derive(items, records, ReviewSettings(group_options=options_rule), perturbed=perturbed)
     if reason is None:
         assert status["a"].state == status["b"].state == "admitted"
     else:
         for s in status.values():
             assert s.state == "returned" and s.stage == "group_integration" and reason in s.reasons
+
+
+def test_grammar_needs_both_reviewers_to_sign_off_by_default() -> None:
+    assert ReviewSettings().grammar_quorum == 2
+    items = pair()
+    one = [r for r in everything(items) if not (r.subject == "item:a" and r.stage == "grammar" and r.reviewer == "g2")]
+    assert (derive(items, one)["a"].state, derive(items, one)["a"].stage) == ("in_review", "grammar")
+    assert derive(items, one, ReviewSettings(grammar_quorum=1))["a"].state == "admitted"
+    failed = everything(items, a={"grammar": "fail"})
+    assert derive(items, failed)["a"].reasons == ["grammar"]  # one of the two failing is enough
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ({"a": OPTIONS, "b": dict(OPTIONS)}, []),
+        ({"a": OPTIONS, "b": {**OPTIONS, "D": "furious"}}, [("D", {"a": "surprised", "b": "furious"})]),
+        (
+            {"a": OPTIONS, "b": {k: v for k, v in OPTIONS.items() if k != "D"}},
+            [("D", {"a": "surprised", "b": None})],
+        ),
+        (
+            {"a": {"A": "x", "B": "y"}, "b": {"A": "x", "B": "z"}, "c": {"A": "w", "B": "y"}},
+            [("A", {"a": "x", "b": "x", "c": "w"}), ("B", {"a": "y", "b": "z", "c": "y"})],
+        ),
+    ],
+)
+def test_option_differences_shown_to_the_group_reviewer(options: dict, expected: list) -> None:  # type: ignore[type-arg]
+    from curation.group_options import option_differences
+
+    assert [(d.key, d.texts) for d in option_differences(options)] == expected
 
 
 def test_group_too_small_and_distinct_answers_setting() -> None:

@@ -70,7 +70,7 @@ def test_rows_are_sorted_and_records_match_the_workspace(admitted_ws: Workspace,
     assert first["stages"]["subset_checklist"]["consistent"]["text+image+audio"] == ["A"]
     assert first["stages"]["audio_signoff"]["mean_scores"] == {"naturalness": 4.0, "clarity": 5.0, "artefacts": 4.0}
     assert first["stages"]["group_integration"] == {"reviews": 1, "verdicts": {"pass": 1}}
-    assert first["annotations"] == 1 + 2 + 3 + 1 + 1
+    assert first["annotations"] == 2 + 2 + 3 + 1 + 1
     attributions = json.loads((tmp_path / "r" / "attributions.json").read_text())["files"]
     assert {a["license"] for a in attributions} == {"CC0-1.0", "CC-BY-4.0"}
     assert all(a["items"] for a in attributions)

@@ -71,5 +71,5 @@ def test_croissant_carries_hashes_and_responsible_ai_fields(release: Path) -> No
     assert objects["data/items.parquet"]["sha256"] == manifest["data/items.parquet"]
     assert objects["data/items.jsonl"]["sha256"] == manifest["data/items.jsonl"]
     assert document["conformsTo"] == "http://mlcommons.org/croissant/1.1"
-    assert document["rai:annotationsPerItem"].startswith("mean 8.00 review records per item")
+    assert document["rai:annotationsPerItem"].startswith("mean 9.00 review records per item")
     assert any("agreement" in text.lower() for text in document["rai:dataAnnotationAnalysis"])

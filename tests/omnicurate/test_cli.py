@@ -48,7 +48,7 @@ def test_demo_twice_changes_nothing(tmp_path: Path) -> None:
     first = invoke("demo", str(tmp_path / "d"))
     assert first.exit_code == 0 and "12 created" in first.stderr
     second = invoke("demo", str(tmp_path / "d"))
-    assert second.exit_code == 0 and "12 unchanged" in second.stderr and "89 unchanged" in second.stderr
+    assert second.exit_code == 0 and "12 unchanged" in second.stderr and "101 unchanged" in second.stderr
 
 
 def test_workspace_from_option_env_or_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

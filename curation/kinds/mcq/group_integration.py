@@ -42,7 +42,8 @@ class GroupIntegration(GroupStage):
             fixed = [m for m in present if m != perturbed]
             if any(len({_VALUES[m](i) for i in sisters}) > 1 for m in fixed):
                 reasons.append("group:multiple_perturbed")
-        if len({json.dumps(i.options, sort_keys=True) for i in sisters}) > 1:
+        exact = settings.group_options == "exact"  # otherwise differences are shown to the group reviewer
+        if exact and len({json.dumps(i.options, sort_keys=True) for i in sisters}) > 1:
             reasons.append("group:option_mismatch")
         answers = [i.answer for i in sisters]
         if len(sisters) > 1:

@@ -63,8 +63,9 @@ def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
     order = ["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
     for stage in order[: order.index(to_stage)]:
         for item, answer in ITEMS.items():
-            if stage == "grammar":
-                lines.append({"item": item, "stage": stage, "reviewer": "rev3", "verdict": "pass"})
+            if stage == "grammar":  # two reviewers sign off (TRIAD §4.2, the default quorum)
+                for r in ("rev3", "rev1"):
+                    lines.append({"item": item, "stage": stage, "reviewer": r, "verdict": "pass"})
             elif stage == "audio_signoff":
                 for r in ("rev2", "rev3"):
                     lines.append(

@@ -14,7 +14,25 @@ def test_agreement_report_on_the_demo(demo_workspace):
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["items"] == 12
-    assert set(report) == {"items", "answer_check", "audio_signoff", "subset_checklist", "taxonomy", "gates"}
+    assert set(report) == {
+        "items",
+        "answer_check",
+        "audio_signoff",
+        "subset_checklist",
+        "taxonomy",
+        "tier_tag",
+        "naturalness",
+        "per_leaf",
+        "audit_subset",
+        "gates",
+    }
+    # TRIAD C.3's labels: the demo's reviewers tag ambiguity; one sees the traffic pictures as ambiguous too
+    assert 0 < report["tier_tag"]["overall"]["value"] < 1
+    assert report["naturalness"]["value"] == 1.0  # stress-01-c: both listeners say re-record
+    subset = report["audit_subset"]
+    assert subset["all_items"] and subset["items"] == 12 and subset["size"] == 50  # fewer than TRIAD's fifty
+    assert subset["tier_tag"]["overall"] == report["tier_tag"]["overall"]
+    assert set(report["per_leaf"]["audio"]) == {"prosodic", "environmental", "symbolic", "referential"}
     assert report["answer_check"]["overall"]["raw_agreement"] is not None
     assert set(report["subset_checklist"]["views"]) == {
         "text",

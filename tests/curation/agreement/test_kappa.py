@@ -111,6 +111,70 @@ def test_weighted_kappa_refuses_text_categories():
         cohen_kappa(ratings_from_matrix([["a", "b"], ["a", "a"]]), "linear")
 
 
+def test_weighted_kappa_names_the_first_text_value_with_file_and_line():
+    rows = [(2, {"unit": "u1", "coder": "A", "value": "3"}), (3, {"unit": "u1", "coder": "B", "value": "high"})]
+    with pytest.raises(ValidationFailed) as caught:
+        cohen_kappa(ratings_from_rows(rows, file="r.csv"), "quadratic")
+    assert (
+        str(caught.value.problems[0])
+        == "r.csv:3: value: 'high' is not a number; weighted kappa needs an ordered numeric scale"
+    )
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("weights", ["none", "linear", "quadratic"])
+def test_kappa_is_invariant_under_affine_rescaling_of_the_values(seed, weights):
+    """Property: kappa on x and on a*x + b agree for random data, a != 0 (both signs) and any offset."""
+    rng = np.random.default_rng(seed)
+    codes = np.sort(rng.choice(rng.integers(10, 500), size=rng.integers(2, 7), replace=False)).astype(float)
+    table = rng.choice(codes, size=(2, int(rng.integers(6, 60))))
+    table[1, : table.shape[1] // 2] = table[0, : table.shape[1] // 2]  # some agreement
+    scale = float(rng.uniform(0.001, 1000.0)) * float(rng.choice([-1.0, 1.0]))
+    offset = float(rng.uniform(-1e4, 1e4))
+    try:
+        before = cohen_kappa(ratings_from_matrix(table.tolist()), weights).value
+    except UndefinedStatistic:
+        with pytest.raises(UndefinedStatistic):
+            cohen_kappa(ratings_from_matrix((table * scale + offset).tolist()), weights)
+        return
+    after = cohen_kappa(ratings_from_matrix((table * scale + offset).tolist()), weights).value
+    assert after == pytest.approx(before, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("codes", "weights"),
+    [
+        ((0, 1, 100), "linear"),
+        ((0, 1, 101), "linear"),
+        ((0, 1, 100), "quadratic"),
+        ((0.5, 1.5, 2.25), "linear"),
+        ((-7, 0, 1000), "quadratic"),
+    ],
+)
+def test_weighted_kappa_weighs_by_value_distance_on_every_numeric_scale(codes, weights):
+    first = [codes[i] for i in (0, 0, 1, 2, 2, 1, 0, 2)]
+    second = [codes[i] for i in (0, 1, 1, 2, 0, 2, 0, 1)]
+    distance = np.abs(np.subtract.outer(np.asarray(codes, float), np.asarray(codes, float)))
+    w = distance if weights == "linear" else distance**2
+    index = {c: i for i, c in enumerate(codes)}
+    observed = np.zeros((3, 3))
+    for a, b in zip(first, second, strict=True):
+        observed[index[a], index[b]] += 1
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    by_hand = 1 - (w * observed).sum() / (w * expected).sum()
+    assert cohen_kappa(ratings_from_matrix([first, second]), weights).value == pytest.approx(by_hand)
+
+
+def test_codes_0_1_100_and_0_1_101_now_differ_only_by_their_gap():
+    """The old rule switched from value gaps to ranks past a span of 100 (linear kappa 0.052 vs 0.286)."""
+    pattern_a, pattern_b = (0, 0, 1, 2, 2, 1, 0, 2, 1, 0), (0, 1, 1, 2, 0, 2, 0, 1, 1, 2)
+    values = []
+    for codes in ((0, 1, 100), (0, 1, 101)):
+        matrix = [[codes[i] for i in pattern_a], [codes[i] for i in pattern_b]]
+        values.append(cohen_kappa(ratings_from_matrix(matrix), "linear").value)
+    assert values[0] == pytest.approx(values[1], abs=0.01)
+
+
 def test_fleiss_kappa_reproduces_fleiss_1971(fleiss_1971_rows):
     estimate = fleiss_kappa(ratings_from_rows(fleiss_1971_rows))
     assert round(estimate.value, 3) == 0.210

@@ -112,7 +112,7 @@ def test_text_values_need_the_nominal_level():
     assert krippendorff_alpha(ratings, "nominal").value == pytest.approx(
         krippendorff.alpha(reliability_data=[[0, 1], [0, 0]], level_of_measurement="nominal")
     )
-    with pytest.raises(ValidationFailed, match="'high' is not a number; the ordinal level needs numbers"):
+    with pytest.raises(ValidationFailed, match="'low' is not a number; the ordinal level needs numbers"):
         krippendorff_alpha(ratings, "ordinal")
 
 

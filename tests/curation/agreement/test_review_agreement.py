@@ -178,3 +178,134 @@ def test_read_tags_accepts_a_valid_file(tmp_path):
     path = tmp_path / "tags.jsonl"
     path.write_text(json.dumps({"item": "i1", "tagger": "rev5", "taxonomy": {"text": "lexical"}}) + "\n")
     assert read_tags(path, [_item("i1")]) == [TagRecord("i1", "rev5", {"text": "lexical"})]
+
+
+def _tagged(item_id, author_tags, reviewer_tags, perturbed="audio", taxonomy=None):
+    """An item whose checklist reviewers give their own ambiguity tags (None: a record without tags)."""
+    records = {
+        "subset_checklist": [
+            (f"rev{k}", {**_checklist(["A"]), **({} if tags is None else {"ambiguous": tags})})
+            for k, tags in enumerate(reviewer_tags, start=1)
+        ]
+    }
+    return ReviewedItem(
+        item_id,
+        "g",
+        "ann1",
+        "A",
+        OPTIONS,
+        taxonomy or dict(TAXONOMY),
+        records,
+        ambiguous=tuple(author_tags),
+        perturbed=perturbed,
+    )
+
+
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        # every reviewer agrees with the author on every modality, but with variation across items
+        ([_tagged("i1", ["text"], [["text"]]), _tagged("i2", ["audio"], [["audio"]])], 1.0),
+        # no reviewer gave tags: undefined, with the reason
+        ([_tagged("i1", ["text"], [None, None])], None),
+    ],
+)
+def test_tier_tag_kappa_table(items, expected):
+    from curation.agreement.review_agreement import tier_tag_agreement
+
+    report = tier_tag_agreement(items)
+    assert report["overall"]["value"] == expected
+    if expected is None:
+        assert "ambiguous list" in report["overall"]["undefined"]
+
+
+def test_tier_tag_kappa_is_cohen_kappa_of_author_and_reviewer_per_modality():
+    from curation.agreement.review_agreement import tier_tag_agreement
+
+    cases = [
+        (["text", "audio"], ["text"]),
+        (["audio"], ["audio"]),
+        (["image"], ["image", "text"]),
+        (["text"], ["text"]),
+    ]
+    items = [_tagged(f"i{k}", author, [reviewer]) for k, (author, reviewer) in enumerate(cases)]
+    author = [int(m in a) for a, _ in cases for m in ("text", "image", "audio")]
+    reviewer = [int(m in r) for _, r in cases for m in ("text", "image", "audio")]
+    report = tier_tag_agreement(items)
+    assert report["overall"]["value"] == pytest.approx(cohen_kappa_score(author, reviewer))
+    assert report["tier"]["value"] == pytest.approx(
+        cohen_kappa_score([len(a) for a, _ in cases], [len(r) for _, r in cases])
+    )
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected"),
+    [
+        # (first listener, second listener) naturalness per item; clarity and artefacts 4
+        ([(4, 5), (2, 3), (4, 4), (3, 2)], 1.0),
+        ([(4, 2), (2, 4), (4, 4), (2, 2)], 0.0),
+        ([(4, 5), (5, 4)], None),  # everyone admits: no variation, undefined
+    ],
+)
+def test_binary_naturalness_kappa_table(scores, expected):
+    from curation.agreement.review_agreement import naturalness_agreement
+
+    items = [
+        _item(
+            f"i{k}",
+            records={
+                "audio_signoff": [
+                    (f"rev{j}", {"scores": {"naturalness": n, "clarity": 4, "artefacts": 4}})
+                    for j, n in enumerate(pair)
+                ]
+            },
+        )
+        for k, pair in enumerate(scores)
+    ]
+    report = naturalness_agreement(items, 3.5)
+    assert report["value"] == (pytest.approx(expected) if expected is not None else None)
+    if expected is None:
+        assert "no variation" in report["undefined"]
+
+
+@pytest.mark.parametrize(
+    ("counts", "size", "expected"),
+    [
+        ({"audio": 60, "image": 30, "text": 10}, 50, {"audio": 30, "image": 15, "text": 5}),
+        ({"audio": 7, "image": 7, "text": 7}, 10, {"audio": 4, "image": 3, "text": 3}),  # largest remainder, by name
+        ({"audio": 20, "image": 10}, 50, {"audio": 20, "image": 10}),  # fewer than 50: every item
+    ],
+)
+def test_audit_subset_is_seeded_and_stratified(counts, size, expected):
+    from curation.agreement.review_agreement import audit_subset
+
+    items = [
+        _tagged(f"{modality}-{k:03d}", ["text"], [], perturbed=modality)
+        for modality, n in counts.items()
+        for k in range(n)
+    ]
+    subset = audit_subset(items, size, seed=3)
+    drawn = {m: sum(i.perturbed == m for i in subset) for m in counts}
+    assert drawn == expected
+    assert [i.id for i in subset] == sorted(i.id for i in subset)
+    assert [i.id for i in audit_subset(list(reversed(items)), size, seed=3)] == [i.id for i in subset]
+    if sum(counts.values()) > size:
+        assert [i.id for i in audit_subset(items, size, seed=4)] != [i.id for i in subset]
+
+
+def test_report_carries_the_audit_subset_and_per_leaf_figures():
+    items = [
+        _tagged(f"i{k}", ["text"], [["text"] if k % 3 else ["audio"]], taxonomy={**TAXONOMY, "text": leaf})
+        for k, leaf in enumerate(["pragmatic", "temporal", "logical"] * 4)
+    ]
+    report = agreement_report(items, subset_size=6, subset_seed=1)
+    subset = report["audit_subset"]
+    assert subset["items"] == 6 and len(subset["ids"]) == 6 and not subset["all_items"]
+    assert subset["seed"] == 1 and subset["stratified_by"] == "perturbed"
+    assert set(subset) >= {"answer_check", "tier_tag", "naturalness", "subset_checklist"}
+    per_leaf = report["per_leaf"]["text"]
+    assert set(per_leaf) == {"pragmatic", "temporal", "logical"} and per_leaf["temporal"]["items"] == 4
+    assert per_leaf["pragmatic"]["tier_tag"]["raw_agreement"] == 0.0  # k = 0, 3, 6, 9: the reviewer says audio
+    assert per_leaf["temporal"]["tier_tag"]["raw_agreement"] == 1.0
+    assert report["answer_check"]["overall"]["value"] is None  # reported with its reason, not a gate
+    assert report["answer_check"]["overall"]["undefined"]

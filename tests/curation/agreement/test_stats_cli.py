@@ -117,3 +117,39 @@ def test_unknown_level_exits_2(example_csv):
     result = runner.invoke(app, ["stats", "alpha", str(example_csv), "--level", "cardinal"])
     assert result.exit_code == 2
     assert "unknown level 'cardinal'" in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "statistic", "reason"),
+    [
+        (["alpha", "--level", "ordinal"], "krippendorff_alpha", "no variation"),
+        (["kappa"], "cohen_kappa", "same single category"),
+        (["kappa", "--weights", "linear"], "cohen_kappa", "same single category"),
+        (["fleiss"], "fleiss_kappa", "every rating is in one category"),
+    ],
+)
+def test_json_prints_one_document_also_when_the_statistic_is_undefined(tmp_path, command, statistic, reason):
+    path = tmp_path / "same.csv"
+    path.write_text("unit,coder,value\nu1,A,4\nu1,B,4\nu2,A,4\nu2,B,4\n", encoding="utf-8")
+    result = runner.invoke(app, ["stats", command[0], str(path), *command[1:], "--json"])
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["statistic"] == statistic
+    assert document["value"] is None
+    assert reason in document["undefined"]
+
+
+@pytest.mark.parametrize(
+    ("command", "needs"),
+    [
+        (["kappa", "--weights", "linear"], "weighted kappa needs an ordered numeric scale"),
+        (["alpha", "--level", "interval"], "the interval level needs numbers"),
+    ],
+)
+def test_a_text_value_in_numeric_statistics_is_named_with_file_and_line(tmp_path, command, needs):
+    path = tmp_path / "mixed.csv"
+    path.write_text("unit,coder,value\nu1,A,1\nu1,B,2\nu2,A,lots\nu2,B,3\n", encoding="utf-8")
+    result = runner.invoke(app, ["stats", command[0], str(path), *command[1:], "--json"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert f"{path}:4: value: 'lots' is not a number; {needs}" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 import soxr
 
 from curation.audit import AuditSubject, Resolution, audio_signature, image_signature, run_audit
@@ -108,7 +109,15 @@ def test_gate_reasons_follow_resolutions() -> None:
     assert report.gate_reasons([unrelated]) == {"x1": [code], "x2": [code]}
 
 
-def test_leaks_are_found_and_only_warnings_do_not_block() -> None:
+@pytest.mark.parametrize(
+    ("option_in_context", "held"),
+    [
+        # TRIAD: anaphora items name their options in the context; by default that only warns
+        ("warn", {"p1": ["leak:shared_span"], "p2": ["leak:shared_span"]}),
+        ("block", {"p1": ["leak:shared_span"], "p2": ["leak:shared_span"], "q1": ["leak:option_in_context"]}),
+    ],
+)
+def test_leaks_are_found_and_only_warnings_do_not_block(option_in_context, held) -> None:  # type: ignore[no-untyped-def]
     shared = "the train left the station exactly at midnight without any of us"
     subjects = [
         subject("p1", "g1", f"Honestly, {shared}, he said.", "img1", "aud0"),
@@ -123,7 +132,7 @@ def test_leaks_are_found_and_only_warnings_do_not_block() -> None:
             options={"A": "the red cup on the left", "B": "in a whispering voice", "C": "nothing", "D": "x"},
         ),
     ]
-    report = run_audit(subjects, IMAGES, AUDIO)
+    report = run_audit(subjects, IMAGES, AUDIO, option_in_context)
     kinds = {(leak.kind, tuple(leak.items)) for leak in report.leaks}
     assert ("shared_span", ("p1", "p2")) in kinds
     assert ("option_in_context", ("q1",)) in kinds
@@ -133,11 +142,11 @@ def test_leaks_are_found_and_only_warnings_do_not_block() -> None:
         ("B", "audio"),
     }
     assert report.clusters == []  # a shared 8-word span is not a near-duplicate context
-    reasons = report.gate_reasons()
-    assert reasons == {"p1": ["leak:shared_span"], "p2": ["leak:shared_span"], "q1": ["leak:option_in_context"]}
+    assert report.gate_reasons() == held
     span = next(leak for leak in report.leaks if leak.kind == "shared_span")
     assert len(span.evidence["span"].split()) == 8  # type: ignore[union-attr]
-    assert report.gate_reasons([Resolution(span.id, distinct=True, reason="common idiom")]).keys() == {"q1"}
+    resolved = report.gate_reasons([Resolution(span.id, distinct=True, reason="common idiom")])
+    assert resolved.keys() == held.keys() - {"p1", "p2"}
 
 
 def test_missing_media_signatures_are_skipped_not_invented() -> None:

@@ -98,6 +98,7 @@ def test_unrepairable_media_stays_blocked(ws: Workspace, tmp_path: Path) -> None
 
 
 def test_audit_stores_leaks_and_duplicates_per_item(ws: Workspace) -> None:
+    ws.settings.gates.option_in_context = "block"  # warns by default (see below); the setting makes it hold
     report = audit_workspace(ws)
     assert report.clusters == []  # a1 and a2 are sisters sharing one picture
     assert [(leak.kind, leak.items) for leak in report.leaks if leak.blocking] == [("option_in_context", ["b1"])]
@@ -192,3 +193,12 @@ def test_discarding_duplicates_does_not_reopen_a_decided_cluster(demo_workspace:
     assert gates["kitchen-01-a"] == [f"duplicate:{smaller.id}"]  # still a duplicate of the kept one
     assert gates["stress-01-a"] == gates["stress-01-b"] == gates["stress-01-c"] == []  # the kept one's sisters
     assert states(ws)["kitchen-01-b"][0] == "discarded"
+
+
+def test_option_in_context_warns_by_default(ws: Workspace) -> None:
+    report = audit_workspace(ws)
+    leak = next(leak for leak in report.leaks if leak.kind == "option_in_context")
+    assert leak.items == ["b1"] and not leak.blocking and leak.evidence["severity"] == "warning"
+    with ws.session() as s:
+        gate = s.get(GateResult, ("b1", "audit"))
+    assert gate is not None and gate.reasons == [] and not gate.blocking

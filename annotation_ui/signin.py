@@ -1,0 +1,134 @@
+"""Signing in to the UI: password checks that slow down repeated failures and are recorded as events, and a
+signed session token (kept in a cookie) so that a reload or a deep link keeps the person signed in.
+
+The token is ``base64(name|expiry|password-fingerprint).hmac``, signed with a secret kept in the workspace
+folder (created on first use, readable by its owner only); changing the password ends every session.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import time
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+from sqlalchemy import func, select
+
+from curation.errors import NotFoundError, PermissionDenied
+from curation.tables import Event, Person, utcnow
+from curation.workspace import Workspace, record_event, verify_password
+
+from .logic import SignedIn
+
+COOKIE = "omnicurate_session"
+SECRET_FILE = ".ui-session-key"
+SESSION_HOURS = 12
+SIGNED_IN, FAILED = "ui.sign_in", "ui.sign_in_failed"
+FREE_FAILURES = 3
+"""Failures in the window before each further attempt is slowed down."""
+WINDOW = timedelta(minutes=15)
+MAX_DELAY_S = 30.0
+REFUSED = "wrong name or password"
+"""The same words for an unknown name and a wrong password: the page never tells which names exist."""
+
+
+def _subject(name: str) -> str:
+    return f"person:{name[:150]}"
+
+
+def failure_delay(failures: int) -> float:
+    """Seconds to wait before checking a password after ``failures`` recent failures: 0, then 1, 2, 4, ... 30."""
+    if failures < FREE_FAILURES:
+        return 0.0
+    return min(MAX_DELAY_S, 2.0 ** (failures - FREE_FAILURES))
+
+
+def recent_failures(ws: Workspace, name: str) -> int:
+    """Failed attempts on this name within the window since its last successful sign-in."""
+    since = utcnow() - WINDOW
+    with ws.session() as s:
+        last_ok = s.execute(
+            select(func.max(Event.at)).where(Event.action == SIGNED_IN, Event.subject == _subject(name))
+        ).scalar()
+        query = select(func.count()).where(
+            Event.action == FAILED, Event.subject == _subject(name), Event.at >= max(since, last_ok or since)
+        )
+        return int(s.execute(query).scalar() or 0)
+
+
+def sign_in(
+    ws: Workspace, name: str, password: str, *, sleep: Callable[[float], None] = time.sleep, via: str = "password"
+) -> SignedIn:
+    """Check a name and password; a failure is recorded and later attempts on that name wait longer."""
+    name = name.strip()
+    sleep(failure_delay(recent_failures(ws, name)))
+    with ws.session() as s:
+        person = s.get(Person, name)
+    ok = person is not None and bool(person.password_hash) and verify_password(password, person.password_hash or "")
+    with ws.writing() as s:
+        record_event(s, name[:150] or "?", SIGNED_IN if ok else FAILED, _subject(name), None, {"via": via})
+    if not ok or person is None:
+        raise PermissionDenied(REFUSED)
+    return SignedIn(person.name, frozenset(person.role_set))
+
+
+def record_sign_in(ws: Workspace, user: SignedIn, via: str) -> None:
+    """Record a sign-in that did not go through a password (a provider, a restored session)."""
+    with ws.writing() as s:
+        record_event(s, user.name, SIGNED_IN, _subject(user.name), None, {"via": via})
+
+
+def _secret(ws: Workspace) -> bytes:
+    path = Path(ws.root) / SECRET_FILE
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        key = os.urandom(32)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(key)
+        return key
+    except OSError as exc:
+        raise NotFoundError(f"cannot read the UI's session key {path}: {exc.strerror}") from exc
+
+
+def _fingerprint(person: Person) -> str:
+    return hashlib.sha256((person.password_hash or "").encode()).hexdigest()[:16]
+
+
+def _mac(ws: Workspace, payload: bytes) -> str:
+    return hmac.new(_secret(ws), payload, hashlib.sha256).hexdigest()
+
+
+def issue_token(ws: Workspace, name: str, hours: float = SESSION_HOURS) -> str:
+    with ws.session() as s:
+        person = s.get(Person, name)
+    if person is None:
+        raise NotFoundError(f"no person named {name!r}")
+    expiry = int(time.time() + hours * 3600)
+    payload = f"{name}|{expiry}|{_fingerprint(person)}".encode()
+    return base64.urlsafe_b64encode(payload).decode().rstrip("=") + "." + _mac(ws, payload)
+
+
+def verify_token(ws: Workspace, token: str | None) -> SignedIn | None:
+    """The person a token signs in, or None when it is missing, forged, expired or outdated."""
+    if not token or "." not in token:
+        return None
+    encoded, mac = token.rsplit(".", 1)
+    try:
+        payload = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
+        name, expiry_text, fingerprint = payload.decode().split("|")
+        expiry = int(expiry_text)
+    except ValueError:
+        return None
+    if not hmac.compare_digest(mac, _mac(ws, payload)) or expiry < time.time():
+        return None
+    with ws.session() as s:
+        person = s.get(Person, name)
+    if person is None or not hmac.compare_digest(fingerprint, _fingerprint(person)):
+        return None
+    return SignedIn(person.name, frozenset(person.role_set))
