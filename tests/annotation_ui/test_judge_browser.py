@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from judge_helpers import build_judge_template, copy_workspace
 from playwright.sync_api import Page, expect
-from test_ui_browser import TIMEOUT, sign_in
+from test_ui_browser import TIMEOUT, settled, sign_in
 from ui_helpers import APP
 
 from curation.kinds.judge import store
@@ -74,9 +74,13 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("[relevance]").first).to_be_visible(timeout=TIMEOUT)  # the checklist beside the response
     choose(page, "overall", "2")
+    settled(page)
     page.get_by_role("button", name="Next").click()
+    settled(page)
     expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    settled(page)
     page.get_by_role("button", name="Previous").click()
+    settled(page)
     expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
     overall = page.get_by_role("radiogroup", name="Overall")
     expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
@@ -84,7 +88,9 @@ def test_score_page_in_a_browser(page: Page, judge_server):
 
     for criterion in CRITERIA:
         choose(page, criterion, "4")
+    settled(page)
     page.get_by_role("button", name="Apply").click()
+    settled(page)
     expect(page.get_by_text(f"Applied {first}.")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
     saved = store.annotation(ws, first, "ann1")

@@ -23,7 +23,9 @@ TIMEOUT = 30_000
 def settled(page: Page) -> None:
     """Wait until the app has finished the run the last interaction started (state, not time): a click on an
     element that a run is replacing can be lost."""
-    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning")
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute(
+        "data-test-script-state", "notRunning", timeout=TIMEOUT
+    )
 
 
 def choose(page: Page, label: str, option: str) -> None:
@@ -202,10 +204,13 @@ def test_typed_text_shows_as_typed_and_views_need_an_answer(page: Page, streamli
         label = "No option fits this view" if view == "audio" else f"A. {MARKDOWN_OPTIONS['A']}"
         box = page.locator('[data-testid="stCheckbox"]').get_by_text(label, exact=True)
         expect(box).to_have_count(1)  # the previous view's boxes are gone
+        settled(page)  # a click on a box that a run is replacing can be lost
         box.click()
+        settled(page)
         expect(page.locator('[data-testid="stCheckbox"] input:checked')).to_have_count(1)
         if n < len(CHECKLIST_VIEWS) - 1:
             page.get_by_role("button", name="Next view").click()
+            settled(page)
     expect(submit).to_be_enabled()
     submit.click()
     expect(page.get_by_text("Recorded your checklist for md-a.")).to_be_visible()
