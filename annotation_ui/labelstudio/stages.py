@@ -225,33 +225,6 @@ def _task_data(
     return data
 
 
-def _task_data(
-    fields: tuple[str, ...], connection: Connection, item: ItemFacts, blobs: dict[str, str], view: str | None
-) -> dict[str, Any]:
-    """The task data a stage's labeling config names, rendered for one item (and view)."""
-    data: dict[str, Any] = {}
-    for name in fields:
-        if name == "context":
-            data["context"] = item.context
-        elif name == "question":
-            data["question"] = item.question
-        elif name == "options":
-            data["options"] = _options(item)
-        elif name == "options_html":
-            data["options_html"] = _options_html(item)
-        elif name in ("image", "audio"):
-            sha = getattr(item, name)
-            data[name] = media_url(connection, blobs[sha]) if sha else ""
-        elif name == "view_title":
-            data["view_title"] = f"View: {view} (only these modalities are shown)"
-        elif name == "panel":
-            assert view is not None
-            data["panel"] = _panel(connection, item, view, blobs)
-        else:
-            raise ValueError(f"a labeling config asks for task field {name!r}, which the bridge does not render")
-    return data
-
-
 def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool = False) -> PushReport:
     """Create or update the stage's project and bring its tasks in line with the pending items."""
     _require_stage(stage)
