@@ -49,6 +49,15 @@ def sign_in(page: Page, url: str, name: str) -> None:
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_text("You are signed in as")).to_be_visible(timeout=TIMEOUT)
+    wait_for_session_cookie(page)
+
+
+def wait_for_session_cookie(page: Page) -> None:
+    """The cookie is written by a script the page runs after it shows "signed in"; a reload before that
+    script ran starts an anonymous session (a person does not reload within milliseconds; a test does)."""
+    from annotation_ui.signin import COOKIE
+
+    page.wait_for_function(f"document.cookie.includes('{COOKIE}=')", timeout=TIMEOUT)
 
 
 def records(ws, item: str, stage: str) -> list[ReviewRecord]:
