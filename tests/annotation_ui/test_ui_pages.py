@@ -289,3 +289,39 @@ def test_checklist_record_from_page_matches_domain_rules(ui_workspace):
     """A reviewer recording on their own item is refused by the domain even when a page offers it."""
     with pytest.raises(Exception, match="nobody reviews their own item"):
         submit_review(ui_workspace, passing_record("g1-a", "grammar", "ann1", "A"))
+
+
+def test_adjudication_page_shows_checklists_side_by_side_and_records_a_consensus(ui_workspace):
+    from curation.derived import load_derived
+    from curation.kinds import ADJUDICATION
+
+    advance(ui_workspace, "g1-a", "A", "audio_signoff")
+    good = passing_record("g1-a", "subset_checklist", "rev3", "A")
+    determines = {**good["consistent"], "text+image": ["A"]}  # two of three: text+image settles it
+    for reviewer in ("rev1", "rev2"):
+        submit_review(ui_workspace, {**good, "reviewer": reviewer, "consistent": determines})
+    submit_review(ui_workspace, good)
+    assert "checklist:disagreement" in load_derived(ui_workspace).status_by_id["g1-a"].reasons
+
+    at = open_page("adjudication", "maya", ("maintainer", "reviewer"))
+    assert at.selectbox(key="adj-item").value == "g1-a"
+    side_by_side = next(f.value for f in at.dataframe if "view" in f.value.columns)
+    assert list(side_by_side.columns) == ["view", "rev1", "rev2", "rev3"]
+    row = side_by_side[side_by_side["view"] == "text+image"].iloc[0]
+    assert (row["rev1"], row["rev3"]) == ("A", "A, B, C, D")
+    assert any("checklist:disagreement" in e.value for e in at.error)
+    assert "label.exposed" in {e.action for e in ui_workspace.events("item:g1-a")}
+
+    at.radio(key="adj-start-g1-a").set_value("rev3's checklist").run()
+    assert at.multiselect(key="adj-g1-a-rev3's checklist-text+image").value == ["A", "B", "C", "D"]
+    assert "passes" in at.success[0].value
+    at.button(key="adj-record-g1-a").click().run()  # no reason yet: refused, nothing recorded
+    assert any("a written reason is required" in e.value for e in at.error)
+    assert not records(ui_workspace, ADJUDICATION)
+    at.text_area(key="adj-reason-g1-a").input("B and C fit the picture and the words").run()
+    at.button(key="adj-record-g1-a").click().run()
+    assert not at.exception
+    [record] = records(ui_workspace, ADJUDICATION)
+    assert record.reviewer == "maya" and record.payload["consistent"]["text+image"] == ["A", "B", "C", "D"]
+    assert "checklist:disagreement" not in load_derived(ui_workspace).status_by_id["g1-a"].reasons
+    assert "Nothing to adjudicate" in at.info[0].value
