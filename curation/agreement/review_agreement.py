@@ -79,15 +79,16 @@ class TagRecord:
     taxonomy: Mapping[str, str]
 
 
-def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-def]
-    """Every item not discarded, with its valid review records (the workflow's own selection)."""
+def load_reviewed_items(ws, state=None) -> list[ReviewedItem]:  # type: ignore[no-untyped-def]
+    """Every item not discarded, with its valid review records (the workflow's own selection); ``state``:
+    a derived state (``curation.derived``) the caller already loaded, so that nothing is derived twice."""
     from sqlalchemy import select
     from sqlmodel import col
 
     from curation.derived import load_derived
     from curation.tables import Item
 
-    state = load_derived(ws)
+    state = load_derived(ws) if state is None else state
     with ws.session() as s:
         taxonomy = dict(s.execute(select(col(Item.id), col(Item.taxonomy))).all())
         ambiguous = dict(s.execute(select(col(Item.id), col(Item.ambiguous))).all())
