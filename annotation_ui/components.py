@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -160,6 +160,22 @@ def show_error(exc: CurateError) -> None:
         st.error("\n".join(f"- **{p.field}**: {p.message}" if p.field else f"- {p.message}" for p in exc.problems))
     else:
         st.error(str(exc))
+
+
+def checked_upload(ws: Workspace, kind: str, uploaded: Any, shown: Mapping[str, list[str]]) -> bool:
+    """Decode an uploaded medium once per upload and show what is wrong with it right here (messages
+    ``shown`` already lists are not repeated); True when it can be previewed."""
+    from curation.authoring import Upload, upload_problems
+
+    checked: dict[str, list[str]] = st.session_state.setdefault("upload-checks", {})
+    key = f"{kind}:{uploaded.file_id}"
+    if key not in checked:
+        found = upload_problems(ws, kind, Upload(uploaded.name, uploaded.getvalue()))
+        checked[key] = [p.message for p in found]
+    for message in checked[key]:
+        if message not in shown.get(kind, []):
+            st.error(f"{kind}: {message}", icon=":material/error:")
+    return not checked[key]
 
 
 def show_image(ws: Workspace, sha256: str, caption: str | None = None) -> None:

@@ -104,6 +104,9 @@ class DashboardCache:
         self._key: tuple[Any, ...] | None = None
         self._data: DashboardData | None = None
 
+    def is_fresh(self, snap: Snapshot) -> bool:
+        return self._data is not None and self._key == snap.stamp
+
     def get(self, snap: Snapshot) -> DashboardData:
         if self._data is None or self._key != snap.stamp:
             self._data = dashboard_data(snap)
@@ -122,8 +125,8 @@ class GatesData:
     clusters: list[dict[str, Any]]
     leaks: list[dict[str, Any]]
     probe_verdicts: dict[str, int]
-    plots: list[tuple[str, bytes]]
-    """(title, PNG) — the disagreement heatmaps and per-view / per-leaf agreement bars."""
+    report: dict[str, Any]
+    """The agreement report the figures come from (what :func:`agreement_plots` draws, on request)."""
 
 
 def _figure(name: str, result: dict[str, Any], threshold: float | None = None) -> dict[str, Any]:
@@ -137,14 +140,18 @@ def _figure(name: str, result: dict[str, Any], threshold: float | None = None) -
     }
 
 
-def gates_data(ws: Workspace) -> GatesData:
-    """Read from the stored review records and gate results; runs no audit and no model."""
-    from curation.agreement.gates import active_thresholds, adjudication_queue, check_agreement_gates
-    from curation.agreement.plots import write_plots
+def gates_data(ws: Workspace, snap: Snapshot | None = None) -> GatesData:
+    """Read from the stored review records and gate results; runs no audit and no model.
+
+    The reviewed items are read once (from the snapshot's derived state when given) and serve the report,
+    the agreement gates and the adjudication queue alike.
+    """
+    from curation.agreement.gates import active_thresholds, adjudication_entries, agreement_gate_failures
     from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
     from curation.audit.workspace import resolutions, stored_report
 
-    report = workspace_agreement_report(ws, load_reviewed_items(ws))
+    reviewed = load_reviewed_items(ws, snap.derived if snap is not None else None)
+    report = workspace_agreement_report(ws, reviewed)
     gates = active_thresholds(ws.settings.agreement)
     figures = [
         _figure("blind answer vs label: Cohen's κ", report["answer_check"]["overall"], gates.get("answer_kappa_min"))
@@ -191,17 +198,14 @@ def gates_data(ws: Workspace) -> GatesData:
         for row in rows
         if current.get(row.item_id) == row.content_hash
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        plots = [
-            (path.stem.replace("_", " "), path.read_bytes())
-            for path in write_plots(report, Path(tmp), active_thresholds(ws.settings.agreement))
-        ]
+    settings = ws.settings.agreement
     return GatesData(
-        plots=plots,
+        report=report,
         agreement=figures,
-        agreement_failures=[failure.message for failure in check_agreement_gates(ws)],
+        agreement_failures=[failure.message for failure in agreement_gate_failures(reviewed, settings)],
         adjudication=[
-            {"item": e.item, "stage": e.stage, "reasons": ", ".join(e.reasons)} for e in adjudication_queue(ws)
+            {"item": e.item, "stage": e.stage, "reasons": ", ".join(e.reasons)}
+            for e in adjudication_entries(reviewed, settings)
         ],
         clusters=clusters,
         leaks=leaks,
@@ -209,15 +213,38 @@ def gates_data(ws: Workspace) -> GatesData:
     )
 
 
+def agreement_plots(ws: Workspace, gates: GatesData) -> list[tuple[str, bytes]]:
+    """(title, PNG) — the disagreement heatmaps and per-view / per-leaf agreement bars. Drawing them costs
+    seconds, so the dashboard draws them only when asked."""
+    from curation.agreement.gates import active_thresholds
+    from curation.agreement.plots import write_plots
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return [
+            (path.stem.replace("_", " "), path.read_bytes())
+            for path in write_plots(gates.report, Path(tmp), active_thresholds(ws.settings.agreement))
+        ]
+
+
 class GatesCache:
-    """One GatesData per snapshot, like DashboardCache."""
+    """One GatesData per snapshot, like DashboardCache; the plots once per snapshot too, when asked."""
 
     def __init__(self) -> None:
         self._key: tuple[Any, ...] | None = None
         self._data: GatesData | None = None
+        self._plots: tuple[tuple[Any, ...], list[tuple[str, bytes]]] | None = None
+
+    def is_fresh(self, snap: Snapshot) -> bool:
+        return self._data is not None and self._key == snap.stamp
 
     def get(self, ws: Workspace, snap: Snapshot) -> GatesData:
-        if self._data is None or self._key != snap.stamp:
-            self._data = gates_data(ws)
+        if not self.is_fresh(snap):
+            self._data = gates_data(ws, snap)
             self._key = snap.stamp
+        assert self._data is not None
         return self._data
+
+    def plots(self, ws: Workspace, snap: Snapshot) -> list[tuple[str, bytes]]:
+        if self._plots is None or self._plots[0] != snap.stamp:
+            self._plots = (snap.stamp, agreement_plots(ws, self.get(ws, snap)))
+        return self._plots[1]

@@ -78,6 +78,7 @@ PAGES_BY_ROLE: dict[str, list[PageSpec]] = {  # reviewers get one page per regis
     ],
     "maintainer": [
         PageSpec("pages/dashboard.py", "Dashboard", ":material/monitoring:"),
+        PageSpec("pages/adjudication.py", "Adjudicate checklists", ":material/gavel:"),
         PageSpec("pages/history.py", "Item history", ":material/history:"),
     ],
 }

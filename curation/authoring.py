@@ -19,8 +19,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from .errors import PermissionDenied, Problem, ValidationFailed
+from .errors import MediaError, PermissionDenied, Problem, ValidationFailed
 from .items import ImportReport, import_items
+from .jsonl import validate_line
+from .media import inspect_audio, inspect_image
+from .schema import ItemContent
 from .tables import Asset, Item, ReviewRecord, SceneGroup
 from .workflow import ItemStatus, derive_status
 from .workspace import Workspace
@@ -72,6 +75,7 @@ def save_uploaded_item(
                 name = _safe_name(upload.name, kind)
                 (folder / kind / name).write_bytes(upload.data)
                 row[kind] = f"{kind}/{name}"
+                problems += upload_problems(ws, kind, upload, folder / kind / name)
             elif stored is not None:
                 with ws.session() as s:
                     asset = s.get(Asset, getattr(stored, kind))
@@ -80,16 +84,62 @@ def save_uploaded_item(
                 shutil.copyfile(ws.asset_path(asset), folder / kind / name)
                 row[kind] = f"{kind}/{name}"
             else:
-                problems.append(Problem(f"upload an {kind} file", field=kind))
-        if problems:
+                problems.append(Problem(f"upload {'an image' if kind == 'image' else 'an audio'} file", field=kind))
+                row[kind] = f"{kind}/missing"  # lets the other fields be checked now, all at once
+        if problems:  # the media's problems and the fields', in one report
+            parsed = validate_line(ItemContent, row, "", 0)
+            if isinstance(parsed, list):
+                problems += [
+                    Problem(plain(p.message), field=p.field) for p in parsed if p.field not in ("image", "audio")
+                ]
             raise ValidationFailed(problems, "the item was not saved")
         path = folder / "item.jsonl"
         path.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
         try:
             return import_items(ws, path, actor=actor)
         except ValidationFailed as exc:
-            located = [Problem(p.message.removeprefix(f"{path}: "), field=p.field) for p in exc.problems]
+            located = [
+                Problem(plain(p.message.removeprefix(f"{path}: ").replace(f"{folder}/", "")), field=p.field)
+                for p in exc.problems
+            ]
             raise ValidationFailed(located, "the item was not saved") from None
+
+
+_PLAIN = {
+    "String should have at least 1 character": "is empty: fill it in",
+    "Field required": "is missing: fill it in",
+    "Input should be a valid string": "should be text",
+}
+
+
+def plain(message: str) -> str:
+    """A validator's message in the words of the form (an author never met pydantic)."""
+    return _PLAIN.get(message, message)
+
+
+def upload_problems(ws: Workspace, kind: str, upload: Upload, path: Path | None = None) -> list[Problem]:
+    """What is wrong with one uploaded medium, in words for its author (named as uploaded, no server path).
+
+    ``path`` is where its bytes already lie; without it they are written to a temporary file to be decoded.
+    """
+    if path is None:
+        with tempfile.TemporaryDirectory(prefix="curate-upload-") as tmp:
+            staged = Path(tmp) / _safe_name(upload.name, kind)
+            staged.write_bytes(upload.data)
+            return upload_problems(ws, kind, upload, staged)
+    limit = ws.settings.media.max_file_mb
+    if not upload.data:
+        return [Problem(f"{upload.name}: the file is empty; upload the {kind} again", field=kind)]
+    if len(upload.data) > limit * 1024 * 1024:
+        return [Problem(f"{upload.name}: the file is larger than {limit:g} MB; upload a smaller {kind}", field=kind)]
+    try:
+        if kind == "image":
+            inspect_image(path, "", ws.settings.media.max_image_pixels, name=upload.name)
+        else:
+            inspect_audio(path, "", name=upload.name)
+    except MediaError as exc:
+        return [Problem(str(exc), field=kind)]
+    return []
 
 
 def item_fields(ws: Workspace, item_id: str) -> dict[str, Any]:

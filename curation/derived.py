@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Kind, kind_of
 from .kinds.mcq import combine_checklist
@@ -37,6 +38,11 @@ class DerivedState:
     @cached_property
     def status_by_id(self) -> dict[str, ItemStatus]:
         return {st.id: st for st in self.statuses}
+
+    @property
+    def settings(self) -> ReviewSettings:
+        """The review settings the statuses were derived under."""
+        return self._derivation.settings
 
     @property
     def perturbed(self) -> dict[str, str]:
@@ -94,10 +100,18 @@ class DerivedState:
         """The maintainer's stage overrides on the item's current revision."""
         return self._derivation.overrides(item_id)
 
+    def consensus(self, item_id: str, stage: str = "subset_checklist") -> RecordFacts | None:
+        """The maintainer's consensus record that settles the stage on the item's current inputs, if any."""
+        return self._derivation.consensus(self.facts[item_id], stage)
+
     def checklist(self, item_id: str, stage: str = "subset_checklist") -> dict[str, list[str]] | None:
-        """The combined checklist (per view, sorted option keys) once the stage has its quorum, else None."""
+        """The checklist that decides (per view, sorted option keys): a maintainer's consensus, else the
+        reviewers' combined sets once the stage has its quorum, else None."""
         item = self.facts[item_id]
         found = kind_of(item.kind).stage(stage)
+        consensus = self.consensus(item_id, stage)
+        if consensus is not None:
+            return {view: sorted(consensus.payload["consistent"].get(view, [])) for view in found.views(item)}
         valid = self.records(item_id, stage)
         settings = self._derivation.settings
         if len(valid) < found.quorum(settings):
@@ -116,6 +130,9 @@ class DerivedState:
                 out[stage.name] = stage.admission(item, recs, settings)
             elif stage.applies(item):
                 out[stage.name] = stage.admission(item, self.records(item_id, stage.name), settings)
+                consensus = self._derivation.consensus(item, stage)
+                if consensus is not None:  # the consensus decided: the release says so (no names)
+                    out[stage.name] |= {"adjudicated": True, "consistent": self.checklist(item_id, stage.name)}
         return out
 
     def gates(self, item_id: str) -> list[GateResult]:

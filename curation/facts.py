@@ -69,7 +69,12 @@ class RecordFacts(NamedTuple):
 
 @dataclass
 class StageOutcome:
-    """``passed`` is None while the stage lacks its quorum."""
+    """``passed`` is None while the stage lacks its quorum.
+
+    ``held``: the stage lets the item go on to its later stages, but ``reasons`` hold it (state ``held``) once
+    every stage is through, until a maintainer settles them (a checklist whose verdict depends on the rule).
+    """
 
     passed: bool | None
     reasons: list[str] = field(default_factory=list)
+    held: bool = False

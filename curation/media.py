@@ -67,10 +67,15 @@ def copy_hashing(source: BinaryIO, target: Path, chunk: int = 1 << 20) -> tuple[
 
 
 def inspect_image(path: Path, sha256: str, max_pixels: int, name: str | None = None) -> MediaInfo:
-    """Decode the whole image; refuse non-images, unsupported formats and decompression bombs."""
+    """Decode the whole image; refuse non-images, unsupported formats and decompression bombs.
+
+    Messages name the file as the person gave it and never a server path (an upload is staged under one).
+    """
     from PIL import Image, UnidentifiedImageError
 
     name = name or path.name
+    limit = f"{max_pixels / 1e6:g} megapixels"
+    rescale = "scale it down (the release keeps at most 1024 px on the longest edge) and add it again"
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -79,16 +84,23 @@ def inspect_image(path: Path, sha256: str, max_pixels: int, name: str | None = N
                 width, height = img.size
                 if width * height > max_pixels:
                     raise MediaError(
-                        f"{name}: image of {width}x{height} pixels exceeds the limit of {max_pixels:,} "
-                        "(possible decompression bomb); resize it first"
+                        f"{name}: the image is {width} × {height} pixels, more than the {limit} allowed "
+                        f"(a possible decompression bomb); {rescale}"
                     )
                 img.load()
     except MediaError:
         raise
-    except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise MediaError(f"{name}: not a readable image ({exc})") from exc
+    except UnidentifiedImageError as exc:
+        raise MediaError(
+            f"{name}: not a readable image (no JPEG, PNG or WebP picture in it); add the image file"
+        ) from exc
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise MediaError(
+            f"{name}: the image has too many pixels to open safely (a possible decompression bomb; at most {limit} "
+            f"are allowed); {rescale}"
+        ) from exc
     except (OSError, SyntaxError, ValueError) as exc:
-        raise MediaError(f"{name}: image is corrupt or truncated ({exc})") from exc
+        raise MediaError(f"{name}: the image is corrupt or truncated; export it again") from exc
     if fmt not in IMAGE_TYPES:
         raise MediaError(f"{name}: image format {fmt or 'unknown'} is not supported; use JPEG, PNG or WebP")
     mime, ext = IMAGE_TYPES[fmt]
@@ -104,7 +116,8 @@ def inspect_audio(path: Path, sha256: str, name: str | None = None) -> MediaInfo
         info = sf.info(str(path))
         data, _ = sf.read(str(path), dtype="int16", always_2d=True)
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
-        raise MediaError(f"{name}: not decodable audio ({exc})") from exc
+        detail = getattr(exc, "error_string", None) or "not a WAV, FLAC, OGG or MP3 recording, or damaged"
+        raise MediaError(f"{name}: not decodable audio ({detail}); export it again as WAV or FLAC") from exc
     if info.format not in AUDIO_TYPES:
         raise MediaError(f"{name}: audio format {info.format} is not supported; use WAV, FLAC, OGG or MP3")
     if data.shape[0] == 0 or info.samplerate <= 0:

@@ -13,7 +13,8 @@ Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 - a review counts only while the inputs it judged are unchanged (``inputs_hash``), so a new revision
   invalidates exactly the stages whose inputs changed;
 - sisters pass group integration together; a sister not through holds the others (``group:sister_pending``);
-- item-level gates turn a fully reviewed item into ``held``; non-blocking gate results (a probe gate set
+- a stage that holds (a checklist whose verdict depends on the combination rule, until a maintainer's
+  consensus settles it) and item-level gates turn a fully reviewed item into ``held``; non-blocking gate results (a probe gate set
   to ``warn``) are listed among the reasons without changing the state.
 """
 
@@ -32,7 +33,7 @@ from sqlmodel import col
 
 from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts, StageOutcome
-from .kinds import GroupStage, Kind, Stage, kind_of, stage_names
+from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
 from .kinds.mcq import combine_checklist, well_posedness_reasons
 from .tables import Decision, GateResult, Item, ReviewRecord, SceneGroup
 from .vocab import MODALITIES
@@ -194,6 +195,19 @@ class Derivation:
                 latest[rec.reviewer] = rec
         return sorted(latest.values(), key=lambda r: r.id)
 
+    def consensus(self, item: ItemFacts, stage: str | Stage) -> RecordFacts | None:
+        """The latest maintainer's consensus record that settles the stage on the item's current inputs."""
+        found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        if not found.adjudicable:
+            return None
+        wanted = found.inputs(item)
+        current = [
+            r
+            for r in self.item_records(item.id).get(ADJUDICATION, [])
+            if r.payload.get("stage") == found.name and r.inputs_hash == wanted
+        ]
+        return max(current, key=lambda r: r.id, default=None)
+
     def judge(self, item: ItemFacts, stage: str | Stage) -> StageOutcome:
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
         override = self._overrides.get((item.id, found.name))
@@ -201,6 +215,9 @@ class Derivation:
             return StageOutcome(True)
         if override == "fail":
             return StageOutcome(False, [f"overridden:{found.name}"])
+        consensus = self.consensus(item, found)
+        if consensus is not None:
+            return found.judge_consensus(item, consensus.payload, self.settings)
         return found.judge(item, self.valid_records(item, found), self.settings)
 
     def group_records(
@@ -253,6 +270,7 @@ class Derivation:
             if item.id not in self.discarded:
                 groups[item.group].append(item)
         item_outcome: dict[str, tuple[list[str], str | None, str | None]] = {}
+        holds: dict[str, list[str]] = {}
         for item in self.items:
             if item.id in self.discarded:
                 continue
@@ -263,7 +281,9 @@ class Derivation:
                 if not stage.applies(item):
                     continue
                 outcome = self.judge(item, stage)
-                if outcome.passed is False:
+                if outcome.held:
+                    holds.setdefault(item.id, []).extend(outcome.reasons)
+                elif outcome.passed is False:
                     reasons += outcome.reasons
                     first_failed = first_failed or stage.name
                 elif outcome.passed is None:
@@ -276,7 +296,10 @@ class Derivation:
             rules = self.group_rule_reasons(group, sisters)
             review, at = self._group_outcome(group, sisters)
             through = not has_group_stage or all(
-                item_outcome[s.id][1] is None and item_outcome[s.id][2] is None and not self.gate_reasons.get(s.id)
+                item_outcome[s.id][1] is None
+                and item_outcome[s.id][2] is None
+                and not self.gate_reasons.get(s.id)
+                and not holds.get(s.id)
                 for s in sisters
             )
             group_state[group] = (rules, review, at, through, has_group_stage)
@@ -288,6 +311,7 @@ class Derivation:
                 statuses.append(ItemStatus(item.id, item.group, "discarded", None, [], kind))
                 continue
             reasons, first_failed, first_pending = item_outcome[item.id]
+            held = holds.get(item.id, [])
             rules, review, at, all_through, has_group_stage = group_state[item.group]
             group_stage = at or (self.kind(item).group_stages[0].name if has_group_stage else None)
             override = self._overrides.get((item.id, group_stage)) if group_stage else None
@@ -298,16 +322,18 @@ class Derivation:
             if first_failed:
                 reasons = reasons + rules + review.reasons
                 statuses.append(ItemStatus(item.id, item.group, "returned", first_failed, reasons, kind))
-            elif first_pending:  # group rules are judged at group integration; shown early as a warning
-                statuses.append(ItemStatus(item.id, item.group, "in_review", first_pending, reasons + rules, kind))
+            elif first_pending:  # group rules and holds are judged once through; shown early as a heads-up
+                statuses.append(
+                    ItemStatus(item.id, item.group, "in_review", first_pending, reasons + held + rules, kind)
+                )
             elif rules or review.passed is False:
                 reasons = reasons + rules + review.reasons
                 statuses.append(ItemStatus(item.id, item.group, "returned", group_stage, reasons, kind))
             elif review.passed is None:
-                statuses.append(ItemStatus(item.id, item.group, "in_review", group_stage, reasons, kind))
-            elif self.gate_reasons.get(item.id):
-                held = sorted(set(self.gate_reasons[item.id]))
-                statuses.append(ItemStatus(item.id, item.group, "held", None, held, kind))
+                statuses.append(ItemStatus(item.id, item.group, "in_review", group_stage, reasons + held, kind))
+            elif self.gate_reasons.get(item.id) or held:
+                blocked = sorted(set(self.gate_reasons.get(item.id, [])) | set(held))
+                statuses.append(ItemStatus(item.id, item.group, "held", None, blocked, kind))
             elif not all_through and override != "pass":
                 statuses.append(
                     ItemStatus(item.id, item.group, "in_review", group_stage, ["group:sister_pending"], kind)

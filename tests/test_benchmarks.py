@@ -18,6 +18,7 @@ SMOKE = {
     "agreement.py": ["--quick"],
     "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20"],
     "checker_cost.py": ["--smoke"],
+    "dashboard_demo.py": ["--smoke"],
     "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "1", "--budget-s", "30"],
     "import_status.py": ["--sizes", "20", "40"],
     "judge_report.py": ["--smoke"],

@@ -1,5 +1,6 @@
 """Write a new item or edit one of yours: media with preview, the TRIAD fields, taxonomy leaves with their
-definitions as help, the scene group (sisters shown), provenance. Problems appear beside their field."""
+definitions as help, the scene group (sisters shown), provenance. Problems appear beside their field, all of
+them at once; an upload that is no image or audio (or a decompression bomb) is named at once, never previewed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 import streamlit as st
 from sqlalchemy import select
 
-from annotation_ui.components import flash, require, show_audio, show_image, snapshot, workspace
+from annotation_ui.components import checked_upload, flash, require, show_audio, show_image, snapshot, workspace
 from curation.authoring import Upload, item_fields, save_uploaded_item
 from curation.errors import CurateError, ValidationFailed
 from curation.tables import Item
@@ -64,14 +65,16 @@ left, right = st.columns(2)
 with left:
     image_file = st.file_uploader("Image", type=["jpg", "jpeg", "png", "webp"], key=f"{prefix}-image")
     if image_file is not None:
-        st.image(image_file.getvalue())
+        if checked_upload(ws, "image", image_file, problems):
+            st.image(image_file.getvalue())
     elif editing:
         show_image(ws, snap.facts[target].image, caption="current image (upload to replace)")
     errors_for("image")
 with right:
     audio_file = st.file_uploader("Audio", type=["wav", "flac", "ogg", "mp3"], key=f"{prefix}-audio")
     if audio_file is not None:
-        st.audio(audio_file.getvalue())
+        if checked_upload(ws, "audio", audio_file, problems):
+            st.audio(audio_file.getvalue())
     elif editing:
         show_audio(ws, snap.facts[target].audio)
         st.caption("current audio (upload to replace)")

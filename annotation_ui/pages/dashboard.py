@@ -17,7 +17,11 @@ STAGES = stage_names()
 require("maintainer")
 st.title("Dashboard")
 snap = snapshot()
-data = dashboard_cache().get(snap)
+if dashboard_cache().is_fresh(snap) and gates_cache().is_fresh(snap):
+    data, gates = dashboard_cache().get(snap), gates_cache().get(workspace(), snap)
+else:  # after a change: the figures are computed again, once
+    with st.spinner("Counting stages, reasons and agreement…"):
+        data, gates = dashboard_cache().get(snap), gates_cache().get(workspace(), snap)
 
 cols = st.columns(4)
 cols[0].metric("Items", data.total)
@@ -77,7 +81,6 @@ with right:
     st.dataframe(data.workload, hide_index=True)
 
 st.subheader("Gates: agreement, audits, probes")
-gates = gates_cache().get(workspace(), snap)
 left, right = st.columns(2)
 with left:
     st.markdown("**Agreement** (`curate agreement`)")
@@ -102,10 +105,11 @@ with right:
     else:
         st.caption("No probe run on the current content yet.")
 
-if gates.plots:
-    with st.expander(f"Agreement plots ({len(gates.plots)})"):
-        for title, png in gates.plots:
-            st.image(png, caption=title)
+if st.toggle("Show agreement plots (heatmaps, per-view and per-leaf bars)", key="dash-plots"):
+    with st.spinner("Drawing the agreement plots…"):
+        plots = gates_cache().plots(workspace(), snap)
+    for title, png in plots:
+        st.image(png, caption=title)
 
 st.subheader("Items")
 st.caption("Select a row to open the item's history.")

@@ -133,7 +133,7 @@ def _checklist_entry(item: ReviewedItem, split_max: float) -> AdjudicationEntry 
         if split:
             split_views.append(view)
     share = split_cells / (len(CHECKLIST_VIEWS) * len(item.options))
-    reasons = []
+    reasons = list(item.held_for)  # the verdict depends on the combination rule: held until adjudicated
     if share > split_max:
         reasons.append(f"checklist_split:{share:.2f}")
     if FULL_VIEW in split_views:

@@ -50,7 +50,9 @@ BLIND = "blind"
 class ReviewedItem:
     """An item with the review records that count for its current content: stage -> [(reviewer, payload)].
 
-    ``adjudicated`` names the stages a maintainer has settled by an override on the current revision.
+    ``adjudicated`` names the stages a maintainer has settled (an override on the current revision, or a
+    consensus checklist on the current content); ``held_for`` the reasons a stage holds the item for
+    (``checklist:disagreement``).
     """
 
     id: str
@@ -65,6 +67,7 @@ class ReviewedItem:
     """The author's ambiguity tags (the item's tier is their number)."""
     perturbed: str = ""
     """The group's perturbed modality: the audit subset's strata."""
+    held_for: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,15 +79,16 @@ class TagRecord:
     taxonomy: Mapping[str, str]
 
 
-def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-def]
-    """Every item not discarded, with its valid review records (the workflow's own selection)."""
+def load_reviewed_items(ws, state=None) -> list[ReviewedItem]:  # type: ignore[no-untyped-def]
+    """Every item not discarded, with its valid review records (the workflow's own selection); ``state``:
+    a derived state (``curation.derived``) the caller already loaded, so that nothing is derived twice."""
     from sqlalchemy import select
     from sqlmodel import col
 
     from curation.derived import load_derived
     from curation.tables import Item
 
-    state = load_derived(ws)
+    state = load_derived(ws) if state is None else state
     with ws.session() as s:
         taxonomy = dict(s.execute(select(col(Item.id), col(Item.taxonomy))).all())
         ambiguous = dict(s.execute(select(col(Item.id), col(Item.ambiguous))).all())
@@ -106,7 +110,13 @@ def load_reviewed_items(ws) -> list[ReviewedItem]:  # type: ignore[no-untyped-de
                 options=tuple(sorted(fact.options)),
                 taxonomy=dict(taxonomy.get(fact.id) or {}),
                 records=by_stage,
-                adjudicated=frozenset(state.overrides(fact.id)),
+                adjudicated=frozenset(state.overrides(fact.id))
+                | (
+                    {"subset_checklist"}
+                    if "subset_checklist" in by_stage and state.consensus(fact.id) is not None
+                    else set()
+                ),
+                held_for=tuple(r for r in state.status_by_id[fact.id].reasons if r == "checklist:disagreement"),
                 ambiguous=tuple(ambiguous.get(fact.id) or ()),
                 perturbed=state.perturbed.get(fact.group, ""),
             )

@@ -8,7 +8,7 @@ since a review record names only its stage.
 
 Public API (everything else in this package is private)::
 
-    Kind, Stage, GroupStage, UiPage, LabelStudioSpec, Control, ReleaseLayout, Gate, GateFinding,
+    Kind, Stage, GroupStage, UiPage, LabelStudioSpec, Control, ReleaseLayout, Gate, GateFinding, ADJUDICATION,
     StageOutcome, ItemFacts, RecordFacts, not_author, no_sister_author, verdict_counts,
     register_kind, kind_of, kinds, all_stages, stage_named, stage_names, stage_registered
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from ..facts import ItemFacts, RecordFacts, StageOutcome
 from ._parts import (
+    ADJUDICATION,
     Control,
     Gate,
     GateFinding,
@@ -45,6 +46,7 @@ from ._registry import (
 )
 
 __all__ = [
+    "ADJUDICATION",
     "all_stages",
     "Control",
     "Gate",

@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from ..config import ReviewSettings
 
 Scope = Literal["item", "group"]
+ADJUDICATION = "adjudication"
+"""The stage column of a maintainer's consensus record (``payload["stage"]`` names the stage it settles).
+
+It is no stage of any kind: it is recorded by ``curation.adjudication`` (never by ``import reviews``) and
+read by the derivation for the stages that are ``adjudicable``."""
 RecordsByStage = Mapping[str, Sequence[RecordFacts]]
 """One subject's records (every reviewer, every revision), by stage: what a separation rule may consult."""
 
@@ -102,6 +107,9 @@ class Stage:
     page: ClassVar[UiPage | None] = None
     labelstudio: ClassVar[LabelStudioSpec | None] = None
     help: ClassVar[str] = ""
+    adjudicable: ClassVar[bool] = False
+    """Whether a maintainer's consensus record (:data:`ADJUDICATION`) settles this stage: while it judges the
+    current inputs, :meth:`judge_consensus` decides instead of :meth:`judge`."""
 
     def __init__(self, separation: Separation | None = None) -> None:
         self.separation: Separation = separation or not_author
@@ -126,6 +134,10 @@ class Stage:
         if any(r.payload.get("verdict") == "fail" for r in records):
             return StageOutcome(False, [self.name])
         return StageOutcome(True if len(records) >= self.quorum(settings) else None)
+
+    def judge_consensus(self, item: ItemFacts, consensus: Mapping[str, Any], settings: ReviewSettings) -> StageOutcome:
+        """The stage's outcome from a maintainer's consensus record's payload (``adjudicable`` stages)."""
+        raise NotImplementedError(f"stage {self.name!r} is not adjudicable")
 
     # ----- recording ---------------------------------------------------------------------------
     def record_problems(self, review: BaseModel, item: ItemFacts) -> list[tuple[str, str]]:

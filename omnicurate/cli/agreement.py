@@ -156,8 +156,9 @@ def queue_command(as_json: JsonFlag = False) -> None:
     typer.echo(f"{len(entries)} item-stage(s) to adjudicate" if entries else "nothing to adjudicate")
     if entries:
         err_console.print(
-            "settle one with: curate decide ITEM override --stage STAGE --verdict pass|fail --by MAINTAINER "
-            "--reason TEXT",
+            "settle a checklist with: curate adjudicate ITEM --from REVIEWER|--checklist FILE --by MAINTAINER "
+            "--reason TEXT; any stage with: curate decide ITEM override --stage STAGE --verdict pass|fail "
+            "--by MAINTAINER --reason TEXT",
             highlight=False,
             markup=False,
         )

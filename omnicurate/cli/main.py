@@ -68,6 +68,7 @@ def _root(
 
 def _register() -> None:
     from . import (
+        adjudicate,
         agreement,
         audit,
         check,
@@ -90,6 +91,7 @@ def _register() -> None:
     screen.register(app)
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
+    adjudicate.register(app)
     audit.register(app)
     app.add_typer(labelstudio.app, name="ls")
     app.add_typer(labelstudio.campaign_app, name="campaign")

@@ -47,6 +47,7 @@ def build_demo(  # type: ignore[no-untyped-def]
     log(f"items: {report.summary()}")
     reviews = import_reviews(ws, DATA / "reviews.jsonl")
     log(f"reviews: {reviews.summary()}")
+    _adjudication(ws, log)
     _media_and_audit(ws, log)
     _probe_check(ws, log)
     if show_status is not None:
@@ -55,6 +56,21 @@ def build_demo(  # type: ignore[no-untyped-def]
         show_status(derive_status(ws))
     _build_release(ws, log)
     return ws
+
+
+def _adjudication(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
+    """Name the items whose checklist verdict depends on the combination rule: held until adjudicated."""
+    from curation.adjudication import adjudication_queue
+
+    for dispute in adjudication_queue(ws):
+        if dispute.held:
+            verdicts = ", ".join(
+                f"{rule}: {', '.join(r) or 'well posed'}" for rule, r in sorted(dispute.verdicts.items())
+            )
+            log(
+                f"adjudication: {dispute.item} is held (checklist:disagreement; {verdicts}) until a maintainer "
+                f"records a consensus: curate adjudicate {dispute.item} --from REVIEWER --by maya --reason TEXT"
+            )
 
 
 def _probe_check(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]

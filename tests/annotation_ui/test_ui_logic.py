@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from ui_helpers import APP, PASSWORD, advance, passing_record
 
-from annotation_ui.dashboard import dashboard_data, gates_data, item_ids, item_rows
+from annotation_ui.dashboard import agreement_plots, dashboard_data, gates_data, item_ids, item_rows
 from annotation_ui.logic import (
     SignedIn,
     blind_item,
@@ -200,7 +200,7 @@ def test_dashboard_data_on_the_demo(demo_workspace):
 
     records = (DATA / "reviews.jsonl").read_text().splitlines()
     assert sum(row["total"] for row in data.workload) == len(records)
-    assert dict(data.reasons).get("underdetermined", 0) >= 1
+    assert dict(data.reasons).get("checklist:disagreement", 0) == data.states["held"] == 1  # traffic-01-b
     rows = item_rows(snap, page_of(item_ids(snap, "returned"), 1, 25).ids)
     assert rows and all(row["state"] == "returned" and row["reasons"] for row in rows)
 
@@ -227,8 +227,14 @@ def test_gates_data_on_the_demo(demo_workspace):
         and "no variation" in figures["subset checklist: α, text"]["note"]
     )
     assert gates.agreement_failures == []
-    assert [row["item"] for row in gates.adjudication] == ["traffic-01-b"]
+    assert [(row["item"], "checklist:disagreement" in row["reasons"]) for row in gates.adjudication] == [
+        ("traffic-01-b", True)
+    ]
     (cluster,) = gates.clusters
     assert "kitchen-01-a" in cluster["items"] and cluster["decision"].startswith("distinct:")
     assert gates.probe_verdicts == {"reducible": 2, "underdetermined": 1, "well_posed": 9}
-    assert gates.plots and all(png.startswith(b"\x89PNG") for _, png in gates.plots)
+    plots = agreement_plots(demo_workspace, gates)  # drawn on request only (seconds of matplotlib)
+    assert plots and all(png.startswith(b"\x89PNG") for _, png in plots)
+    from annotation_ui.snapshot import load_snapshot
+
+    assert gates_data(demo_workspace, load_snapshot(demo_workspace)).agreement == gates.agreement

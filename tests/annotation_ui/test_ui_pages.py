@@ -228,8 +228,8 @@ def test_dashboard_page(demo_workspace):
     assert metrics["Items"] == "12" and metrics["Admitted"] == "2"
     per_stage = next(frame.value for frame in at.dataframe if "stage" in frame.value.columns)
     done = per_stage[per_stage["stage"] == "(every stage passed)"].iloc[0]
-    assert (done["admitted"], done["held"]) == (2, 0)  # admitted items are counted in the per-stage table
-    assert per_stage["in_review"].sum() == 4 and per_stage["returned"].sum() == 6
+    assert (done["admitted"], done["held"]) == (2, 1)  # held and admitted are counted in the per-stage table
+    assert per_stage["in_review"].sum() == 4 and per_stage["returned"].sum() == 5
     assert len(at.get("plotly_chart")) == 3  # funnel, taxonomy sunburst, reasons
     assert len(at.dataframe) >= 4
     assert "Gates: agreement, audits, probes" in [h.value for h in at.subheader]
@@ -289,3 +289,117 @@ def test_checklist_record_from_page_matches_domain_rules(ui_workspace):
     """A reviewer recording on their own item is refused by the domain even when a page offers it."""
     with pytest.raises(Exception, match="nobody reviews their own item"):
         submit_review(ui_workspace, passing_record("g1-a", "grammar", "ann1", "A"))
+
+
+def test_adjudication_page_shows_checklists_side_by_side_and_records_a_consensus(ui_workspace):
+    from curation.derived import load_derived
+    from curation.kinds import ADJUDICATION
+
+    advance(ui_workspace, "g1-a", "A", "audio_signoff")
+    good = passing_record("g1-a", "subset_checklist", "rev3", "A")
+    determines = {**good["consistent"], "text+image": ["A"]}  # two of three: text+image settles it
+    for reviewer in ("rev1", "rev2"):
+        submit_review(ui_workspace, {**good, "reviewer": reviewer, "consistent": determines})
+    submit_review(ui_workspace, good)
+    assert "checklist:disagreement" in load_derived(ui_workspace).status_by_id["g1-a"].reasons
+
+    at = open_page("adjudication", "maya", ("maintainer", "reviewer"))
+    assert at.selectbox(key="adj-item").value == "g1-a"
+    side_by_side = next(f.value for f in at.dataframe if "view" in f.value.columns)
+    assert list(side_by_side.columns) == ["view", "rev1", "rev2", "rev3"]
+    row = side_by_side[side_by_side["view"] == "text+image"].iloc[0]
+    assert (row["rev1"], row["rev3"]) == ("A", "A, B, C, D")
+    assert any("checklist:disagreement" in e.value for e in at.error)
+    assert "label.exposed" in {e.action for e in ui_workspace.events("item:g1-a")}
+
+    at.radio(key="adj-start-g1-a").set_value("rev3's checklist").run()
+    assert at.multiselect(key="adj-g1-a-rev3's checklist-text+image").value == ["A", "B", "C", "D"]
+    assert "passes" in at.success[0].value
+    at.button(key="adj-record-g1-a").click().run()  # no reason yet: refused, nothing recorded
+    assert any("a written reason is required" in e.value for e in at.error)
+    assert not records(ui_workspace, ADJUDICATION)
+    at.text_area(key="adj-reason-g1-a").input("B and C fit the picture and the words").run()
+    at.button(key="adj-record-g1-a").click().run()
+    assert not at.exception
+    [record] = records(ui_workspace, ADJUDICATION)
+    assert record.reviewer == "maya" and record.payload["consistent"]["text+image"] == ["A", "B", "C", "D"]
+    assert "checklist:disagreement" not in load_derived(ui_workspace).status_by_id["g1-a"].reasons
+    assert "Nothing to adjudicate" in at.info[0].value
+
+
+def _bomb_png() -> bytes:
+    """A small file that decodes to 400 megapixels (a decompression bomb)."""
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("1", (20_000, 20_000)).save(out, "PNG")
+    return out.getvalue()
+
+
+def _png() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), "red").save(out, "PNG")
+    return out.getvalue()
+
+
+def _wav() -> bytes:
+    import io
+
+    import numpy as np
+    import soundfile as sf
+
+    out = io.BytesIO()
+    sf.write(out, (0.1 * np.sin(np.linspace(0, 2000, 48_000))).astype("float32"), 48_000, format="WAV")
+    return out.getvalue()
+
+
+UPLOAD_CASES = [
+    # (name, image upload, audio upload, field, words the author reads beside it)
+    ("text file as image", ("notes.png", b"just some text", "image/png"), None, "image", "notes.png: not a readable image"),
+    ("decompression bomb", ("huge.png", _bomb_png(), "image/png"), None, "image", "possible decompression bomb"),
+    ("broken wav", None, ("voice.wav", _wav()[:200], "audio/wav"), "audio", "voice.wav: audio is truncated"),
+    ("garbage wav", None, ("voice.wav", b"RIFF....not a wav at all", "audio/wav"), "audio", "voice.wav: not decodable"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "image", "audio", "field", "words"), UPLOAD_CASES, ids=[c[0] for c in UPLOAD_CASES])
+def test_author_upload_errors_are_named_beside_the_field(ui_workspace, name, image, audio, field, words):
+    at = open_page("author", "ann1", ("author", "reviewer"))
+    at.selectbox(key="author-target").select("New item").run()
+    uploader = {u.label: u for u in at.file_uploader}
+    if image:
+        uploader["Image"].set_value(image)
+    if audio:
+        uploader["Audio"].set_value(audio)
+    at.run()
+    assert not at.exception, at.exception
+    shown = [e.value for e in at.error]
+    assert any(e.startswith(f"{field}: ") and words in e for e in shown), shown  # at once, before saving
+    assert not at.get("image")  # nothing is previewed from a bad upload (the audio one is good or absent)
+    # submitting reports every problem of the form at once, each once, in the author's words, no server path
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    shown = [e.value for e in at.error]
+    assert sum(words in e for e in shown) == 1, shown
+    assert any(e.startswith("id: ") for e in shown) and any(e.startswith("question: is empty") for e in shown), shown
+    other = "audio" if field == "image" else "image"
+    assert any(e.startswith(f"{other}: upload an {other}") for e in shown), shown
+    page = texts(at)
+    assert "/tmp" not in page and "Traceback" not in page and "staging" not in page and "pydantic" not in page
+
+
+def test_author_page_accepts_good_uploads_after_errors(ui_workspace):
+    at = open_page("author", "ann1", ("author", "reviewer"))
+    at.selectbox(key="author-target").select("New item").run()
+    uploader = {u.label: u for u in at.file_uploader}
+    uploader["Image"].set_value(("scene.png", _png(), "image/png"))
+    uploader["Audio"].set_value(("voice.wav", _wav(), "audio/wav"))
+    at.run()
+    assert not at.exception and not at.error
+    assert len(at.get("image")) == 1  # the good image is previewed

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from curation.config import ReviewSettings
+from curation.kinds.mcq.subset_checklist import rule_verdicts
 from curation.tables import Decision, GateResult
 from curation.workflow import Derivation, ItemFacts, RecordFacts, group_inputs
 
@@ -153,7 +154,7 @@ CASES = [
     ),
     (
         "underdetermined",
-        {"sets": [good_sets("A"), good_sets("A"), {**good_sets("A"), "text+image+audio": ["A", "B"]}]},
+        {"sets": [{**good_sets("A"), "text+image+audio": ["A", "B"]}] * 3},
         "returned",
         "subset_checklist",
         ["underdetermined"],
@@ -186,6 +187,13 @@ CASES = [
         "subset_checklist",
         ["not_enlarging:text"],
     ),
+    (
+        "one of three underdetermined: the verdict depends on the rule",
+        {"sets": [good_sets("A"), good_sets("A"), {**good_sets("A"), "text+image+audio": ["A", "B"]}]},
+        "held",
+        None,
+        ["checklist:disagreement"],
+    ),
     ("answer check disagrees", {"answer": "C"}, "returned", "answer_check", ["answer_check_disagrees"]),
     (
         "every violated rule reported",
@@ -202,7 +210,7 @@ def test_item_stage_rules(name: str, changes: dict, state: str, stage: str | Non
     items = pair()
     status = derive(items, everything(items, a=changes))
     assert (status["a"].state, status["a"].stage, status["a"].reasons) == (state, stage, reasons)
-    if state == "returned":  # a returned sister holds the other back
+    if state in ("returned", "held"):  # a returned or held sister holds the other back
         assert (status["b"].state, status["b"].reasons) == ("in_review", ["group:sister_pending"])
 
 
@@ -230,10 +238,15 @@ def test_combination_rules_any_majority_all() -> None:
     items = pair()
     sets = [good_sets("A"), {**good_sets("A"), "text+image+audio": ["A", "B"]}, {**good_sets("A"), "audio": ["A"]}]
     records = everything(items, a={"sets": sets})
+    verdicts = rule_verdicts(sets, "A", ("text", "image", "audio"), tuple(good_sets("A")))
+    assert verdicts["any"] == ["underdetermined"]  # one reviewer's B counts
+    assert verdicts["majority"] == []  # B and the lone audio view are minorities
+    assert verdicts["all"] == ["reducible:audio"]  # the third reviewer's {A} empties the intersection
+    # any and majority disagree, so the verdict depends on the rule: held for adjudication under each
     by_rule = {rule: derive(items, records, ReviewSettings(combine=rule))["a"] for rule in ("any", "majority", "all")}
-    assert by_rule["any"].reasons == ["underdetermined"]  # one reviewer's B counts
-    assert by_rule["majority"].state == "admitted"  # B and the lone audio view are minorities
-    assert by_rule["all"].reasons == ["reducible:audio"]  # the third reviewer's {A} empties the intersection
+    assert {rule: (st.state, st.reasons) for rule, st in by_rule.items()} == {
+        rule: ("held", ["checklist:disagreement"]) for rule in ("any", "majority", "all")
+    }
 
 
 @pytest.mark.parametrize(

@@ -31,17 +31,19 @@ def test_demo_shows_the_whole_flow(demo_workspace: Workspace) -> None:
     assert states["kitchen-01-a"] == states["kitchen-01-b"] == ("admitted", None)
     reasons = {k: v["reasons"] for k, v in rows.items()}
     assert "reducible:image" in reasons["door-01-a"]
-    assert reasons["traffic-01-b"] == ["underdetermined", "probe:underdetermined"]
+    # one checklist reviewer of three finds B consistent with everything: `any` and `majority` disagree
+    assert reasons["traffic-01-b"] == ["checklist:disagreement", "probe:underdetermined"]
+    assert rows["traffic-01-b"]["state"] == "held"
     assert reasons["kitchen-01-b"] == ["probe:reducible"]  # the replayed probe's second opinion warns
     assert reasons["stress-01-c"] == ["audio_unnatural:naturalness"]
     assert "group:multiple_perturbed" in reasons["bank-01-a"]
     assert "tts_only_audio" in reasons["bank-01-c"]
     assert reasons["stress-01-a"] == ["group:sister_pending"]
     funnel = json.loads(invoke("-w", str(demo_workspace.root), "funnel", "--json").stdout)
-    assert funnel["states"] == {"in_review": 4, "returned": 6, "held": 0, "admitted": 2, "discarded": 0}
+    assert funnel["states"] == {"in_review": 4, "returned": 5, "held": 1, "admitted": 2, "discarded": 0}
     assert funnel["admission_rate"] == round(2 / 12, 4)
-    assert {r["reason"] for r in funnel["reasons"]} >= {"underdetermined", "group:sister_pending"}
-    assert sum(c.get("returned", 0) for c in funnel["stages"].values()) == 6
+    assert {r["reason"] for r in funnel["reasons"]} >= {"checklist:disagreement", "group:sister_pending"}
+    assert sum(c.get("returned", 0) for c in funnel["stages"].values()) == 5
 
 
 def test_demo_twice_changes_nothing(tmp_path: Path) -> None:

@@ -1,7 +1,9 @@
 """The modality-subset checklist (TRIAD §4.3): per view, the options still consistent; Definition 1 decides.
 
 An item answers exactly the non-empty views of its own modalities ({text, image}: ``text``, ``image``,
-``text+image``); the reviewers' sets are combined by the configured rule (``[review] combine``).
+``text+image``); the reviewers' sets are combined by the configured rule (``[review] combine``). When the
+verdict depends on that rule (``any`` and ``majority`` disagree, whichever is configured), the stage holds the
+item with ``checklist:disagreement`` until a maintainer records a consensus checklist (an adjudication).
 """
 
 from __future__ import annotations
@@ -46,6 +48,33 @@ def combine_checklist(
     return combined
 
 
+RULES = ("any", "majority", "all")
+DISAGREEMENT = "checklist:disagreement"
+COMPARED_RULES = ("any", "majority")
+"""The rules whose verdicts are compared with the configured one's (design.md, Definition 1)."""
+
+
+def rule_verdicts(
+    records: list[Mapping[str, list[str]]],
+    answer: str,
+    modalities: Sequence[str],
+    views: Sequence[str],
+    rules: Sequence[str] = RULES,
+) -> dict[str, list[str]]:
+    """Per combination rule, Definition 1's reasons on the reviewers' combined sets (empty: well posed)."""
+    return {rule: well_posedness_reasons(combine_checklist(records, rule, views), answer, modalities) for rule in rules}
+
+
+def verdict_depends_on_rule(verdicts: Mapping[str, list[str]], configured: str) -> bool:
+    """Whether the configured rule and ``any``/``majority`` disagree on passing (well posed or not)."""
+    return len({not verdicts[rule] for rule in {configured, *COMPARED_RULES}}) > 1
+
+
+def checklists_differ(records: list[Mapping[str, list[str]]], views: Sequence[str]) -> bool:
+    """Whether the reviewers' checklists differ on any view."""
+    return any(len({tuple(sorted(rec.get(view, ()))) for rec in records}) > 1 for view in views)
+
+
 def well_posedness_reasons(
     sets: Mapping[str, set[str]], answer: str, modalities: Sequence[str] | None = None
 ) -> list[str]:
@@ -83,6 +112,7 @@ class SubsetChecklist(Stage):
     name = "subset_checklist"
     record_model = ChecklistReview
     default_quorum = 3
+    adjudicable = True
     page = UiPage("pages/subset_checklist.py", "Subset checklist", ":material/checklist:")
     help = "per view, the options still consistent"
     labelstudio = LabelStudioSpec(
@@ -104,7 +134,21 @@ class SubsetChecklist(Stage):
     def judge(self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings) -> StageOutcome:
         if len(records) < self.quorum(settings):
             return StageOutcome(None)
-        sets = combine_checklist([r.payload["consistent"] for r in records], settings.combine, self.views(item))
+        verdicts = rule_verdicts(
+            [r.payload["consistent"] for r in records],
+            item.answer,
+            item.modalities,
+            self.views(item),
+            tuple({settings.combine, *COMPARED_RULES}),
+        )
+        if verdict_depends_on_rule(verdicts, settings.combine):
+            return StageOutcome(True, [DISAGREEMENT], held=True)
+        reasons = verdicts[settings.combine]
+        return StageOutcome(not reasons, reasons)
+
+    def judge_consensus(self, item: ItemFacts, consensus: Mapping[str, Any], settings: ReviewSettings) -> StageOutcome:
+        """Definition 1 over the maintainer's consensus checklist: it decides alone."""
+        sets = {view: set(consensus["consistent"].get(view, ())) for view in self.views(item)}
         reasons = well_posedness_reasons(sets, item.answer, item.modalities)
         return StageOutcome(not reasons, reasons)
 
