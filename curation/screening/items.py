@@ -191,10 +191,15 @@ class ReviseReport:
 
 
 def revise_items(
-    ws: Workspace, records: list[tuple[int, ReviseRecord]], file: str = "", actor: str | None = None
+    ws: Workspace,
+    records: list[tuple[int, ReviseRecord]],
+    file: str = "",
+    actor: str | None = None,
+    source: str = "revise",
 ) -> ReviseReport:
     """Apply reviewers' edits, each as a new revision of its item, and store each record as its reviewer's
-    sign-off of the resulting annotation — the whole file in one transaction, or nothing.
+    sign-off of the resulting annotation — the whole file in one transaction, or nothing. ``source`` (where
+    the edits came from: ``revise``, ``labelstudio``) goes on each revision's event and sign-off record.
 
     Every record is checked first (reviewer, item, edits valid for the field group, in file order on the
     item as the earlier lines left it); all problems are reported together as FILE:LINE: field: problem.
@@ -269,7 +274,7 @@ def revise_items(
                     "item.revised",
                     f"item:{item.id}",
                     {"revision": item.revision - 1},
-                    {"revision": item.revision, "edits": record.edits},
+                    {"revision": item.revision, "edits": record.edits, "source": source},
                 )
                 report.revised.append(item.id)
             else:
@@ -310,7 +315,7 @@ def revise_items(
                         revision=item.revision,
                         inputs_hash=stage.inputs(facts),
                         payload=payload,
-                        source="revise",
+                        source=source,
                     )
                 )
             else:

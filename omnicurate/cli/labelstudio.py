@@ -75,7 +75,10 @@ def status_cmd(json_out: JsonFlag = False) -> None:
 @app.command("push")
 def push_cmd(
     stage: Annotated[
-        str, typer.Argument(help="grammar, audio_signoff, subset_checklist, answer_check or group_integration.")
+        str,
+        typer.Argument(
+            help="grammar, audio_signoff, subset_checklist, answer_check, group_integration (mcq); filter, revise (story)."
+        ),
     ],
     recreate: RecreateFlag = False,
     json_out: JsonFlag = False,

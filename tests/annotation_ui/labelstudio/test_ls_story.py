@@ -1,0 +1,144 @@
+"""The story kind's filter and revise stages through a real Label Studio server: push, annotate through the
+API as the reviewers, pull; drops need reasons, edits become revisions with their provenance, and nothing
+the server sends back is trusted."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from sqlalchemy import select
+
+from annotation_ui.labelstudio.connection import Connection
+from annotation_ui.labelstudio.stages import pull_stages, push_stage
+from curation.kinds.story.stages import LS_PATHS, control_name
+from curation.screening.items import story_item
+from curation.screening.revise import CHOICES, diff_against_proposal, revisable_fields
+from curation.tables import Event, ReviewRecord
+from curation.workflow import derive_status
+from curation.workspace import Workspace
+from tests.annotation_ui.labelstudio.lsfixtures import choice, tasks
+from tests.annotation_ui.labelstudio.server import LsServer
+
+
+def text(name: str, value: str) -> dict[str, Any]:
+    return {"from_name": name, "to_name": "current_text", "type": "textarea", "value": {"text": [value]}}
+
+
+def prefilled(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a reviewer submits untouched: every text box with the value it started with."""
+    return [text(control_name(p), data[control_name(p)]) for p in LS_PATHS if p not in CHOICES]
+
+
+def states(ws: Workspace) -> dict[str, tuple[str, str | None]]:
+    return {s.id: (s.state, s.stage) for s in derive_status(ws)}
+
+
+def test_story_filter_and_revise_round_trip(
+    story_workspace: Workspace, connection: Connection, ls_env: LsServer
+) -> None:
+    ws = story_workspace
+    a, b, c = sorted(states(ws))
+    rev1, rev2 = ls_env.client(ls_env.users[1]["token"]), ls_env.client(ls_env.users[2]["token"])
+
+    pushed = push_stage(ws, connection, "filter")
+    assert pushed.created == 3  # (media are shared by the session's server: published once)
+    ids = tasks(ws, "filter")
+    task = ls_env.client().tasks.get(id=ids[(f"item:{a}", None)])
+    transition = story_item(ws, a)
+    assert task.data["current_text"] == transition.current.text and task.data["next_text"] == transition.next.text
+    for side in ("current_image", "next_image"):
+        served = ls_env.client()._client_wrapper.httpx_client.httpx_client.get(
+            f"{ls_env.url}{task.data[side]}", headers={"Authorization": f"Token {ls_env.token}"}
+        )
+        sha = getattr(transition, side.removesuffix("_image")).image
+        assert served.status_code == 200 and hashlib.sha256(served.content).hexdigest() == sha, side
+
+    rev1.annotations.create(id=ids[(f"item:{a}", None)], result=[choice("verdict", "current_text", "keep")])
+    rev1.annotations.create(id=ids[(f"item:{b}", None)], result=[choice("verdict", "current_text", "drop")])
+    rev1.annotations.create(
+        id=ids[(f"item:{c}", None)],
+        result=[choice("verdict", "current_text", "drop"), text("reason", "the pages do not connect")],
+    )
+    (report,) = pull_stages(ws, connection, ["filter"])
+    assert report.recorded == 2
+    assert [(r.subject, r.reason) for r in report.refused] == [(f"item:{b}", "a drop needs a reason")]
+    now = states(ws)
+    assert (now[a], now[b], now[c]) == (("in_review", "revise"), ("in_review", "filter"), ("returned", "filter"))
+
+    rev1.annotations.create(id=ids[(f"item:{b}", None)], result=[choice("verdict", "current_text", "keep")])
+    (again,) = pull_stages(ws, connection, ["filter"])
+    assert (again.recorded, again.unchanged) == (1, 2)
+    assert states(ws)[b] == ("in_review", "revise")
+
+    revise = push_stage(ws, connection, "revise")
+    assert revise.created == 2
+    ids = tasks(ws, "revise")
+    data_a = ls_env.client().tasks.get(id=ids[(f"item:{a}", None)]).data
+    current = revisable_fields(story_item(ws, a))
+    assert data_a["conditions__scene"] == current["conditions.scene"][0]  # each box starts with the current value
+    assert f"speech.pitch: {current['speech.pitch'][0]}" in data_a["changes"]
+    pitch = next(p for p in CHOICES["speech.pitch"] if p != current["speech.pitch"][0])
+    edited = [
+        text("conditions__scene", "a wet road at dusk") if r["from_name"] == "conditions__scene" else r
+        for r in prefilled(data_a)
+    ]
+    rev2.annotations.create(
+        id=ids[(f"item:{a}", None)], result=[*edited, choice("speech__pitch", "current_text", pitch)]
+    )
+    data_b = ls_env.client().tasks.get(id=ids[(f"item:{b}", None)]).data
+    rev2.annotations.create(id=ids[(f"item:{b}", None)], result=prefilled(data_b))  # signs off unchanged
+
+    (pulled,) = pull_stages(ws, connection, ["revise"])
+    assert (pulled.recorded, pulled.revised, pulled.refused) == (2, 1, [])
+    revised = story_item(ws, a)
+    assert (revised.conditions.scene, revised.speech.pitch) == ("a wet road at dusk", pitch)
+    assert revised.revised_by == {"conditions.scene": "rev2", "speech.pitch": "rev2"}
+    assert {ch.path for ch in diff_against_proposal(revised)} == {"conditions.scene", "speech.pitch"}
+    assert story_item(ws, b).revised_by == {}
+    with ws.session() as s:
+        records = {
+            (r.subject, r.revision): (r.reviewer, r.source, r.payload["edits"])
+            for r in s.execute(select(ReviewRecord).where(ReviewRecord.stage == "revise")).scalars()
+        }
+        [event] = s.execute(select(Event).where(Event.action == "item.revised")).scalars().all()
+    assert records == {
+        (f"item:{a}", 2): ("rev2", "labelstudio", {"conditions.scene": "a wet road at dusk", "speech.pitch": pitch}),
+        (f"item:{b}", 1): ("rev2", "labelstudio", {}),
+    }
+    assert (event.actor, event.subject, event.after["source"]) == ("rev2", f"item:{a}", "labelstudio")
+    now = states(ws)
+    assert now[a][0] != "in_review" and now[b][0] != "in_review"  # both signed off
+
+    (twice,) = pull_stages(ws, connection, ["revise"])
+    assert (twice.recorded, twice.revised) == (0, 0)  # the edit is not applied a second time
+    assert story_item(ws, a).model_dump() == revised.model_dump()
+
+
+def test_story_revise_refuses_what_would_not_make_a_valid_annotation(
+    story_workspace: Workspace, connection: Connection, ls_env: LsServer
+) -> None:
+    ws = story_workspace
+    items = sorted(states(ws))
+    push_stage(ws, connection, "filter")
+    rev1, rev2 = ls_env.client(ls_env.users[1]["token"]), ls_env.client(ls_env.users[2]["token"])
+    for task_id in tasks(ws, "filter").values():
+        rev1.annotations.create(id=task_id, result=[choice("verdict", "current_text", "keep")])
+    pull_stages(ws, connection, ["filter"])
+    push_stage(ws, connection, "revise")
+    ids = tasks(ws, "revise")
+    first, second, third = (ids[(f"item:{i}", None)] for i in items)
+    characters = len(story_item(ws, items[0]).conditions.characters)
+    missing = f"conditions__characters__{characters}__action"  # a slot the transition does not have
+    rev2.annotations.create(id=first, result=[text(missing, "waves")])
+    rev2.annotations.create(id=second, result=[text("speech__utterance", "   ")])
+    rev2.annotations.create(id=third, result=[choice("speech__emotion", "current_text", "furious")])
+    (report,) = pull_stages(ws, connection, ["revise"])
+    reasons = {r.subject: r.reason for r in report.refused}
+    assert f"edits.conditions.characters.{characters}.action" in reasons[f"item:{items[0]}"] or (
+        f"conditions.characters.{characters}.action" in reasons[f"item:{items[0]}"]
+    )
+    assert "speech.utterance" in reasons[f"item:{items[1]}"]
+    assert "unknown option(s) 'furious'" in reasons[f"item:{items[2]}"]
+    assert (report.recorded, report.revised) == (0, 0)
+    assert all(story_item(ws, i).revised_by == {} for i in items)
