@@ -17,10 +17,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
+from curation.audit.clusters import Cluster, cluster_from_dict
 from curation.audit.normalize import put_gate
+from curation.audit.run import Resolution
+from curation.audit.workspace import RESOLVED, resolutions
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
 from curation.media import MediaInfo, inspect_image, sha256_file
-from curation.tables import Asset, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
+from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
 from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
@@ -359,11 +362,14 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}
     report = audit_transitions([_audited(i.id, transitions[i.id], ws, assets) for i in items])
-    reasons, warnings = report.item_reasons(), report.item_warnings()
+    reasons, warnings = report.item_reasons(resolutions(ws)), report.item_warnings()
     spans = {leak.item: leak for leak in report.span_leaks}
     with ws.writing() as s:
         for item in items:
-            details: dict[str, Any] = {"reference_span": report.reference.longest.get(item.id, 0)}
+            details: dict[str, Any] = {
+                "reference_span": report.reference.longest.get(item.id, 0),
+                "clusters": [c.to_dict() for c in report.clusters if item.id in c.items],
+            }
             if item.id in spans:
                 leak = spans[item.id]
                 details["shared_span"] = {
@@ -376,3 +382,40 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
             put_gate(s, item.id, "story_overlap", item.content_hash, warnings.get(item.id, []), details)
         record_event(s, actor, "audit.story", "workspace", None, {"items": len(items), "blocked": len(reasons)})
     return report
+
+
+def story_clusters(ws: Workspace) -> dict[str, Cluster]:
+    """The duplicate clusters of the latest story audit (``curate story audit``), by id."""
+    found: dict[str, Cluster] = {}
+    with ws.session() as s:
+        rows = s.execute(select(GateResult).where(col(GateResult.gate) == "story_audit")).scalars()
+        for row in rows:
+            for data in (row.details or {}).get("clusters", []):
+                found.setdefault(data["id"], cluster_from_dict(data))
+    return found
+
+
+def resolve_story_cluster(
+    ws: Workspace, target: str, by: str, keep: str | None = None, distinct: bool = False, reason: str = ""
+) -> Resolution:
+    """A maintainer keeps one transition of a duplicate cluster, or declares its members distinct (with a
+    reason); an event on every member, then the story gates are stored again with the decision applied."""
+    ws.require_role(by, "maintainer")
+    if (keep is None) == (not distinct):
+        raise ValidationFailed([Problem("give exactly one of --keep ITEM or --distinct", field="resolution")])
+    if not reason.strip() and distinct:
+        raise ValidationFailed([Problem("--distinct needs a --reason (kept in the event log)", field="reason")])
+    found = story_clusters(ws).get(target)
+    if found is None:
+        raise NotFoundError(
+            f"no duplicate cluster {target!r} in the latest story audit; run `curate story audit` to list them"
+        )
+    if keep is not None and keep not in found.items:
+        raise ValidationFailed([Problem(f"{keep!r} is not in {target} ({', '.join(found.items)})", field="keep")])
+    decision = Resolution(target, keep, distinct, reason.strip(), tuple(found.items))
+    with ws.writing() as s:
+        after = {"target": target, "keep": keep, "distinct": distinct, "reason": decision.reason}
+        for item_id in found.items:
+            record_event(s, by, RESOLVED, f"item:{item_id}", None, {**after, "items": list(found.items)})
+    audit_story_items(ws, actor=by)
+    return decision

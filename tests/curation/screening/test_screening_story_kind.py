@@ -7,17 +7,28 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
-from curation.errors import ValidationFailed
+from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.reviews import import_reviews
 from curation.screening.importer import import_candidates
-from curation.screening.items import KIND, audit_story_items, promote_selected, revise_items, story_item
+from curation.screening.items import (
+    KIND,
+    audit_story_items,
+    promote_selected,
+    resolve_story_cluster,
+    revise_items,
+    story_clusters,
+    story_item,
+)
 from curation.screening.pipeline import run_screen
 from curation.screening.revise import ReviseRecord, diff_against_proposal, field_provenance
 from curation.screening.settings import ScreenSettings
-from curation.tables import Asset, ItemRevision
+from curation.tables import Asset, Event, ItemRevision
 from curation.workflow import derive_status
+from exports.story_release import build_story_release
+from omnicurate.cli.main import app
 from omnicurate.demo.story_corpus import build_corpus
 
 
@@ -149,3 +160,50 @@ def test_generic_review_import_takes_sign_offs_but_not_edits(story_ws, tmp_path)
     )
     with pytest.raises(ValidationFailed, match="a drop needs a reason"):
         import_reviews(story_ws, path)
+
+
+def test_a_resolved_duplicate_cluster_no_longer_holds_its_transitions(story_ws, corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    items = sorted(_states(story_ws))
+    import_reviews(story_ws, _filter_file(tmp_path, items, dropped=""))
+    revise_items(story_ws, [(0, ReviseRecord(item=i, reviewer="rev3")) for i in items])
+    audit_story_items(story_ws)
+    original, copy = corpus.planted["republished"].split("|")
+    states = _states(story_ws)
+    [code] = states[original][2]
+    target = code.removeprefix("duplicate:")
+    assert states[copy] == ("held", None, [code]) and set(story_clusters(story_ws)[target].items) == {original, copy}
+
+    story_ws.add_person("maya", ["maintainer"])
+    with pytest.raises(PermissionDenied, match="maintainer"):
+        resolve_story_cluster(story_ws, target, "rev1", distinct=True, reason="not the same book")
+    with pytest.raises(ValidationFailed, match="needs a --reason"):
+        resolve_story_cluster(story_ws, target, "maya", distinct=True)
+    with pytest.raises(ValidationFailed, match="is not in"):
+        resolve_story_cluster(
+            story_ws, target, "maya", keep=items[0] if items[0] not in (original, copy) else items[-1]
+        )
+    with pytest.raises(NotFoundError, match="curate story audit"):
+        resolve_story_cluster(story_ws, "dup-0000000000", "maya", keep=original)
+    assert _states(story_ws)[original][0] == "held"  # refusals change nothing
+
+    resolve_story_cluster(story_ws, target, "maya", keep=original)
+    states = _states(story_ws)
+    assert states[original][0] == "admitted" and states[copy] == ("held", None, [code])
+    audit_story_items(story_ws)  # a later audit keeps the decision
+    assert _states(story_ws)[original][0] == "admitted"
+
+    result = CliRunner().invoke(
+        app,
+        ["-w", str(story_ws.root), "audit", "resolve", target, "--by", "maya", "--distinct", "--reason", "a retelling"],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{target}: distinct recorded" in result.output
+    assert _states(story_ws)[copy][0] == "admitted"
+    with story_ws.session() as s:
+        events = s.execute(select(Event).where(Event.action == "audit.resolved")).scalars().all()
+    assert sorted((e.subject, e.actor, e.after["reason"]) for e in events if e.after["distinct"]) == sorted(
+        [(f"item:{original}", "maya", "a retelling"), (f"item:{copy}", "maya", "a retelling")]
+    )
+    built = build_story_release(story_ws, "1.0.0", out=tmp_path / "release")
+    released = [json.loads(line)["id"] for line in (built.path / "data" / "transitions.jsonl").read_text().splitlines()]
+    assert original in released and copy in released
