@@ -106,6 +106,19 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
         prepared.append((transition, media))
     if problems:
         raise ValidationFailed(problems, "nothing was promoted")
+    report.new_media = _store_new(ws, prepared, known_assets, actor, "item.promoted")
+    report.created = [t.id for t, _ in prepared]
+    return report
+
+
+Prepared = list[tuple[StoryTransition, dict[str, tuple[MediaInfo, Path]]]]
+"""Transitions with media as hashes, and per side the inspected medium and the file it is copied from."""
+
+
+def _store_new(ws: Workspace, prepared: Prepared, known_assets: dict[str, Asset], actor: str, action: str) -> int:
+    """Store new story items, their media and books in one transaction (media staged, kept on commit); returns
+    how many media were new."""
+    new_media = 0
     staging = ws.media.stage()
     try:
         with ws.writing() as s:
@@ -128,7 +141,7 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
                         )
                         s.add(asset)
                         known_assets[info.sha256] = asset
-                        report.new_media += 1
+                        new_media += 1
                     staging.keep(staging.intake(source, info.sha256), info.sha256, info.ext)
                 if transition.book not in groups:
                     s.add(SceneGroup(id=transition.book, perturbed="mixed"))
@@ -167,13 +180,12 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
                         item_id=transition.id, revision=1, content=content, content_hash=digest, created_by=actor
                     )
                 )
-                record_event(s, actor, "item.promoted", f"item:{transition.id}", None, {"kind": KIND, "revision": 1})
-                report.created.append(transition.id)
+                record_event(s, actor, action, f"item:{transition.id}", None, {"kind": KIND, "revision": 1})
         staging.commit()
     except BaseException:
         staging.discard()
         raise
-    return report
+    return new_media
 
 
 def story_item(ws: Workspace, item_id: str) -> StoryTransition:
@@ -419,3 +431,75 @@ def resolve_story_cluster(
             record_event(s, by, RESOLVED, f"item:{item_id}", None, {**after, "items": list(found.items)})
     audit_story_items(ws, actor=by)
     return decision
+
+
+def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
+    """Import story transitions as ``curate export items`` writes them (the item's content, media paths
+    relative to the file): every line checked first (FILE:LINE: field: problem), then all in one transaction.
+
+    An item that exists with the same content is unchanged; with other content it is refused (its revisions
+    are made with ``curate story revise``, never by an import over them). Returns a ``curation.items.ImportReport``.
+    """
+    from curation.items import ImportReport
+    from curation.jsonl import read_jsonl, validate_line
+    from curation.media import safe_media_path
+
+    ws.recover_media()
+    file = str(path)
+    report = ImportReport()
+    with ws.session() as s:
+        existing = dict(s.execute(select(col(Item.id), col(Item.content_hash))).all())
+        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    problems: list[Problem] = []
+    prepared: Prepared = []
+    first_line: dict[str, int] = {}
+    seen: dict[str, MediaInfo] = {}
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        parsed = validate_line(StoryTransition, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+            continue
+        assert isinstance(parsed, StoryTransition)
+        if parsed.id in first_line:
+            problems.append(
+                Problem(f"duplicate id {parsed.id!r} (first on line {first_line[parsed.id]})", "id", number, file)
+            )
+            continue
+        first_line[parsed.id] = number
+        media: dict[str, tuple[MediaInfo, Path]] = {}
+        for side in ("current", "next"):
+            try:
+                source = safe_media_path(path.parent, getattr(parsed, side).image)
+                if not source.is_file():
+                    raise MediaError(f"{getattr(parsed, side).image}: file not found beside {path.name}")
+                media[side] = (_inspect(source, ws, seen), source)
+            except MediaError as exc:
+                problems.append(Problem(str(exc), f"{side}.image", number, file))
+        if len(media) < 2:
+            continue
+        transition = parsed.model_copy(
+            update={side: getattr(parsed, side).model_copy(update={"image": media[side][0].sha256}) for side in media}
+        )
+        if parsed.id in existing:
+            if existing[parsed.id] == transition_hash(transition):
+                report.unchanged.append(parsed.id)
+            else:
+                problems.append(
+                    Problem(
+                        f"{parsed.id!r} is already an item with other content; revise it with `curate story revise`",
+                        "id",
+                        number,
+                        file,
+                    )
+                )
+            continue
+        prepared.append((transition, media))
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
+    if prepared:
+        report.new_media = _store_new(ws, prepared, known_assets, actor, "item.created")
+    report.created = [t.id for t, _ in prepared]
+    return report

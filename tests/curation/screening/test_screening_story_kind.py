@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
+from curation.items import export_items, import_items
 from curation.reviews import import_reviews
 from curation.screening.importer import import_candidates
 from curation.screening.items import (
@@ -25,7 +26,7 @@ from curation.screening.items import (
 from curation.screening.pipeline import run_screen
 from curation.screening.revise import ReviseRecord, diff_against_proposal, field_provenance
 from curation.screening.settings import ScreenSettings
-from curation.tables import Asset, Event, ItemRevision
+from curation.tables import Asset, Event, Item, ItemRevision
 from curation.workflow import derive_status
 from exports.story_release import build_story_release
 from omnicurate.cli.main import app
@@ -207,3 +208,55 @@ def test_a_resolved_duplicate_cluster_no_longer_holds_its_transitions(story_ws, 
     built = build_story_release(story_ws, "1.0.0", out=tmp_path / "release")
     released = [json.loads(line)["id"] for line in (built.path / "data" / "transitions.jsonl").read_text().splitlines()]
     assert original in released and copy in released
+
+
+def test_exported_story_items_import_to_the_same_content(story_ws, make_workspace, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    items = sorted(_states(story_ws))
+    revise_items(
+        story_ws, [(1, ReviseRecord(item=items[0], reviewer="rev2", edits={"conditions.scene": "a wet road"}))]
+    )
+    out = tmp_path / "export"
+    out.mkdir()
+    result = CliRunner().invoke(app, ["-w", str(story_ws.root), "export", "items", str(out / "items.jsonl")])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["id"] for line in lines) == items
+    assert all(line["current"]["image"].startswith("media/") for line in lines)
+
+    other = make_workspace("other")
+    result = CliRunner().invoke(app, ["-w", str(other.root), "import", "items", str(out / "items.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert sorted(json.loads(result.output)["created"]) == items
+    with story_ws.session() as s, other.session() as t:
+        for item_id in items:
+            a, b = s.get(Item, item_id), t.get(Item, item_id)
+            assert (b.kind, b.group_id, b.context, b.image, b.content_hash, b.extra) == (
+                a.kind,
+                a.group_id,
+                a.context,
+                a.image,
+                a.content_hash,
+                a.extra,
+            )
+    imported = story_item(other, items[0])
+    assert imported.conditions.scene == "a wet road" and imported.revised_by == {"conditions.scene": "rev2"}
+    assert diff_against_proposal(imported) == diff_against_proposal(story_item(story_ws, items[0]))
+    assert {s.stage for s in derive_status(other)} == {"filter"}  # reviews are not items: the stages start afresh
+    again = tmp_path / "again"
+    again.mkdir()
+    export_items(other, again / "items.jsonl")
+    assert (again / "items.jsonl").read_bytes() == (out / "items.jsonl").read_bytes()
+    assert import_items(other, out / "items.jsonl").unchanged == items  # importing twice changes nothing
+
+    bad = tmp_path / "bad"
+    (bad / "media").mkdir(parents=True)
+    broken = [dict(lines[0]), dict(lines[1], next={**lines[1]["next"], "image": "media/gone.png"}), {"kind": KIND}]
+    (bad / "items.jsonl").write_text("".join(json.dumps(line) + "\n" for line in broken), encoding="utf-8")
+    fresh = make_workspace("fresh")
+    with pytest.raises(ValidationFailed) as caught:
+        import_items(fresh, bad / "items.jsonl")
+    where = {(p.line, p.field) for p in caught.value.problems}
+    assert {(1, "current.image"), (2, "current.image"), (2, "next.image"), (3, "id")} <= where
+    assert "gone.png" in str(caught.value)
+    with fresh.session() as s:
+        assert s.execute(select(Item)).first() is None  # nothing was imported
