@@ -185,6 +185,7 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                     )
                 )
         return specs
+    bound = bind_controls(spec.label_config, controls(stage))
     for item in pending:
         inputs = found.inputs(item)
         media = [blobs[getattr(item, m)] for m in ("image", "audio") if m in spec.task_fields and getattr(item, m)]
@@ -199,9 +200,30 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                 inputs_hash=inputs,
                 data=data,
                 media=tuple(dict.fromkeys(media)),
+                prefill=_prefill(found, item, bound),
             )
         )
     return specs
+
+
+def _prefill(stage: Stage, item: ItemFacts, bound: dict[str, Control]) -> tuple[dict[str, Any], ...]:
+    """The stage's starting values for an item as result regions of its labeling config."""
+    values = stage.prefill(item)
+    if not values:
+        return ()
+    regions = []
+    for name, value in values.items():
+        control = bound[name]
+        if control.kind == "textarea":
+            body: dict[str, Any] = {"text": [value]}
+        elif control.kind == "choices":
+            body = {"choices": [value]}
+        else:
+            body = {"rating": value}
+        regions.append(
+            {"from_name": name, "to_name": control.to_name, "type": control.kind, "value": body, "origin": "prediction"}
+        )
+    return tuple(regions)
 
 
 def _task_data(

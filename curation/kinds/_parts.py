@@ -147,6 +147,10 @@ class Stage:
         turned into a URL by the bridge)."""
         return {}
 
+    def prefill(self, item: ItemFacts) -> dict[str, Any]:
+        """Control name -> the value its form starts with for this item (none by default)."""
+        return {}
+
     def annotation_problems(self, item: ItemFacts, fields: Mapping[str, Any]) -> list[str]:
         """Why a record made of these fields (``record_from_annotation``) cannot be accepted for this item,
         beyond its record model's own checks; the bridge refuses the annotation with these reasons."""

@@ -123,7 +123,7 @@ def _revise_field(path: str) -> str:
             label
             + f'<Choices name="{name}" toName="current_text" choice="single" showInline="true">{choices}</Choices>'
         )
-    return label + f'<TextArea name="{name}" toName="current_text" value="${name}" maxSubmissions="1" editable="true"/>'
+    return label + f'<TextArea name="{name}" toName="current_text" maxSubmissions="1" editable="true"/>'
 
 
 def _revise_controls() -> dict[str, Control]:
@@ -157,8 +157,8 @@ class Revise(Stage):
     help = "check book metadata, next-page conditions and speech against the pages; edit what is wrong"
     labelstudio = LabelStudioSpec(
         label_config=(
-            '<View><Header value="Revise the annotation against the pages. Each box starts with the current value: '
-            "change what is wrong, leave the rest; a choice left unselected keeps its value. Submitting without "
+            '<View><Header value="Revise the annotation against the pages. Each field starts with its current value: '
+            "change what is wrong, leave the rest; a field left empty keeps its value. Submitting without "
             'changes signs the annotation off as it stands."/>'
             + _PAGES
             + '<Header value="The annotation now (and the model\'s proposal where a reviewer changed it)" size="5"/>'
@@ -186,10 +186,12 @@ class Revise(Stage):
 
     # ----- Label Studio ------------------------------------------------------------------------
     def task_values(self, item: ItemFacts) -> dict[str, Any]:
-        t = _transition(item)
-        current = {path: value for path, (value, _) in revisable_fields(t).items()}
-        values = {control_name(p): str(current.get(p, "")) for p in LS_PATHS if p not in CHOICES}
-        return {**_page_values(item), **values, "changes": _changes_text(t)}
+        return {**_page_values(item), "changes": _changes_text(_transition(item))}
+
+    def prefill(self, item: ItemFacts) -> dict[str, Any]:
+        """Every field of the transition with its current value (slots of characters it lacks stay empty)."""
+        current = revisable_fields(_transition(item))
+        return {control_name(p): current[p][0] for p in LS_PATHS if p in current and current[p][0] != ""}
 
     def task_media(self, item: ItemFacts) -> dict[str, str]:
         return _page_media(item)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from annotation_ui.labelstudio.connection import Connection
 from annotation_ui.labelstudio.stages import pull_stages, push_stage
-from curation.kinds.story.stages import LS_PATHS, control_name
+from curation.kinds.story.stages import control_name
 from curation.screening.items import story_item
 from curation.screening.revise import CHOICES, diff_against_proposal, revisable_fields
 from curation.tables import Event, ReviewRecord
@@ -25,9 +25,10 @@ def text(name: str, value: str) -> dict[str, Any]:
     return {"from_name": name, "to_name": "current_text", "type": "textarea", "value": {"text": [value]}}
 
 
-def prefilled(data: dict[str, Any]) -> list[dict[str, Any]]:
-    """What a reviewer submits untouched: every text box with the value it started with."""
-    return [text(control_name(p), data[control_name(p)]) for p in LS_PATHS if p not in CHOICES]
+def prefilled(ls: LsServer, task: int) -> list[dict[str, Any]]:
+    """What a reviewer submits untouched: the form's starting values (the task's prediction), as they are."""
+    [prediction] = ls.client().predictions.list(task=task)
+    return [{k: r[k] for k in ("from_name", "to_name", "type", "value")} for r in prediction.result]
 
 
 def states(ws: Workspace) -> dict[str, tuple[str, str | None]]:
@@ -76,18 +77,22 @@ def test_story_filter_and_revise_round_trip(
     ids = tasks(ws, "revise")
     data_a = ls_env.client().tasks.get(id=ids[(f"item:{a}", None)]).data
     current = revisable_fields(story_item(ws, a))
-    assert data_a["conditions__scene"] == current["conditions.scene"][0]  # each box starts with the current value
     assert f"speech.pitch: {current['speech.pitch'][0]}" in data_a["changes"]
+    start = prefilled(ls_env, ids[(f"item:{a}", None)])  # every field starts with its current value
+    assert {r["from_name"]: r["value"].get("text", r["value"].get("choices")) for r in start} == {
+        control_name(path): [value] for path, (value, _) in current.items() if value != ""
+    }
     pitch = next(p for p in CHOICES["speech.pitch"] if p != current["speech.pitch"][0])
     edited = [
-        text("conditions__scene", "a wet road at dusk") if r["from_name"] == "conditions__scene" else r
-        for r in prefilled(data_a)
+        text("conditions__scene", "a wet road at dusk")
+        if r["from_name"] == "conditions__scene"
+        else choice("speech__pitch", "current_text", pitch)
+        if r["from_name"] == "speech__pitch"
+        else r
+        for r in start
     ]
-    rev2.annotations.create(
-        id=ids[(f"item:{a}", None)], result=[*edited, choice("speech__pitch", "current_text", pitch)]
-    )
-    data_b = ls_env.client().tasks.get(id=ids[(f"item:{b}", None)]).data
-    rev2.annotations.create(id=ids[(f"item:{b}", None)], result=prefilled(data_b))  # signs off unchanged
+    rev2.annotations.create(id=ids[(f"item:{a}", None)], result=edited)
+    rev2.annotations.create(id=ids[(f"item:{b}", None)], result=prefilled(ls_env, ids[(f"item:{b}", None)]))
 
     (pulled,) = pull_stages(ws, connection, ["revise"])
     assert (pulled.recorded, pulled.revised, pulled.refused) == (2, 1, [])
