@@ -127,9 +127,22 @@ def test_story_revise_refuses_what_would_not_make_a_valid_annotation(
     items = sorted(states(ws))
     push_stage(ws, connection, "filter")
     rev1, rev2 = ls_env.client(ls_env.users[1]["token"]), ls_env.client(ls_env.users[2]["token"])
-    for task_id in tasks(ws, "filter").values():
-        rev1.annotations.create(id=task_id, result=[choice("verdict", "current_text", "keep")])
-    pull_stages(ws, connection, ["filter"])
+    filter_ids = tasks(ws, "filter")
+    shown = ls_env.client().tasks.get(id=filter_ids[(f"item:{items[0]}", None)]).data
+    ls_env.client().tasks.update(  # someone changes the next page the reviewers see
+        id=str(filter_ids[(f"item:{items[0]}", None)]), data={**shown, "next_text": "A different next page."}
+    )
+    made = {
+        subject: rev1.annotations.create(id=task_id, result=[choice("verdict", "current_text", "keep")])
+        for (subject, _), task_id in filter_ids.items()
+    }
+    (tampered,) = pull_stages(ws, connection, ["filter"])
+    assert [(r.subject, "changed on the server" in r.reason) for r in tampered.refused] == [(f"item:{items[0]}", True)]
+    assert states(ws)[items[0]] == ("in_review", "filter")
+    assert push_stage(ws, connection, "filter").restored == 1
+    rev1.annotations.update(id=made[f"item:{items[0]}"].id, result=[choice("verdict", "current_text", "keep")])
+    (restored,) = pull_stages(ws, connection, ["filter"])
+    assert restored.refused == [] and states(ws)[items[0]] == ("in_review", "revise")
     push_stage(ws, connection, "revise")
     ids = tasks(ws, "revise")
     first, second, third = (ids[(f"item:{i}", None)] for i in items)
