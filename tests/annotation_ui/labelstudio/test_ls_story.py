@@ -74,6 +74,8 @@ def test_story_filter_and_revise_round_trip(
 
     revise = push_stage(ws, connection, "revise")
     assert revise.created == 2
+    project = ls_env.client().projects.get(id=revise.project_id)
+    assert (project.model_version, project.show_collab_predictions) == ("omnicurate", True)  # the form starts filled
     ids = tasks(ws, "revise")
     data_a = ls_env.client().tasks.get(id=ids[(f"item:{a}", None)]).data
     current = revisable_fields(story_item(ws, a))
