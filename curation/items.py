@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -22,6 +23,9 @@ from .schema import ItemContent
 from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
 from .workspace import Workspace, record_event
+
+STORY_KIND = "story_transition"
+"""Items of this kind are exported as their transition and imported by ``curation.screening.items``."""
 
 CONTENT_FIELDS = (
     "id",
@@ -187,7 +191,31 @@ class _MediaCache:
 
 
 def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
-    """Validate every line, then import all items in one transaction, or nothing."""
+    """Validate every line, then import all items in one transaction, or nothing.
+
+    A file of story transitions (``"kind": "story_transition"``, as ``export items`` writes them) is imported
+    by the story kind; story transitions and other items go in separate files.
+    """
+    story = [(n, o.get("kind") == STORY_KIND) for n, o in read_jsonl(path) if isinstance(o, dict)]
+    if any(is_story for _, is_story in story):
+        if not all(is_story for _, is_story in story):
+            first = next(n for n, is_story in story if is_story)
+            other = next(n for n, is_story in story if not is_story)
+            raise ValidationFailed(
+                [
+                    Problem(
+                        f"a story transition (line {first}) and another kind of item (line {other}) in one file: "
+                        "import them from separate files",
+                        "kind",
+                        other,
+                        str(path),
+                    )
+                ],
+                "nothing was imported",
+            )
+        from .screening.items import import_story_items
+
+        return import_story_items(ws, path, actor)  # type: ignore[no-any-return]
     ws.recover_media()
     staging = ws.media.stage()
     try:
@@ -415,19 +443,28 @@ def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     rows = []
     temp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+
+    def exported(sha: str) -> str:
+        asset = assets[sha]
+        name = f"{asset.sha256}{asset.ext}"
+        target = out_media / name
+        if not target.is_file() or target.stat().st_size != asset.size_bytes:
+            shutil.copyfile(ws.asset_path(asset), target)
+        return f"{media_path.as_posix()}/{name}"
+
     try:
         out_media.mkdir(parents=True, exist_ok=True)
         for item in items:
+            if item.kind == STORY_KIND:  # the transition as stored: pages, annotation, proposals, revisers
+                row = copy.deepcopy(dict(item.extra))
+                for side in ("current", "next"):
+                    row[side]["image"] = exported(row[side]["image"])
+                rows.append(row)
+                continue
             row = item_content(item, groups[item.group_id])
             for kind in ("image", "audio"):
-                if kind not in row:
-                    continue
-                asset = assets[row[kind]]
-                name = f"{asset.sha256}{asset.ext}"
-                target = out_media / name
-                if not target.is_file() or target.stat().st_size != asset.size_bytes:
-                    shutil.copyfile(ws.asset_path(asset), target)
-                row[kind] = f"{media_path.as_posix()}/{name}"
+                if kind in row:
+                    row[kind] = exported(row[kind])
             rows.append(row)
         write_jsonl(temp, rows)
         os.replace(temp, path)

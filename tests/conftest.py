@@ -20,7 +20,12 @@ from curation.workspace import Workspace
 PG_URL = os.environ.get("CURATE_TEST_PG_URL", "")
 IN_CI = os.environ.get("CI") == "true"
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.service)]
-SERVICE_FIXTURES = {"ls_server": ("service",), "vllm_python": ("service", "slow"), "streamlit_server": ("browser",)}
+SERVICE_FIXTURES = {
+    "ls_server": ("service",),
+    "vllm_python": ("service", "slow"),
+    "streamlit_server": ("browser",),
+    "serve_app": ("browser",),
+}
 """Fixtures that start or need a service: every test using one (directly or through another) gets its marks."""
 
 

@@ -74,6 +74,9 @@ class TaskSpec:
     """Blob names (sha256 + extension) in the workspace media store that the task's data points at."""
     exposes: tuple[str, ...] = ()
     """Items whose labels the task shows: publishing it exposes every user of the server to them."""
+    prefill: tuple[dict[str, Any], ...] = ()
+    """Result regions imported with the task as a prediction, which Label Studio shows as the annotation's
+    starting values (the story revise form starts from the current annotation)."""
 
 
 @dataclass
@@ -171,6 +174,13 @@ def publish_media(ws: Workspace, connection: Connection, blobs: Iterable[str]) -
 def task_data(spec: TaskSpec) -> dict[str, Any]:
     """The data a task is pushed with: what it shows, and its ref."""
     return {**spec.data, REF_KEY: spec.ref}
+
+
+def task_payload(spec: TaskSpec) -> dict[str, Any]:
+    """What a new task is imported as: its data, and its starting values as a prediction when it has any."""
+    if not spec.prefill:
+        return task_data(spec)
+    return {"data": task_data(spec), "predictions": [{"model_version": "omnicurate", "result": list(spec.prefill)}]}
 
 
 def data_hash(data: Any) -> str:
@@ -382,7 +392,7 @@ def sync_tasks(
             f"importing {len(to_create)} task(s) into project {project_id}",
             server.client.projects.import_tasks,
             id=project_id,
-            request=[task_data(spec) for spec in to_create],
+            request=[task_payload(spec) for spec in to_create],
             return_task_ids=True,
         )
         created_ids = [int(i) for i in (response.task_ids or [])]

@@ -25,6 +25,8 @@ from sqlalchemy import select
 from curation.errors import Problem, ValidationFailed
 from curation.kinds import GroupStage, Stage, all_stages, stage_named
 from curation.reviews import PendingReview, ReviewReport, Withdrawal, record_reviews, withdraw_reviews
+from curation.screening.items import revise_items
+from curation.screening.revise import ReviseRecord
 from curation.tables import Asset, Person
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS, view_modalities
 from curation.workflow import ItemFacts, ItemStatus, derive_status, load_facts
@@ -183,19 +185,45 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                     )
                 )
         return specs
+    bound = bind_controls(spec.label_config, controls(stage))
     for item in pending:
         inputs = found.inputs(item)
-        media = tuple(blobs[getattr(item, m)] for m in ("image", "audio") if m in spec.task_fields and getattr(item, m))
+        media = [blobs[getattr(item, m)] for m in ("image", "audio") if m in spec.task_fields and getattr(item, m)]
+        data = {**_task_data(spec.task_fields, connection, item, blobs, None), **found.task_values(item)}
+        for name, sha in found.task_media(item).items():
+            media.append(blobs[sha])
+            data[name] = media_url(connection, blobs[sha])
         specs.append(
             TaskSpec(
                 ref=f"{stage}|item:{item.id}|{inputs[:16]}",
                 subject=f"item:{item.id}",
                 inputs_hash=inputs,
-                data=_task_data(spec.task_fields, connection, item, blobs, None),
-                media=media,
+                data=data,
+                media=tuple(dict.fromkeys(media)),
+                prefill=_prefill(found, item, bound),
             )
         )
     return specs
+
+
+def _prefill(stage: Stage, item: ItemFacts, bound: dict[str, Control]) -> tuple[dict[str, Any], ...]:
+    """The stage's starting values for an item as result regions of its labeling config."""
+    values = stage.prefill(item)
+    if not values:
+        return ()
+    regions = []
+    for name, value in values.items():
+        control = bound[name]
+        if control.kind == "textarea":
+            body: dict[str, Any] = {"text": [value]}
+        elif control.kind == "choices":
+            body = {"choices": [value]}
+        else:
+            body = {"rating": value}
+        regions.append(
+            {"from_name": name, "to_name": control.to_name, "type": control.kind, "value": body, "origin": "prediction"}
+        )
+    return tuple(regions)
 
 
 def _task_data(
@@ -272,6 +300,8 @@ class PullReport:
     project_id: int = 0
     annotations: int = 0
     recorded: int = 0
+    revised: int = 0
+    """Annotations whose edits made a new revision of their item (story ``revise``), also counted as recorded."""
     replaced: int = 0
     unchanged: int = 0
     withdrawn: int = 0
@@ -289,6 +319,7 @@ class PullReport:
             "project": self.project_id,
             "annotations": self.annotations,
             "recorded": self.recorded,
+            "revised": self.revised,
             "replaced": self.replaced,
             "unchanged": self.unchanged,
             "withdrawn": self.withdrawn,
@@ -303,7 +334,9 @@ class PullReport:
 
     def summary(self) -> str:
         return (
-            f"{self.stage}: {self.annotations} annotation(s) — {self.recorded} recorded, {self.replaced} replaced, "
+            f"{self.stage}: {self.annotations} annotation(s) — {self.recorded} recorded"
+            + (f" ({self.revised} as new revisions of their items)" if self.revised else "")
+            + f", {self.replaced} replaced, "
             f"{self.unchanged} unchanged, {self.withdrawn} withdrawn, {self.skipped} skipped, "
             f"{self.incomplete} waiting for the rest of a checklist, {len(self.refused)} refused"
             + (f", {self.retired} newly retired (the item changed)" if self.retired else "")
@@ -421,9 +454,22 @@ def _pull_one(
             for c in group
         ]
 
+    revisions = [p for p in pendings if isinstance(p.review, ReviseRecord) and p.review.edits]
     recorded = record_reviews(
-        ws, pendings, f"Label Studio project {project.project_id} annotation", source="labelstudio"
+        ws,
+        [p for p in pendings if p not in revisions],
+        f"Label Studio project {project.project_id} annotation",
+        source="labelstudio",
     )
+    if revisions:  # edits make new revisions of story items (and their editors' sign-offs)
+        report.revised = len(
+            revise_items(
+                ws,
+                [(p.line, p.review) for p in revisions],  # type: ignore[misc]
+                f"Label Studio project {project.project_id} annotation",
+                source="labelstudio",
+            ).revised
+        )
     report.withdrawn = withdraw_reviews(
         ws, _withdrawals(ws, facts, key, done["recorded"], verdicts, deleted), "labelstudio"
     )
@@ -469,7 +515,32 @@ def _judge(facts: _Facts, seen: Seen) -> Verdict:
         values = read_result(seen.result, facts.controls, list(item.options) if item else [])
     except ResultRefused as exc:
         return Verdict(seen, "refused", slot, reason=str(exc))
+    if row.view is None:
+        problem = _record_problem(facts.stage, item, kind, ident, person.name, values)
+        if problem:
+            return Verdict(seen, "refused", slot, reason=problem)
     return Verdict(seen, "vote", slot, values)
+
+
+def _record_problem(
+    stage: Stage, item: ItemFacts | None, kind: str, ident: str, reviewer: str, values: dict[str, Any]
+) -> str:
+    """Why the record this annotation makes would be refused (its model's rules, the stage's own checks); ""
+    when it is acceptable. Checked per annotation, so one bad annotation never stops a pull."""
+    fields = stage.record_from_annotation(item, {None: values})
+    if fields is None:
+        return ""
+    record = {"stage": stage.name, "reviewer": reviewer, "group" if kind == "group" else "item": ident, **fields}
+    try:
+        stage.record_model.model_validate(record)
+    except ValidationError as exc:
+        messages = []
+        for e in exc.errors():
+            where, message = ".".join(str(p) for p in e["loc"]), e["msg"].removeprefix("Value error, ")
+            messages.append(f"{where}: {message}" if where else message)
+        return "; ".join(messages)
+    problems = stage.annotation_problems(item, fields) if item is not None else []
+    return "; ".join(problems)
 
 
 def _withdrawals(
@@ -552,6 +623,7 @@ def _count(
     report: PullReport, recorded: ReviewReport, outcomes: list[AnnotationOutcome], deleted: list[AnnotationOutcome]
 ) -> None:
     report.recorded, report.replaced, report.unchanged = recorded.recorded, recorded.replaced, recorded.unchanged
+    report.recorded += report.revised
     report.deleted = len(deleted)
     for o in outcomes:
         if o.outcome == "skipped":

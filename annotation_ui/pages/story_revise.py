@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from annotation_ui.components import flash, review_queue, show_error
-from annotation_ui.story import editable_fields, show_pages
+from annotation_ui.story import show_pages
 from curation.errors import CurateError
 from curation.screening.items import revise_items, story_item
-from curation.screening.revise import ReviseRecord, diff_against_proposal
+from curation.screening.revise import ReviseRecord, diff_against_proposal, revisable_fields
 
 user, ws, snap, item_id = review_queue(
     "Revise story annotations",
@@ -25,7 +25,7 @@ changes = diff_against_proposal(transition)
 if changes:
     st.caption("Changed from the model's proposal so far:")
     st.table([{"field": c.path, "model proposed": str(c.proposed), "now": str(c.current), "by": c.by} for c in changes])
-fields = editable_fields(transition)
+fields = revisable_fields(transition)
 with st.form(f"revise-{item_id}"):
     values = {}
     for path, (value, choices) in fields.items():

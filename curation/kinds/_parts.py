@@ -150,6 +150,24 @@ class Stage:
         return verdict_counts(records)
 
     # ----- Label Studio ------------------------------------------------------------------------
+    def task_values(self, item: ItemFacts) -> dict[str, Any]:
+        """Task data of the stage's own beyond ``task_fields`` (plain values; the bridge escapes nothing more)."""
+        return {}
+
+    def task_media(self, item: ItemFacts) -> dict[str, str]:
+        """Task data field -> content hash of an image the task shows beyond ``task_fields`` (published and
+        turned into a URL by the bridge)."""
+        return {}
+
+    def prefill(self, item: ItemFacts) -> dict[str, Any]:
+        """Control name -> the value its form starts with for this item (none by default)."""
+        return {}
+
+    def annotation_problems(self, item: ItemFacts, fields: Mapping[str, Any]) -> list[str]:
+        """Why a record made of these fields (``record_from_annotation``) cannot be accepted for this item,
+        beyond its record model's own checks; the bridge refuses the annotation with these reasons."""
+        return []
+
     def views(self, item: ItemFacts) -> tuple[str, ...]:
         """The checklist views of a ``per_view`` stage for this item."""
         return checklist_views_of(item.modalities)

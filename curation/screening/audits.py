@@ -8,12 +8,13 @@ LSH for text, multi-index hashing for pHash), so the cost grows with the corpus,
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from curation.audit.clusters import Cluster, Edge, build_clusters
 from curation.audit.hamming import pairs_within
+from curation.audit.run import AuditReport, Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
 
 SPAN_WORDS = 8
@@ -374,18 +375,25 @@ class StoryAudit:
     absent_content_share: float | None
     annotation_share: AnnotationShare | None
     clusters: list[Cluster]
+    books: dict[str, str] = field(default_factory=dict)
+    """Item -> book: keeping one transition of a duplicate cluster keeps its book's other members too."""
 
-    def item_reasons(self) -> dict[str, list[str]]:
-        """Item -> blocking reason codes (``leak:<kind>``, ``duplicate:<cluster>``)."""
+    def item_reasons(self, resolutions: Iterable[Resolution] = ()) -> dict[str, list[str]]:
+        """Item -> blocking reason codes (``leak:<kind>``, ``duplicate:<cluster>``).
+
+        A maintainer's resolution of a duplicate cluster (``curate audit resolve``) frees its members as it
+        does for mcq: ``--distinct`` all of them, ``--keep ITEM`` that item (and its book's members), the
+        others staying held as duplicates until they are discarded.
+        """
         found: dict[str, list[str]] = {}
         for group in self.duplicate_conditions:
             for item in group:
                 found.setdefault(item, []).append("leak:duplicate_condition")
         for leak in self.span_leaks:
             found.setdefault(leak.item, []).append(f"leak:shared_span:{leak.field}")
-        for cluster in self.clusters:
-            for item in cluster.items:
-                found.setdefault(item, []).append(f"duplicate:{cluster.id}")
+        held = AuditReport(self.clusters, [], self.books).gate_reasons(resolutions)
+        for item, codes in held.items():
+            found.setdefault(item, []).extend(codes)
         return {k: sorted(set(v)) for k, v in sorted(found.items())}
 
     def item_warnings(self) -> dict[str, list[str]]:
@@ -426,4 +434,5 @@ def audit_transitions(
         absent_content_share=mean_absent_content_share(items),
         annotation_share=annotation_word_share(items),
         clusters=duplicate_clusters(items),
+        books={t.id: t.book for t in items},
     )

@@ -17,10 +17,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
+from curation.audit.clusters import Cluster, cluster_from_dict
 from curation.audit.normalize import put_gate
+from curation.audit.run import Resolution
+from curation.audit.workspace import RESOLVED, resolutions
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
 from curation.media import MediaInfo, inspect_image, sha256_file
-from curation.tables import Asset, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
+from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
 from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
@@ -103,6 +106,19 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
         prepared.append((transition, media))
     if problems:
         raise ValidationFailed(problems, "nothing was promoted")
+    report.new_media = _store_new(ws, prepared, known_assets, actor, "item.promoted")
+    report.created = [t.id for t, _ in prepared]
+    return report
+
+
+Prepared = list[tuple[StoryTransition, dict[str, tuple[MediaInfo, Path]]]]
+"""Transitions with media as hashes, and per side the inspected medium and the file it is copied from."""
+
+
+def _store_new(ws: Workspace, prepared: Prepared, known_assets: dict[str, Asset], actor: str, action: str) -> int:
+    """Store new story items, their media and books in one transaction (media staged, kept on commit); returns
+    how many media were new."""
+    new_media = 0
     staging = ws.media.stage()
     try:
         with ws.writing() as s:
@@ -125,7 +141,7 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
                         )
                         s.add(asset)
                         known_assets[info.sha256] = asset
-                        report.new_media += 1
+                        new_media += 1
                     staging.keep(staging.intake(source, info.sha256), info.sha256, info.ext)
                 if transition.book not in groups:
                     s.add(SceneGroup(id=transition.book, perturbed="mixed"))
@@ -164,13 +180,12 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
                         item_id=transition.id, revision=1, content=content, content_hash=digest, created_by=actor
                     )
                 )
-                record_event(s, actor, "item.promoted", f"item:{transition.id}", None, {"kind": KIND, "revision": 1})
-                report.created.append(transition.id)
+                record_event(s, actor, action, f"item:{transition.id}", None, {"kind": KIND, "revision": 1})
         staging.commit()
     except BaseException:
         staging.discard()
         raise
-    return report
+    return new_media
 
 
 def story_item(ws: Workspace, item_id: str) -> StoryTransition:
@@ -191,10 +206,15 @@ class ReviseReport:
 
 
 def revise_items(
-    ws: Workspace, records: list[tuple[int, ReviseRecord]], file: str = "", actor: str | None = None
+    ws: Workspace,
+    records: list[tuple[int, ReviseRecord]],
+    file: str = "",
+    actor: str | None = None,
+    source: str = "revise",
 ) -> ReviseReport:
     """Apply reviewers' edits, each as a new revision of its item, and store each record as its reviewer's
-    sign-off of the resulting annotation — the whole file in one transaction, or nothing.
+    sign-off of the resulting annotation — the whole file in one transaction, or nothing. ``source`` (where
+    the edits came from: ``revise``, ``labelstudio``) goes on each revision's event and sign-off record.
 
     Every record is checked first (reviewer, item, edits valid for the field group, in file order on the
     item as the earlier lines left it); all problems are reported together as FILE:LINE: field: problem.
@@ -269,7 +289,7 @@ def revise_items(
                     "item.revised",
                     f"item:{item.id}",
                     {"revision": item.revision - 1},
-                    {"revision": item.revision, "edits": record.edits},
+                    {"revision": item.revision, "edits": record.edits, "source": source},
                 )
                 report.revised.append(item.id)
             else:
@@ -310,7 +330,7 @@ def revise_items(
                         revision=item.revision,
                         inputs_hash=stage.inputs(facts),
                         payload=payload,
-                        source="revise",
+                        source=source,
                     )
                 )
             else:
@@ -354,11 +374,14 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}
     report = audit_transitions([_audited(i.id, transitions[i.id], ws, assets) for i in items])
-    reasons, warnings = report.item_reasons(), report.item_warnings()
+    reasons, warnings = report.item_reasons(resolutions(ws)), report.item_warnings()
     spans = {leak.item: leak for leak in report.span_leaks}
     with ws.writing() as s:
         for item in items:
-            details: dict[str, Any] = {"reference_span": report.reference.longest.get(item.id, 0)}
+            details: dict[str, Any] = {
+                "reference_span": report.reference.longest.get(item.id, 0),
+                "clusters": [c.to_dict() for c in report.clusters if item.id in c.items],
+            }
             if item.id in spans:
                 leak = spans[item.id]
                 details["shared_span"] = {
@@ -370,4 +393,113 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
             put_gate(s, item.id, "story_audit", item.content_hash, reasons.get(item.id, []), details)
             put_gate(s, item.id, "story_overlap", item.content_hash, warnings.get(item.id, []), details)
         record_event(s, actor, "audit.story", "workspace", None, {"items": len(items), "blocked": len(reasons)})
+    return report
+
+
+def story_clusters(ws: Workspace) -> dict[str, Cluster]:
+    """The duplicate clusters of the latest story audit (``curate story audit``), by id."""
+    found: dict[str, Cluster] = {}
+    with ws.session() as s:
+        rows = s.execute(select(GateResult).where(col(GateResult.gate) == "story_audit")).scalars()
+        for row in rows:
+            for data in (row.details or {}).get("clusters", []):
+                found.setdefault(data["id"], cluster_from_dict(data))
+    return found
+
+
+def resolve_story_cluster(
+    ws: Workspace, target: str, by: str, keep: str | None = None, distinct: bool = False, reason: str = ""
+) -> Resolution:
+    """A maintainer keeps one transition of a duplicate cluster, or declares its members distinct (with a
+    reason); an event on every member, then the story gates are stored again with the decision applied."""
+    ws.require_role(by, "maintainer")
+    if (keep is None) == (not distinct):
+        raise ValidationFailed([Problem("give exactly one of --keep ITEM or --distinct", field="resolution")])
+    if not reason.strip() and distinct:
+        raise ValidationFailed([Problem("--distinct needs a --reason (kept in the event log)", field="reason")])
+    found = story_clusters(ws).get(target)
+    if found is None:
+        raise NotFoundError(
+            f"no duplicate cluster {target!r} in the latest story audit; run `curate story audit` to list them"
+        )
+    if keep is not None and keep not in found.items:
+        raise ValidationFailed([Problem(f"{keep!r} is not in {target} ({', '.join(found.items)})", field="keep")])
+    decision = Resolution(target, keep, distinct, reason.strip(), tuple(found.items))
+    with ws.writing() as s:
+        after = {"target": target, "keep": keep, "distinct": distinct, "reason": decision.reason}
+        for item_id in found.items:
+            record_event(s, by, RESOLVED, f"item:{item_id}", None, {**after, "items": list(found.items)})
+    audit_story_items(ws, actor=by)
+    return decision
+
+
+def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
+    """Import story transitions as ``curate export items`` writes them (the item's content, media paths
+    relative to the file): every line checked first (FILE:LINE: field: problem), then all in one transaction.
+
+    An item that exists with the same content is unchanged; with other content it is refused (its revisions
+    are made with ``curate story revise``, never by an import over them). Returns a ``curation.items.ImportReport``.
+    """
+    from curation.items import ImportReport
+    from curation.jsonl import read_jsonl, validate_line
+    from curation.media import safe_media_path
+
+    ws.recover_media()
+    file = str(path)
+    report = ImportReport()
+    with ws.session() as s:
+        existing = dict(s.execute(select(col(Item.id), col(Item.content_hash))).all())
+        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    problems: list[Problem] = []
+    prepared: Prepared = []
+    first_line: dict[str, int] = {}
+    seen: dict[str, MediaInfo] = {}
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
+            continue
+        parsed = validate_line(StoryTransition, obj, file, number)
+        if isinstance(parsed, list):
+            problems.extend(parsed)
+            continue
+        assert isinstance(parsed, StoryTransition)
+        if parsed.id in first_line:
+            problems.append(
+                Problem(f"duplicate id {parsed.id!r} (first on line {first_line[parsed.id]})", "id", number, file)
+            )
+            continue
+        first_line[parsed.id] = number
+        media: dict[str, tuple[MediaInfo, Path]] = {}
+        for side in ("current", "next"):
+            try:
+                source = safe_media_path(path.parent, getattr(parsed, side).image)
+                if not source.is_file():
+                    raise MediaError(f"{getattr(parsed, side).image}: file not found beside {path.name}")
+                media[side] = (_inspect(source, ws, seen), source)
+            except MediaError as exc:
+                problems.append(Problem(str(exc), f"{side}.image", number, file))
+        if len(media) < 2:
+            continue
+        transition = parsed.model_copy(
+            update={side: getattr(parsed, side).model_copy(update={"image": media[side][0].sha256}) for side in media}
+        )
+        if parsed.id in existing:
+            if existing[parsed.id] == transition_hash(transition):
+                report.unchanged.append(parsed.id)
+            else:
+                problems.append(
+                    Problem(
+                        f"{parsed.id!r} is already an item with other content; revise it with `curate story revise`",
+                        "id",
+                        number,
+                        file,
+                    )
+                )
+            continue
+        prepared.append((transition, media))
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
+    if prepared:
+        report.new_media = _store_new(ws, prepared, known_assets, actor, "item.created")
+    report.created = [t.id for t, _ in prepared]
     return report

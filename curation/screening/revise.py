@@ -15,7 +15,43 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from curation.errors import Problem, ValidationFailed
 
-from .schema import ANNOTATION_GROUPS, ANNOTATION_MODELS, StoryTransition
+from .schema import ANNOTATION_GROUPS, ANNOTATION_MODELS, EMOTIONS, GENDERS, PITCHES, SPEEDS, StoryTransition
+
+CHOICES: dict[str, tuple[str, ...]] = {
+    "speech.emotion": EMOTIONS,
+    "speech.speed": SPEEDS,
+    "speech.pitch": PITCHES,
+    "speech.gender": GENDERS,
+}
+"""The revisable fields whose values come from a fixed list (the rest are free text)."""
+CHARACTER_FIELDS = ("emotion", "action", "speech_intent")
+"""What a reviewer may revise of each character's next-page condition."""
+
+
+def revisable_paths(characters: int) -> list[str]:
+    """The dotted paths a reviewer may revise on a transition with this many character conditions, in the
+    order reviewers meet them (book, then the next page's conditions, then the speech target)."""
+    paths = [f"book_meta.{name}" for name in ("genre", "topic", "style")]
+    paths += [f"conditions.{name}" for name in ("scene", "text_goal", "ambient_sound")]
+    paths += [f"conditions.characters.{i}.{name}" for i in range(characters) for name in CHARACTER_FIELDS]
+    paths += [f"speech.{name}" for name in ("speaker", "utterance", "emotion", "speed", "pitch", "gender")]
+    return paths
+
+
+def field_value(transition: StoryTransition, path: str) -> Any:
+    """The current value at a dotted path (``conditions.characters.0.action``)."""
+    value: Any = transition.model_dump(mode="json")
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def revisable_fields(transition: StoryTransition) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Dotted path -> (current value, allowed values or empty), for every field a reviewer may revise."""
+    return {
+        path: (field_value(transition, path), CHOICES.get(path, ()))
+        for path in revisable_paths(len(transition.conditions.characters))
+    }
 
 
 class FilterRecord(BaseModel):

@@ -101,7 +101,12 @@ def _decision(resolution) -> str:  # type: ignore[no-untyped-def]
 
 @audit_app.command("resolve")
 def resolve_cmd(
-    target: Annotated[str, typer.Argument(help="A cluster id (dup-...) or leak id (leak-...) from `curate audit`.")],
+    target: Annotated[
+        str,
+        typer.Argument(
+            help="A cluster id (dup-...) or leak id (leak-...) from `curate audit` or `curate story audit`."
+        ),
+    ],
     by: Annotated[str, typer.Option("--by", help="The maintainer deciding.")],
     keep: Annotated[
         str | None, typer.Option(help="Keep this item; the others stay held as its duplicates (discard them).")
@@ -111,10 +116,16 @@ def resolve_cmd(
     ] = False,
     reason: Annotated[str, typer.Option(help="Why (required with --distinct; kept in the event log).")] = "",
 ) -> None:
-    """Record a maintainer's decision on a cluster or leak (an event on every member item)."""
+    """Record a maintainer's decision on a cluster or leak (an event on every member item); a story duplicate
+    cluster (from `curate story audit`) is resolved the same way."""
     from curation.audit.workspace import resolve
+    from curation.screening.items import resolve_story_cluster, story_clusters
 
-    decision = resolve(open_workspace(), target, by, keep=keep, distinct=distinct, reason=reason)
+    ws = open_workspace()
+    if target in story_clusters(ws):
+        decision = resolve_story_cluster(ws, target, by, keep=keep, distinct=distinct, reason=reason)
+    else:
+        decision = resolve(ws, target, by, keep=keep, distinct=distinct, reason=reason)
     what = "distinct" if decision.distinct else f"keep {decision.keep}"
     out_console.print(f"{target}: {what} recorded", highlight=False)
 

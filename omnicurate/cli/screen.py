@@ -97,12 +97,21 @@ def story_audit_cmd(
         print_json(report)
         return
     share = report["annotation_share"] or {}
+    if not selected:
+        from curation.audit.workspace import resolutions
+
+        decided = {r.target: r for r in resolutions(ws)}
+        for cluster in report["clusters"]:
+            r = decided.get(cluster["id"])
+            note = f"  (resolved: {'distinct' if r.distinct else f'keep {r.keep}'})" if r else ""
+            out_console.print(f"{cluster['id']}: {', '.join(cluster['items'])}{note}", highlight=False, markup=False)
     out_console.print(
         f"{report['items']} transitions; {len(report['duplicate_conditions'])} duplicate condition group(s); "
         f"{len(report['span_leaks'])} foreign 8-word span(s); reference span median "
         f"{report['reference_span']['median']} words, {len(report['reference_span']['flagged'])} flagged; "
         f"absent content share {report['absent_content_share']}; annotation share {share.get('mean')}; "
         f"{len(report['clusters'])} duplicate cluster(s) over {report['clustered_items']} transitions"
+        + ("" if selected else " (`curate audit resolve ID --by NAME --keep ITEM | --distinct --reason WHY`)")
     )
 
 

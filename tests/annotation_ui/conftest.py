@@ -7,11 +7,13 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from media_factory import item_row, write_items
-from ui_helpers import APP, CONTEXT, add_people, chromium_path
+from ui_helpers import APP, CONTEXT, add_people, chromium_path, promote_story
 
 from curation.items import import_items
 from curation.workspace import Workspace
@@ -23,6 +25,14 @@ def ui_workspace(workspace: Workspace, tmp_path: Path) -> Workspace:
     add_people(workspace)
     rows = [item_row("g1-a", answer="A", context=CONTEXT), item_row("g1-b", answer="B", context=CONTEXT)]
     import_items(workspace, write_items(tmp_path / "src", rows))
+    return workspace
+
+
+@pytest.fixture
+def story_workspace(workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    """Three promoted story transitions awaiting the filter stage; reviewers rev1 and rev2."""
+    promote_story(workspace, tmp_path / "corpus")
+    monkeypatch.setenv("CURATE_WORKSPACE", str(workspace.root))
     return workspace
 
 
@@ -42,35 +52,51 @@ def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
 
 
 @pytest.fixture
-def streamlit_server(tmp_path: Path):
-    """Start the app with ``streamlit run`` on a free 127.0.0.1 port; yields (url, workspace)."""
-    ws = Workspace.init(tmp_path / "ws")  # SQLite only: one browser test is enough per run
-    add_people(ws)
-    import_items(ws, write_items(tmp_path / "src", [item_row("g1-a", answer="A", context=CONTEXT)]))
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    from omnicurate.cli.ui import streamlit_command
+def serve_app(tmp_path: Path) -> Iterator[Callable[[Workspace], str]]:
+    """``start(ws)``: run the app with ``streamlit run`` on a free 127.0.0.1 port over that workspace and return
+    its URL; every server started is stopped (by its process) and its workspace closed at the end."""
+    started: list[tuple[subprocess.Popen, IO[str], Workspace]] = []
 
-    env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
-    log = (tmp_path / "streamlit.log").open("w")
-    proc = subprocess.Popen(streamlit_command(APP, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
+    def start(ws: Workspace) -> str:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        from omnicurate.cli.ui import streamlit_command
+
+        env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
+        log_path = tmp_path / f"streamlit-{port}.log"
+        log = log_path.open("w")
+        proc = subprocess.Popen(
+            streamlit_command(APP, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT
+        )
+        started.append((proc, log, ws))
+        url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                     if response.status == 200:
-                        break
+                        return url
             except OSError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
+                pytest.fail(f"streamlit did not start:\n{log_path.read_text()}")
             time.sleep(0.2)
-        yield url, ws, tmp_path / "src" / "media"
+
+    try:
+        yield start
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
-        ws.close()
+        for proc, log, ws in started:
+            proc.terminate()
+            proc.wait(timeout=20)
+            log.close()
+            ws.close()
+
+
+@pytest.fixture
+def streamlit_server(tmp_path: Path, serve_app: Callable[[Workspace], str]) -> tuple[str, Workspace, Path]:
+    """The app over a workspace with item g1-a awaiting grammar; yields (url, workspace, the items' media folder)."""
+    ws = Workspace.init(tmp_path / "ws")  # SQLite only: one browser test is enough per run
+    add_people(ws)
+    import_items(ws, write_items(tmp_path / "src", [item_row("g1-a", answer="A", context=CONTEXT)]))
+    return serve_app(ws), ws, tmp_path / "src" / "media"

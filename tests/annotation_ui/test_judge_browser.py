@@ -3,17 +3,10 @@ after a reload (a new browser session, signed in again)."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import time
-import urllib.request
-
 import pytest
 from judge_helpers import build_judge_template, copy_workspace
 from playwright.sync_api import Page, expect
 from test_ui_browser import TIMEOUT, settled, sign_in
-from ui_helpers import APP
 
 from curation.kinds.judge import store
 from curation.kinds.judge.rubrics import CRITERIA
@@ -22,36 +15,10 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def judge_server(tmp_path):
+def judge_server(tmp_path, serve_app):
     template = build_judge_template(tmp_path / "template", tasks=("t2t-01", "v2t-01"))
     ws = copy_workspace(template, tmp_path / "ws")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    from omnicurate.cli.ui import streamlit_command
-
-    log = (tmp_path / "streamlit.log").open("w")
-    env = {**os.environ, "CURATE_WORKSPACE": str(ws.root)}
-    proc = subprocess.Popen(streamlit_command(APP, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start:\n{(tmp_path / 'streamlit.log').read_text()}")
-            time.sleep(0.2)
-        yield url, ws
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
-        ws.close()
+    return serve_app(ws), ws
 
 
 def choose(page: Page, criterion: str, value: str) -> None:

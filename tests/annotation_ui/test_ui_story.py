@@ -2,35 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 from ui_helpers import APP
 
 from annotation_ui.components import USER_KEY
 from annotation_ui.logic import SignedIn
-from checker.structured import ReplayStructured
-from curation.screening.importer import import_candidates
-from curation.screening.items import promote_selected, story_item
-from curation.screening.pipeline import run_screen
-from curation.screening.settings import ScreenSettings
+from curation.screening.items import story_item
 from curation.tables import ReviewRecord
-from omnicurate.demo.story_corpus import build_corpus
-
-
-@pytest.fixture
-def story_workspace(workspace, tmp_path: Path, monkeypatch):  # type: ignore[no-untyped-def]
-    corpus = build_corpus(tmp_path / "corpus", books=8)
-    for name in ("rev1", "rev2"):
-        workspace.add_person(name, ["reviewer"])
-    import_candidates(workspace, corpus.candidates)
-    settings = ScreenSettings(top=3)
-    run_screen(workspace, settings, ReplayStructured(str(corpus.replay)))
-    promote_selected(workspace, settings)
-    monkeypatch.setenv("CURATE_WORKSPACE", str(workspace.root))
-    return workspace
 
 
 def open_page(page: str, name: str) -> AppTest:

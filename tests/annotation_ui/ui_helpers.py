@@ -73,3 +73,24 @@ def chromium_path() -> str | None:
     """``$CURATE_CHROMIUM``, else Debian's chromium on PATH."""
     candidate = os.environ.get("CURATE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
     return candidate if Path(candidate).is_file() else None
+
+
+def promote_story(ws: Workspace, folder: Path, books: int = 8, top: int = 3) -> list[str]:
+    """Story transitions screened from a generated corpus (recorded model outputs) and promoted to items,
+    with reviewers rev1 and rev2 (the Label Studio template's e-mails); returns the item ids."""
+    from checker.structured import ReplayStructured
+    from curation.screening.importer import import_candidates
+    from curation.screening.items import promote_selected
+    from curation.screening.pipeline import run_screen
+    from curation.screening.settings import ScreenSettings
+    from omnicurate.demo.story_corpus import build_corpus
+
+    corpus = build_corpus(folder, books=books)
+    known = {p.name for p in ws.people()}
+    for name in ("rev1", "rev2"):
+        if name not in known:
+            ws.add_person(name, ["reviewer"], email=f"{name}@omnicurate.test")
+    import_candidates(ws, corpus.candidates)
+    settings = ScreenSettings(top=top)
+    run_screen(ws, settings, ReplayStructured(str(corpus.replay)))
+    return sorted(promote_selected(ws, settings).created)

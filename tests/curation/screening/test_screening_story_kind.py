@@ -7,17 +7,29 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
-from curation.errors import ValidationFailed
+from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
+from curation.items import export_items, import_items
 from curation.reviews import import_reviews
 from curation.screening.importer import import_candidates
-from curation.screening.items import KIND, audit_story_items, promote_selected, revise_items, story_item
+from curation.screening.items import (
+    KIND,
+    audit_story_items,
+    promote_selected,
+    resolve_story_cluster,
+    revise_items,
+    story_clusters,
+    story_item,
+)
 from curation.screening.pipeline import run_screen
 from curation.screening.revise import ReviseRecord, diff_against_proposal, field_provenance
 from curation.screening.settings import ScreenSettings
-from curation.tables import Asset, ItemRevision
+from curation.tables import Asset, Event, Item, ItemRevision
 from curation.workflow import derive_status
+from exports.story_release import build_story_release
+from omnicurate.cli.main import app
 from omnicurate.demo.story_corpus import build_corpus
 
 
@@ -149,3 +161,102 @@ def test_generic_review_import_takes_sign_offs_but_not_edits(story_ws, tmp_path)
     )
     with pytest.raises(ValidationFailed, match="a drop needs a reason"):
         import_reviews(story_ws, path)
+
+
+def test_a_resolved_duplicate_cluster_no_longer_holds_its_transitions(story_ws, corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    items = sorted(_states(story_ws))
+    import_reviews(story_ws, _filter_file(tmp_path, items, dropped=""))
+    revise_items(story_ws, [(0, ReviseRecord(item=i, reviewer="rev3")) for i in items])
+    audit_story_items(story_ws)
+    original, copy = corpus.planted["republished"].split("|")
+    states = _states(story_ws)
+    [code] = states[original][2]
+    target = code.removeprefix("duplicate:")
+    assert states[copy] == ("held", None, [code]) and set(story_clusters(story_ws)[target].items) == {original, copy}
+
+    story_ws.add_person("maya", ["maintainer"])
+    with pytest.raises(PermissionDenied, match="maintainer"):
+        resolve_story_cluster(story_ws, target, "rev1", distinct=True, reason="not the same book")
+    with pytest.raises(ValidationFailed, match="needs a --reason"):
+        resolve_story_cluster(story_ws, target, "maya", distinct=True)
+    with pytest.raises(ValidationFailed, match="is not in"):
+        resolve_story_cluster(
+            story_ws, target, "maya", keep=items[0] if items[0] not in (original, copy) else items[-1]
+        )
+    with pytest.raises(NotFoundError, match="curate story audit"):
+        resolve_story_cluster(story_ws, "dup-0000000000", "maya", keep=original)
+    assert _states(story_ws)[original][0] == "held"  # refusals change nothing
+
+    resolve_story_cluster(story_ws, target, "maya", keep=original)
+    states = _states(story_ws)
+    assert states[original][0] == "admitted" and states[copy] == ("held", None, [code])
+    audit_story_items(story_ws)  # a later audit keeps the decision
+    assert _states(story_ws)[original][0] == "admitted"
+
+    result = CliRunner().invoke(
+        app,
+        ["-w", str(story_ws.root), "audit", "resolve", target, "--by", "maya", "--distinct", "--reason", "a retelling"],
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{target}: distinct recorded" in result.output
+    assert _states(story_ws)[copy][0] == "admitted"
+    with story_ws.session() as s:
+        events = s.execute(select(Event).where(Event.action == "audit.resolved")).scalars().all()
+    assert sorted((e.subject, e.actor, e.after["reason"]) for e in events if e.after["distinct"]) == sorted(
+        [(f"item:{original}", "maya", "a retelling"), (f"item:{copy}", "maya", "a retelling")]
+    )
+    built = build_story_release(story_ws, "1.0.0", out=tmp_path / "release")
+    released = [json.loads(line)["id"] for line in (built.path / "data" / "transitions.jsonl").read_text().splitlines()]
+    assert original in released and copy in released
+
+
+def test_exported_story_items_import_to_the_same_content(story_ws, make_workspace, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    items = sorted(_states(story_ws))
+    revise_items(
+        story_ws, [(1, ReviseRecord(item=items[0], reviewer="rev2", edits={"conditions.scene": "a wet road"}))]
+    )
+    out = tmp_path / "export"
+    out.mkdir()
+    result = CliRunner().invoke(app, ["-w", str(story_ws.root), "export", "items", str(out / "items.jsonl")])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert sorted(line["id"] for line in lines) == items
+    assert all(line["current"]["image"].startswith("media/") for line in lines)
+
+    other = make_workspace("other")
+    result = CliRunner().invoke(app, ["-w", str(other.root), "import", "items", str(out / "items.jsonl"), "--json"])
+    assert result.exit_code == 0, result.output
+    assert sorted(json.loads(result.output)["created"]) == items
+    with story_ws.session() as s, other.session() as t:
+        for item_id in items:
+            a, b = s.get(Item, item_id), t.get(Item, item_id)
+            assert (b.kind, b.group_id, b.context, b.image, b.content_hash, b.extra) == (
+                a.kind,
+                a.group_id,
+                a.context,
+                a.image,
+                a.content_hash,
+                a.extra,
+            )
+    imported = story_item(other, items[0])
+    assert imported.conditions.scene == "a wet road" and imported.revised_by == {"conditions.scene": "rev2"}
+    assert diff_against_proposal(imported) == diff_against_proposal(story_item(story_ws, items[0]))
+    assert {s.stage for s in derive_status(other)} == {"filter"}  # reviews are not items: the stages start afresh
+    again = tmp_path / "again"
+    again.mkdir()
+    export_items(other, again / "items.jsonl")
+    assert (again / "items.jsonl").read_bytes() == (out / "items.jsonl").read_bytes()
+    assert import_items(other, out / "items.jsonl").unchanged == items  # importing twice changes nothing
+
+    bad = tmp_path / "bad"
+    (bad / "media").mkdir(parents=True)
+    broken = [dict(lines[0]), dict(lines[1], next={**lines[1]["next"], "image": "media/gone.png"}), {"kind": KIND}]
+    (bad / "items.jsonl").write_text("".join(json.dumps(line) + "\n" for line in broken), encoding="utf-8")
+    fresh = make_workspace("fresh")
+    with pytest.raises(ValidationFailed) as caught:
+        import_items(fresh, bad / "items.jsonl")
+    where = {(p.line, p.field) for p in caught.value.problems}
+    assert {(1, "current.image"), (2, "current.image"), (2, "next.image"), (3, "id")} <= where
+    assert "gone.png" in str(caught.value)
+    with fresh.session() as s:
+        assert s.execute(select(Item)).first() is None  # nothing was imported
