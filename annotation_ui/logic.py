@@ -227,6 +227,16 @@ def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
     return GroupPanel(group, snap.perturbed[group], sisters, varying, snap.group_rule_reasons(ws, group))
 
 
+def group_summary(snap: Snapshot, group: str) -> str:
+    """One line per group for the picker: its id and each live sister's state (no labels)."""
+    sisters = snap.live_sisters(group)
+    states = []
+    for sister in sisters:
+        st = snap.status_by_id[sister.id]
+        states.append(f"{sister.id}: {st.state}" + (f" at {st.stage}" if st.stage else ""))
+    return f"{group} ({len(sisters)} sisters) — " + "; ".join(states)
+
+
 # ----- recording --------------------------------------------------------------------------------
 
 

@@ -24,9 +24,9 @@ from curation.reviews import import_reviews, review_queue
 from curation.vocab import PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace
+from devsupport.reviews import BLIND, CHECKLIST, GRAMMAR, GROUP
 from exports.build import build_release
 from exports.verify import verify_release
-from devsupport.reviews import BLIND, CHECKLIST, GRAMMAR, GROUP
 from tests.exports.workspace_factory import REVIEWERS, distinct_context
 
 SETS = {"text": ["A", "B", "C"], "image": ["A", "B"], "text+image": ["A"]}
