@@ -18,6 +18,7 @@ from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 pytestmark = pytest.mark.browser
 OPTIONS = {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}
 TIMEOUT = 30_000
+expect.set_options(timeout=TIMEOUT)  # every expectation waits as long as an action: CI's machines are shared
 
 
 def settled(page: Page) -> None:
@@ -134,6 +135,7 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
         expect(page.get_by_text(f"{n} of 7 views answered")).to_be_visible()  # no earlier view was lost
         if n < len(CHECKLIST_VIEWS) - 1:
             page.get_by_role("button", name="Next view").click()
+            settled(page)  # the previous view's elements linger until the run that replaces them ends
     page.get_by_role("button", name="Submit checklist").click()
     expect(page.get_by_text("Recorded your checklist for g1-b.")).to_be_visible()
     (checklist,) = records(ws, "g1-b", "subset_checklist")
