@@ -16,7 +16,7 @@ from sqlalchemy import select
 from curation.config import CONFIG_NAME
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
-from curation.exposure import blind_checks_given_up, record_exposure, reveal
+from curation.exposure import blind_checks_given_up, exposed_items, record_exposure, reveal
 from curation.items import import_items
 from curation.reviews import import_reviews, review_queue
 from curation.tables import ReviewRecord
@@ -245,3 +245,24 @@ def test_blind_checks_given_up_counts_what_the_viewer_could_still_check(ws: Work
     assert blind_checks_given_up(ws, state, "ann1", ["a", "b"]) == [], "not a reviewer"
     reveal(ws, "rev6", ["a"], "page author g1")
     assert blind_checks_given_up(ws, load_derived(ws), "rev6", ["a", "b"]) == ["b"]
+
+
+def test_an_export_or_history_read_by_a_named_person_exposes_them(ws: Workspace, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnicurate.cli.main import app
+
+    def curate(*args: str) -> Any:
+        return CliRunner().invoke(app, ["-w", str(ws.root), *args])
+
+    refused = curate("export", "items", str(tmp_path / "ghost"), "--by", "ghost")
+    assert refused.exit_code == 2 and "no person named 'ghost'" in refused.output
+    assert not (tmp_path / "ghost").exists(), "nothing written for an unknown reader"
+    assert curate("export", "items", str(tmp_path / "out.jsonl")).exit_code == 0  # nobody named: nothing recorded
+    with ws.session() as s:
+        assert exposed_items(s, "rev6", ["a", "b", "c"]) == set()
+    assert curate("export", "items", str(tmp_path / "out.jsonl"), "--by", "rev6").exit_code == 0
+    assert curate("history", "c", "--by", "rev7", "--json").exit_code == 0
+    with ws.session() as s:
+        assert exposed_items(s, "rev6", ["a", "b", "c"]) == {"a", "b", "c"}
+        assert exposed_items(s, "rev7", ["a", "b", "c"]) == {"c"}
