@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 import typer
@@ -13,6 +13,8 @@ from rich.console import Console
 
 err_console = Console(stderr=True)
 out_console = Console()
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
 class CliState:

@@ -91,7 +91,8 @@ def export_items_cmd(
 @review_app.command("queue")
 def queue_cmd(
     stage: Annotated[
-        str, typer.Argument(help="grammar, audio_signoff, subset_checklist, answer_check or group_integration.")
+        str,
+        typer.Argument(help="A review stage of any kind (`curate kinds` lists them), e.g. grammar or answer_check."),
     ],
     reviewer: Annotated[str, typer.Option(help="The reviewer whose queue to show.")],
     limit: Annotated[int, typer.Option(help="Show at most this many (0: all).")] = 0,

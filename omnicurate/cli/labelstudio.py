@@ -75,7 +75,8 @@ def status_cmd(json_out: JsonFlag = False) -> None:
 @app.command("push")
 def push_cmd(
     stage: Annotated[
-        str, typer.Argument(help="grammar, audio_signoff, subset_checklist, answer_check or group_integration.")
+        str,
+        typer.Argument(help="A review stage of any kind (`curate kinds` lists them), e.g. grammar or answer_check."),
     ],
     recreate: RecreateFlag = False,
     json_out: JsonFlag = False,

@@ -43,7 +43,7 @@ class _CurateGroup(TyperGroup):
 app = typer.Typer(
     cls=_CurateGroup,
     name="curate",
-    help="omnicurate: author, review, audit and release omni-modal (text + image + audio) benchmarks.",
+    help="omnicurate: author, review, audit and release omni-modal benchmarks (`curate kinds` lists their shapes).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -73,6 +73,7 @@ def _register() -> None:
         check,
         items,
         judge,
+        kinds,
         labelstudio,
         people,
         release,
@@ -83,6 +84,7 @@ def _register() -> None:
     )
 
     workspace_cmds.register(app)
+    app.command("kinds")(kinds.kinds_cmd)
     app.add_typer(people.app, name="people")
     items.register(app)
     screen.register(app)
