@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from curation.errors import CurateError, ValidationFailed
+from curation.exposure import blind_checks_given_up, exposed_items, reveal
 from curation.workspace import Workspace
 
 from .dashboard import DashboardCache, GatesCache
@@ -187,8 +188,12 @@ def show_audio(ws: Workspace, sha256: str) -> None:
     st.audio(ref.path, format=ref.mime)
 
 
-def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
-    """Page through a queue and pick one entry; only the current page's ids are ever rendered."""
+def queue_picker(
+    key: str, ids: list[str], noun: str = "item", describe: Callable[[str], str] | None = None
+) -> str | None:
+    """Page through a queue and pick one entry; only the current page's ids are ever rendered.
+
+    ``describe`` gives each entry's label (shown as typed, never as Markdown); the default is its id."""
     if not ids:
         st.info(f"Nothing waits for you here. Every {noun} at this stage is done, yours, or not ready yet.")
         return None
@@ -198,11 +203,20 @@ def queue_picker(key: str, ids: list[str], noun: str = "item") -> str | None:
     number = right.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key=f"{key}-page")
     page: QueuePage = page_of(ids, int(number), int(size))
     st.caption(f"{page.total} {noun}(s) waiting for you · page {page.page} of {page.pages}")
-    return st.radio(f"Pick {with_article(noun)}", page.ids, key=f"{key}-pick", horizontal=True)
+    if describe is None:
+        return st.radio(f"Pick {with_article(noun)}", page.ids, key=f"{key}-pick", horizontal=True)
+    return st.radio(
+        f"Pick {with_article(noun)}", page.ids, key=f"{key}-pick", format_func=lambda x: label_text(describe(x))
+    )
 
 
 def review_queue(
-    title: str, caption: str, picker_key: str, stage: str, noun: str = "item"
+    title: str,
+    caption: str,
+    picker_key: str,
+    stage: str,
+    noun: str = "item",
+    describe: Callable[[Snapshot, str], str] | None = None,
 ) -> tuple[SignedIn, Workspace, Snapshot, str]:
     """The head every review page shares: the reviewer, the page title, and the entry picked from the
     stage's queue; the page stops here when the queue is empty."""
@@ -211,10 +225,38 @@ def review_queue(
     st.title(title)
     st.caption(caption)
     snap = snapshot()
-    picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun)
+    label = (lambda x: describe(snap, x)) if describe else None
+    picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun, describe=label)
     if picked is None:
         st.stop()
     return user, ws, snap, picked
+
+
+def reveal_gate(ws: Workspace, snap: Snapshot, user: SignedIn, items: list[str], what: str, via: str) -> bool:
+    """Before a page shows labels: True when USER already knows every one of ITEMS' labels (or just confirmed).
+
+    Otherwise say so first — which labels, and how many blind checks USER would give up by seeing them (items
+    they could still check blind) — and offer an explicit confirm; confirming records the exposure
+    (``curation.exposure``, via VIEW) and redraws, and the page then shows the labels. Returns False meanwhile.
+    """
+    with ws.session() as s:
+        known = exposed_items(s, user.name, items)
+    new = [i for i in items if i not in known]
+    if not new:
+        return True
+    assert snap.derived is not None
+    lost = blind_checks_given_up(ws, snap.derived, user.name, new)
+    st.warning(
+        f"This shows the labels (answers) of {len(new)} item(s) you have not seen: {what}. "
+        f"You would give up {len(lost)} blind check(s) you could still do"
+        + (f" ({', '.join(lost)})" if lost else "")
+        + ". Seeing a label is recorded, and nobody does the blind check of an item whose label they saw.",
+        icon=":material/visibility:",
+    )
+    if st.button("Show the labels", key=f"reveal-{via}-{','.join(new)}"):
+        reveal(ws, user.name, new, via)
+        st.rerun()
+    return False
 
 
 def verdict_form(key: str, question: str, note_label: str, note_placeholder: str) -> tuple[str, str] | None:

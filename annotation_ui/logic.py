@@ -15,9 +15,9 @@ from sqlalchemy import select
 
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
-from curation.kinds import GroupStage, all_stages, stage_named
-from curation.reviews import PendingReview, ReviewReport, history, record_reviews
-from curation.tables import Asset, Person, ReviewRecord
+from curation.kinds import all_stages, stage_named
+from curation.reviews import PendingReview, ReviewReport, history, queue_from, record_reviews
+from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
 from curation.workflow import ItemFacts
 from curation.workspace import Workspace
@@ -115,10 +115,10 @@ class QueuePage:
 
 
 def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
-    """What REVIEWER may review next at STAGE (items, or groups for group integration).
+    """What REVIEWER may review next at STAGE (items, or groups for group integration: open groups only).
 
-    The same rule as ``curation.reviews.review_queue`` (a test holds them equal), but read from the
-    cached snapshot plus one query for the reviewer's own records.
+    The rule of ``curation.reviews.review_queue`` (``queue_from``), read from the cached snapshot's derivation
+    plus a query for the reviewer's own records and exposures; cached per snapshot.
     """
     ws.require_role(reviewer, "reviewer")
     cached = snap.queues.get((stage, reviewer))
@@ -128,37 +128,11 @@ def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]
 
 
 def _derive_queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
-    with ws.session() as s:
-        done = {
-            (subject, inputs)
-            for subject, inputs in s.execute(
-                select(ReviewRecord.subject, ReviewRecord.inputs_hash).where(
-                    ReviewRecord.stage == stage, ReviewRecord.reviewer == reviewer
-                )
-            )
-        }
-    pending = [st for st in snap.statuses if st.state == "in_review" and st.stage == stage]
     found = stage_named(stage)
     if found is None:
         raise ValidationFailed([Problem(f"unknown stage {stage!r}", "stage")])
-    derived = snap.derived
-    if isinstance(found, GroupStage):
-        out = []
-        for group in sorted({st.group for st in pending}):
-            sisters = snap.live_sisters(group)
-            by_stage = derived.group_records_by_stage(group) if derived else {}
-            if found.group_separation(reviewer, group, sisters, by_stage):
-                continue
-            if (f"group:{group}", found.group_inputs(snap.perturbed[group], sisters)) not in done:
-                out.append(group)
-        return out
-    out = []
-    for st in pending:
-        item = snap.facts[st.id]
-        by_stage = derived.item_records(item.id) if derived else {}
-        if found.separation(reviewer, item, by_stage) is None and (f"item:{item.id}", found.inputs(item)) not in done:
-            out.append(item.id)
-    return out
+    assert snap.derived is not None
+    return queue_from(ws, snap.derived, found, reviewer)
 
 
 def page_of(ids: list[str], page: int, page_size: int) -> QueuePage:
@@ -252,6 +226,16 @@ def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
     present = [m for m in MODALITIES if any(m in i.modalities for i in sisters)]
     varying = frozenset(m for m in present if len({values[m](i) for i in sisters}) > 1)
     return GroupPanel(group, snap.perturbed[group], sisters, varying, snap.group_rule_reasons(ws, group))
+
+
+def group_summary(snap: Snapshot, group: str) -> str:
+    """One line per group for the picker: its id and each live sister's state (no labels)."""
+    sisters = snap.live_sisters(group)
+    states = []
+    for sister in sisters:
+        st = snap.status_by_id[sister.id]
+        states.append(f"{sister.id}: {st.state}" + (f" at {st.stage}" if st.stage else ""))
+    return f"{group} ({len(sisters)} sisters) — " + "; ".join(states)
 
 
 # ----- recording --------------------------------------------------------------------------------

@@ -215,4 +215,4 @@ def record_adjudication(
         record_event(s, maintainer, "item.adjudicated", subject, before, {"revision": item.revision, **payload})
     outcome = stage.judge_consensus(item, payload, ws.settings.review)
     after = load_derived(ws).status_by_id[item_id].state
-    return Adjudication(item_id, STAGE, maintainer, chosen, payload["reason"], outcome.reasons, after)
+    return Adjudication(item_id, STAGE, maintainer, chosen, reason.strip(), outcome.reasons, after)

@@ -40,6 +40,10 @@ class ReviewSettings(_Section):
     """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
     adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
     difference is ``group:option_mismatch``."""
+    separation: Literal["triad", "author_only"] = "triad"
+    """Who may review what. ``triad`` (TRIAD C.2): per item the author, grammar reviewers, audio listeners, blind
+    answer checker and group reviewer are different people; checklist reviewers hold B, C or D, never A or E.
+    ``author_only``: only "nobody reviews what they authored". Exposure refuses blind checks either way."""
 
 
 class MediaSettings(_Section):

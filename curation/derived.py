@@ -17,7 +17,7 @@ from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Kind, kind_of
 from .kinds.mcq import combine_checklist
 from .tables import GateResult
-from .workflow import Derivation, ItemStatus, StatusInputs, _collector_paused
+from .workflow import Derivation, ItemStatus, StatusInputs, _collector_paused, open_groups
 
 __all__ = ["DerivedState", "load_derived"]
 
@@ -91,6 +91,24 @@ class DerivedState:
     def group_records_by_stage(self, group: str) -> Mapping[str, Sequence[RecordFacts]]:
         """Every stored record of the group by stage."""
         return self._derivation.subject_records(f"group:{group}")
+
+    def separation_records(self, item_id: str) -> Mapping[str, Sequence[RecordFacts]]:
+        """What an item stage's separation rule reads: the item's records and its group's."""
+        return self._derivation.separation_records(self.facts[item_id])
+
+    def group_separation_records(self, group: str) -> Mapping[str, Sequence[RecordFacts]]:
+        """What a group stage's separation rule reads: the group's records and every live sister's."""
+        return self._derivation.group_separation_records(group, self.sisters(group))
+
+    def open_groups(self, stage: str = "group_integration") -> list[str]:
+        """Groups whose every live sister passed its item stages: the only ones a group stage offers."""
+        return open_groups(self.statuses, stage)
+
+    def stage_passed(self, item_id: str, stage: str) -> bool:
+        """Whether the item's current content passed STAGE (its quorum reached, nothing failing)."""
+        item = self.facts[item_id]
+        found = kind_of(item.kind).stage(stage)
+        return found.applies(item) and self._derivation.judge(item, found).passed is True
 
     def group_rules(self, group: str) -> list[str]:
         """The automatic group checks on the live sisters."""

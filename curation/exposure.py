@@ -19,8 +19,10 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlmodel import Session, col
 
+from .derived import DerivedState
+from .kinds import kind_of
 from .tables import Event, Item, ReviewRecord
-from .workspace import record_event
+from .workspace import Workspace, record_event
 
 EXPOSED = "label.exposed"
 """The event action of an exposure; its subject is ``item:<id>``, its ``after`` names the person and the medium."""
@@ -110,6 +112,65 @@ def exposures(session: Session, items: Iterable[str] | None = None) -> dict[str,
 def exposed_people(session: Session, item: str) -> set[str]:
     """The people exposed to one item's label (see :func:`exposures`)."""
     return {e.person for e in exposures(session, [item]).get(item, [])}
+
+
+def exposure_code(exposure: Exposure) -> str:
+    """The refusal's rule name: ``exposed:author``, ``exposed:group_review`` or ``exposed:shown``."""
+    if exposure.via == AUTHORED:
+        return "exposed:author"
+    if exposure.via == GROUP_REVIEW:
+        return "exposed:group_review"
+    return "exposed:shown"
+
+
+def exposure_refusal(found: Iterable[Exposure], person: str, item: str) -> str | None:
+    """Why ``person`` may not do ``item``'s blind check (their first exposure, named), or None."""
+    for e in found:
+        if e.person == person:
+            return (
+                f"{exposure_code(e)}: {person!r} has seen the label of {item!r} ({e.via}); "
+                "a blind check needs someone who has not"
+            )
+    return None
+
+
+def exposed_items(session: Session, person: str, items: Iterable[str]) -> set[str]:
+    """The items among ``items`` whose label ``person`` already knows."""
+    found = exposures(session, items)
+    return {item for item, es in found.items() if any(e.person == person for e in es)}
+
+
+def blind_checks_given_up(ws: Workspace, state: DerivedState, person: str, items: Iterable[str]) -> list[str]:
+    """The items among ``items`` whose blind check ``person`` could still do, and would give up by seeing their
+    labels: not yet exposed, a reviewer allowed by the blind stage's separation rule, the stage not yet passed,
+    and no record of theirs there yet. What a page that reveals labels names before showing them."""
+    wanted = [i for i in dict.fromkeys(items) if i in state.facts and i not in state.discarded]
+    if not wanted or "reviewer" not in ws.person(person).role_set:
+        return []
+    with ws.session() as s:
+        known = exposed_items(s, person, wanted)
+    out = []
+    for item_id in wanted:
+        if item_id in known:
+            continue
+        item = state.facts[item_id]
+        for stage in kind_of(item.kind).item_stages:
+            if not stage.blind or not stage.applies(item) or state.stage_passed(item_id, stage.name):
+                continue
+            rule = stage.separation_rule(state.settings)
+            if rule(person, item, state.separation_records(item_id)) is not None:
+                continue
+            if any(r.reviewer == person for r in state.records(item_id, stage.name)):
+                continue
+            out.append(item_id)
+            break
+    return out
+
+
+def reveal(ws: Workspace, person: str, items: Iterable[str], via: str) -> int:
+    """Record that a page or export showed ``person`` the labels of ``items`` (their own act, so they are the actor)."""
+    with ws.writing() as s:
+        return record_exposure(s, person, [person], items, via)
 
 
 def _chunks(values: list[str], size: int = 500) -> Iterable[list[str]]:

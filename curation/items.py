@@ -215,7 +215,7 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
             )
         from .screening.items import import_story_items
 
-        return import_story_items(ws, path, actor)  # type: ignore[no-any-return]
+        return import_story_items(ws, path, actor)
     ws.recover_media()
     staging = ws.media.stage()
     try:

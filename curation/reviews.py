@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -10,13 +10,15 @@ from typing import Any, cast
 from sqlalchemy import select
 from sqlmodel import col
 
+from .derived import DerivedState, load_derived
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
-from .facts import RecordFacts
+from .exposure import exposed_items, exposure_refusal, exposures
+from .facts import ItemFacts, RecordFacts
 from .jsonl import read_jsonl, validate_line
-from .kinds import GroupStage, kind_of, stage_named, stage_names
+from .kinds import GroupStage, Stage, kind_of, stage_named, stage_names
 from .schema import GroupReview, ItemReviewIn, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
-from .workflow import derive_status, live_sisters, load_facts
+from .workflow import group_separation_records, live_sisters, load_facts, load_records, separation_records
 from .workspace import Workspace, record_event
 
 
@@ -79,16 +81,21 @@ def record_reviews(
     parse_problems: list[Problem] | None = None,
 ) -> ReviewReport:
     """Validate against the workspace and store all records in one transaction, or none; ``parse_problems``
-    (lines that did not parse) are reported with the workspace's findings on the others."""
+    (lines that did not parse) are reported with the workspace's findings on the others.
+
+    Besides roles and fields, every record passes its stage's separation rule (in force under ``[review]
+    separation``), and a blind stage's record is refused from a person exposed to the item's label. The
+    records of one batch count in their order: a record is judged against the stored ones and those before it.
+    """
     report = ReviewReport()
+    settings = ws.settings.review
     with ws.writing() as s:
         items, perturbed = load_facts(s)
         by_id = {i.id: i for i in items}
         sisters = live_sisters(s)
         people = {p.name: p for p in s.execute(select(Person)).scalars()}
-        records_of = _records_by_stage(s, reviews, by_id, sisters)
         problems: list[Problem] = list(parse_problems or [])
-        resolved: list[tuple[PendingReview, str, int, str]] = []
+        targets: list[tuple[PendingReview, Stage, str, int, str, dict[str, Any]]] = []
         for p in reviews:
             r = p.review
             reviewer = people.get(r.reviewer)
@@ -110,11 +117,8 @@ def record_reviews(
                 if stage.name not in kind_of(members[0].kind).stage_names:
                     problems.append(Problem(f"group {group!r} has no stage {r.stage!r}", "stage", **where))
                     continue
-                refusal = stage.group_separation(reviewer.name, group, members, records_of(f"group:{group}"))
-                if refusal:
-                    problems.append(Problem(refusal, "reviewer", **where))
-                    continue
-                resolved.append((p, f"group:{group}", 0, stage.group_inputs(perturbed[group], members)))
+                inputs = stage.group_inputs(perturbed[group], members)
+                targets.append((p, stage, f"group:{group}", 0, inputs, where))
                 continue
             item_id = cast(ItemReviewIn, r).item  # an item stage's record names an item
             item = by_id.get(item_id)
@@ -126,18 +130,43 @@ def record_reviews(
                     Problem(f"stage {r.stage!r} does not apply to {item.id!r} ({item.kind})", "stage", **where)
                 )
                 continue
-            refusal = stage.separation(reviewer.name, item, records_of(f"item:{item.id}"))
+            problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
+            targets.append((p, stage, f"item:{item.id}", item.revision, stage.inputs(item), where))
+        subjects = {subject for _, _, subject, _, _, _ in targets}
+        existing = _existing_records(s, subjects)
+        context = _BatchRecords(s, targets, by_id, sisters)
+        blind_items = [subject[5:] for _, stage, subject, _, _, _ in targets if stage.blind]
+        seen = exposures(s, blind_items) if blind_items else {}
+        resolved: list[tuple[PendingReview, str, int, str]] = []
+        for (p, stage, subject, revision, inputs, where), virtual_id in zip(targets, context.ids, strict=True):
+            r = p.review
+            kind, _, ident = subject.partition(":")
+            if kind == "group":
+                assert isinstance(stage, GroupStage)
+                members = sisters[ident]
+                refusal = stage.group_separation_rule(settings)(
+                    r.reviewer, ident, members, group_separation_records(context.upto(virtual_id), ident, members)
+                )
+            else:
+                item = by_id[ident]
+                refusal = stage.separation_rule(settings)(
+                    r.reviewer, item, separation_records(context.upto(virtual_id), item)
+                )
+                prior = existing.get((subject, r.stage, r.reviewer, revision))
+                unchanged = prior is not None and prior.payload == _payload(r) and prior.inputs_hash == inputs
+                if refusal is None and stage.blind and not unchanged:
+                    refusal = exposure_refusal(seen.get(ident, []), r.reviewer, ident) or context.group_review_before(
+                        r.reviewer, item, virtual_id
+                    )
             if refusal:
                 problems.append(Problem(refusal, "reviewer", **where))
                 continue
-            problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
-            resolved.append((p, f"item:{item.id}", item.revision, stage.inputs(item)))
+            resolved.append((p, subject, revision, inputs))
         if problems:
             problems.sort(key=lambda p: p.line or 0)
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
             )
-        existing = _existing_records(s, {subject for _, subject, _, _ in resolved})
         for p, subject, revision, inputs in resolved:
             r = p.review
             payload = _payload(r)
@@ -171,6 +200,53 @@ def record_reviews(
                 record_event(s, key[2], "review.replaced", subject, before, {"stage": key[1], **payload})
                 report.replaced += 1
     return report
+
+
+class _BatchRecords:
+    """The stored records of a batch's subjects (items, their groups, groups' sisters) and the batch's own.
+
+    The batch's records get ids after every stored one, in batch order, so that separation rules, which let a
+    person's first record decide their role, judge each record against the stored ones and those before it.
+    """
+
+    def __init__(self, s, targets, by_id, sisters) -> None:  # type: ignore[no-untyped-def]
+        wanted: set[str] = set()
+        for _, _, subject, _, _, _ in targets:
+            kind, _, ident = subject.partition(":")
+            if kind == "item":
+                wanted |= {subject, f"group:{by_id[ident].group}"}
+            else:
+                wanted |= {subject} | {f"item:{m.id}" for m in sisters[ident]}
+        self.stored = _stored_records(s, sorted(wanted))
+        top = max((r.id for recs in self.stored.values() for rr in recs.values() for r in rr), default=0)
+        self.batch: dict[str, list[RecordFacts]] = {}
+        self.ids: list[int] = []
+        for offset, (p, _, subject, revision, inputs, _) in enumerate(targets, start=1):
+            self.ids.append(top + offset)
+            rec = RecordFacts(subject, p.review.stage, p.review.reviewer, revision, inputs, {}, top + offset)
+            self.batch.setdefault(subject, []).append(rec)
+
+    def upto(self, virtual_id: int) -> Callable[[str], dict[str, list[RecordFacts]]]:
+        """A subject's records by stage: the stored ones and the batch's up to (and with) ``virtual_id``."""
+
+        def records_of(subject: str) -> dict[str, list[RecordFacts]]:
+            out = {stage: list(recs) for stage, recs in self.stored.get(subject, {}).items()}
+            for rec in self.batch.get(subject, ()):
+                if rec.id <= virtual_id:
+                    out.setdefault(rec.stage, []).append(rec)
+            return out
+
+        return records_of
+
+    def group_review_before(self, reviewer: str, item: ItemFacts, virtual_id: int) -> str | None:
+        """An exposure by a group record of the item's group earlier in this batch (stored ones are known)."""
+        for rec in self.batch.get(f"group:{item.group}", ()):
+            if rec.id < virtual_id and rec.reviewer == reviewer:
+                return (
+                    f"exposed:group_review: {reviewer!r} reviews group {item.group!r} earlier in this batch and so "
+                    f"knows the label of {item.id!r}; a blind check needs someone who has not"
+                )
+        return None
 
 
 @dataclass(frozen=True)
@@ -224,42 +300,42 @@ def _existing_records(s, subjects: set[str]) -> dict[tuple[str, str, str, int], 
     return out
 
 
-def _records_by_stage(s, reviews: list[PendingReview], by_id, sisters):  # type: ignore[no-untyped-def]
-    """Stored records of the subjects these reviews name, by subject and stage (what separation rules read).
+class StageGuard:
+    """Whether a person may record at one stage now: its separation rule in force and, at a blind stage,
+    exposure. Loaded once, asked per annotation (the Label Studio pull refuses one annotation, not the pull)."""
 
-    Loaded in one batch the first time a rule reads them: the default rules (not the author) never do.
-    """
-    subjects = set()
-    for p in reviews:
-        item, group = getattr(p.review, "item", None), getattr(p.review, "group", None)
-        if item in by_id:
-            subjects.add(f"item:{item}")
-        if group in sisters:
-            subjects.add(f"group:{group}")
-    loaded: dict[str, dict[str, dict[str, list[RecordFacts]]]] = {}
+    def __init__(self, ws: Workspace, stage: Stage) -> None:
+        self.stage = stage
+        self.settings = ws.settings.review
+        with ws.session() as s:
+            items, _ = load_facts(s)
+            self.sisters = live_sisters(s)
+            self.by_id = {i.id: i for i in items}
+            self.records: dict[str, dict[str, list[RecordFacts]]] = {}
+            for rec in load_records(s):
+                self.records.setdefault(rec.subject, {}).setdefault(rec.stage, []).append(rec)
+            self.seen = exposures(s) if stage.blind else {}
 
-    def all_records() -> dict[str, dict[str, list[RecordFacts]]]:
-        if "found" not in loaded:
-            loaded["found"] = _stored_records(s, sorted(subjects))
-        return loaded["found"]
+    def _records_of(self, subject: str) -> dict[str, list[RecordFacts]]:
+        return self.records.get(subject, {})
 
-    return lambda subject: _LazyRecords(lambda: all_records().get(subject, {}))
-
-
-class _LazyRecords(Mapping[str, Sequence[RecordFacts]]):
-    """One subject's records by stage, read from the store only when a separation rule looks."""
-
-    def __init__(self, load: Callable[[], Mapping[str, Sequence[RecordFacts]]]) -> None:
-        self._load = load
-
-    def __getitem__(self, stage: str) -> Sequence[RecordFacts]:
-        return self._load()[stage]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._load())
-
-    def __len__(self) -> int:
-        return len(self._load())
+    def refusal(self, reviewer: str, subject: str) -> str | None:
+        kind, _, ident = subject.partition(":")
+        if kind == "group":
+            assert isinstance(self.stage, GroupStage)
+            members = self.sisters.get(ident, [])
+            context = group_separation_records(self._records_of, ident, members)
+            return self.stage.group_separation_rule(self.settings)(reviewer, ident, members, context)
+        item = self.by_id[ident]
+        found = self.stage.separation_rule(self.settings)(reviewer, item, separation_records(self._records_of, item))
+        inputs = self.stage.inputs(item)
+        answered = any(
+            r.reviewer == reviewer and r.inputs_hash == inputs
+            for r in self._records_of(subject).get(self.stage.name, [])
+        )
+        if found is None and self.stage.blind and not answered:  # answered blind before being shown the label
+            found = exposure_refusal(self.seen.get(ident, []), reviewer, ident)
+        return found
 
 
 def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
@@ -269,46 +345,50 @@ def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
 
 
 def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
-    """Items (or groups) this reviewer may review next at STAGE: pending there, allowed by the stage's
-    separation rule, not yet done."""
+    """Items (or groups) this reviewer may review next at STAGE (see :func:`queue_from`)."""
     found = stage_named(stage)
     if found is None:
         raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage")])
     ws.require_role(reviewer, "reviewer")
-    statuses = derive_status(ws)
+    out = queue_from(ws, load_derived(ws), found, reviewer)
+    return out[:limit] if limit else out
+
+
+def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) -> list[str]:
+    """What REVIEWER may review next at STAGE, from a loaded derivation: pending there (a group only once it is
+    open: every live sister passed its answer check), allowed by the stage's separation rule in force, not
+    exposed to the label at a blind stage, and not yet done by them. The CLI, the UI and tests share it."""
     with ws.session() as s:
-        items, perturbed = load_facts(s)
-        members = live_sisters(s) if isinstance(found, GroupStage) else {}
         done = {
             (subj, rev_hash)
             for subj, rev_hash in s.execute(
                 select(col(ReviewRecord.subject), col(ReviewRecord.inputs_hash)).where(
-                    col(ReviewRecord.stage) == stage, col(ReviewRecord.reviewer) == reviewer
+                    col(ReviewRecord.stage) == stage.name, col(ReviewRecord.reviewer) == reviewer
                 )
             )
         }
-        pending = [st for st in statuses if st.state == "in_review" and st.stage == stage]
-        subjects = sorted({f"group:{st.group}" for st in pending} | {f"item:{st.id}" for st in pending})
-        records = _stored_records(s, subjects)
-    by_id = {i.id: i for i in items}
+        pending = [st.id for st in state.statuses if st.state == "in_review" and st.stage == stage.name]
+        known = exposed_items(s, reviewer, pending) if stage.blind and pending else set()
     out: list[str] = []
-    if isinstance(found, GroupStage):
-        for group in sorted({st.group for st in pending}):
-            sisters = members[group]
-            if found.group_separation(reviewer, group, sisters, records.get(f"group:{group}", {})):
+    if isinstance(stage, GroupStage):
+        rule = stage.group_separation_rule(state.settings)
+        for group in state.open_groups(stage.name):
+            sisters = state.sisters(group)
+            if rule(reviewer, group, sisters, state.group_separation_records(group)):
                 continue
-            if (f"group:{group}", found.group_inputs(perturbed[group], sisters)) in done:
+            if (f"group:{group}", stage.group_inputs(state.perturbed[group], sisters)) in done:
                 continue
             out.append(group)
-    else:
-        for st in pending:
-            item = by_id[st.id]
-            if found.separation(reviewer, item, records.get(f"item:{item.id}", {})):
-                continue
-            if (f"item:{item.id}", found.inputs(item)) in done:
-                continue
-            out.append(item.id)
-    return out[:limit] if limit else out
+        return out
+    item_rule = stage.separation_rule(state.settings)
+    for item_id in pending:
+        item = state.facts[item_id]
+        if item_id in known or item_rule(reviewer, item, state.separation_records(item_id)):
+            continue
+        if (f"item:{item_id}", stage.inputs(item)) in done:
+            continue
+        out.append(item_id)
+    return out
 
 
 def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFacts]]]:  # type: ignore[no-untyped-def]

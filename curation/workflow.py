@@ -53,6 +53,9 @@ __all__ = [
     "live_sisters",
     "load_facts",
     "load_records",
+    "open_groups",
+    "separation_records",
+    "group_separation_records",
     "well_posedness_reasons",
 ]
 
@@ -175,11 +178,21 @@ class Derivation:
         """Every stored record of a subject (``item:<id>`` or ``group:<id>``) by stage."""
         return self._by_subject.get(subject, {})
 
+    def separation_records(self, item: ItemFacts) -> Mapping[str, list[RecordFacts]]:
+        """What an item stage's separation rule reads: the item's records and its group's, by stage."""
+        return separation_records(self.subject_records, item)
+
+    def group_separation_records(self, group: str, sisters: Sequence[ItemFacts]) -> Mapping[str, list[RecordFacts]]:
+        """What a group stage's separation rule reads: the group's records and every live sister's, by stage."""
+        return group_separation_records(self.subject_records, group, sisters)
+
     def valid_records(self, item: ItemFacts, stage: str | Stage) -> list[RecordFacts]:
         """Records still valid for the current content and allowed by the stage's separation, latest per reviewer."""
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
         wanted = found.inputs(item)
         by_stage = self.item_records(item.id)
+        rule = found.separation_rule(self.settings)
+        context: Mapping[str, list[RecordFacts]] | None = None
         latest: dict[str, RecordFacts] = {}
         refused: dict[str, bool] = {}
         for rec in by_stage.get(found.name, []):
@@ -187,7 +200,8 @@ class Derivation:
                 continue
             bad = refused.get(rec.reviewer)
             if bad is None:
-                bad = refused[rec.reviewer] = found.separation(rec.reviewer, item, by_stage) is not None
+                context = self.separation_records(item) if context is None else context
+                bad = refused[rec.reviewer] = rule(rec.reviewer, item, context) is not None
             if bad:
                 continue
             prior = latest.get(rec.reviewer)
@@ -231,9 +245,18 @@ class Derivation:
             stage = stages[0]
         wanted = stage.group_inputs(self.perturbed[group], sisters)
         by_stage = self._by_subject.get(f"group:{group}", {})
+        rule = stage.group_separation_rule(self.settings)
+        refused: dict[str, bool] = {}
+        context: Mapping[str, list[RecordFacts]] | None = None
         latest: dict[str, RecordFacts] = {}
         for rec in sorted(by_stage.get(stage.name, []), key=lambda r: r.id):
-            if rec.inputs_hash == wanted and stage.group_separation(rec.reviewer, group, sisters, by_stage) is None:
+            if rec.inputs_hash != wanted:
+                continue
+            bad = refused.get(rec.reviewer)
+            if bad is None:
+                context = self.group_separation_records(group, sisters) if context is None else context
+                bad = refused[rec.reviewer] = rule(rec.reviewer, group, sisters, context) is not None
+            if not bad:
                 latest[rec.reviewer] = rec
         return list(latest.values())
 
@@ -343,6 +366,42 @@ class Derivation:
         for status in statuses:  # warnings (e.g. a probe gate set to warn) are shown, never block
             status.reasons += [r for r in self.gate_warnings.get(status.id, []) if r not in status.reasons]
         return statuses
+
+
+RecordsOf = Callable[[str], Mapping[str, Sequence[RecordFacts]]]
+"""A subject (``item:<id>``, ``group:<id>``) -> its stored records by stage."""
+
+
+def separation_records(records_of: RecordsOf, item: ItemFacts) -> dict[str, list[RecordFacts]]:
+    """What an item stage's separation rule reads: the item's records and its group's, by stage (stage names
+    are unique across item and group stages, so the two never share a key)."""
+    merged: dict[str, list[RecordFacts]] = {k: list(v) for k, v in records_of(f"item:{item.id}").items()}
+    for stage, recs in records_of(f"group:{item.group}").items():
+        merged.setdefault(stage, []).extend(recs)
+    return merged
+
+
+def group_separation_records(
+    records_of: RecordsOf, group: str, sisters: Sequence[ItemFacts]
+) -> dict[str, list[RecordFacts]]:
+    """What a group stage's separation rule reads: the group's records and every live sister's, by stage."""
+    merged: dict[str, list[RecordFacts]] = {k: list(v) for k, v in records_of(f"group:{group}").items()}
+    for sister in sisters:
+        for stage, recs in records_of(f"item:{sister.id}").items():
+            merged.setdefault(stage, []).extend(recs)
+    return merged
+
+
+def open_groups(statuses: Iterable[ItemStatus], stage: str = "group_integration") -> list[str]:
+    """Groups open for the group stage: every live sister passed its item stages (its answer check last) and
+    waits there (design.md). Queues, UI pages and Label Studio offer a group only then; ``import reviews``
+    accepts a group record at any time."""
+    waiting: dict[str, bool] = {}
+    for st in statuses:
+        if st.state != "discarded":
+            at_group = st.state == "in_review" and st.stage == stage
+            waiting[st.group] = waiting.get(st.group, True) and at_group
+    return sorted(group for group, ready in waiting.items() if ready)
 
 
 def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-REVIEWERS = ("rev1", "rev2", "rev3")
+GRAMMAR = ("rev1", "rev2")
+"""TRIAD C.2's B: two grammar reviewers sign off (§4.2)."""
+LISTENERS = ("rev3", "rev4")
+"""C: the audio listeners."""
+CHECKLIST = ("rev1", "rev3", "rev5")
+"""Subset-checklist reviewers hold B, C or D on the item (TRIAD C.2.4), never A or E."""
+BLIND = "rev5"
+"""D: the blind answer checker."""
+GROUP = "rev6"
+"""E: the group reviewer."""
+REVIEWERS = ("rev1", "rev2", "rev3", "rev4", "rev5", "rev6")
+"""Everyone above: distinct people per role, as ``[review] separation = "triad"`` (the default) wants."""
 
 
 def consistent_sets(answer: str) -> dict[str, list[str]]:
@@ -22,19 +33,20 @@ def consistent_sets(answer: str) -> dict[str, list[str]]:
 
 
 def admitting_reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One passing record per reviewer and stage for every item, and a passing group review per group."""
+    """One passing record per reviewer and stage for every item, and a passing group review per group, with
+    TRIAD's separation of roles (see the names above)."""
     records: list[dict[str, Any]] = []
     for row in rows:
         item = row["id"]
-        for reviewer in REVIEWERS[:2]:  # grammar: two reviewers sign off (TRIAD §4.2)
+        for reviewer in GRAMMAR:  # grammar: two reviewers sign off (TRIAD §4.2)
             records.append({"item": item, "stage": "grammar", "reviewer": reviewer, "verdict": "pass"})
-        for reviewer in REVIEWERS[:2]:
+        for reviewer in LISTENERS:
             scores = {"naturalness": 4, "clarity": 5, "artefacts": 4}
             records.append({"item": item, "stage": "audio_signoff", "reviewer": reviewer, "scores": scores})
-        for reviewer in REVIEWERS:
+        for reviewer in CHECKLIST:
             consistent = consistent_sets(row["answer"])
             records.append({"item": item, "stage": "subset_checklist", "reviewer": reviewer, "consistent": consistent})
-        records.append({"item": item, "stage": "answer_check", "reviewer": "rev3", "answer": row["answer"]})
+        records.append({"item": item, "stage": "answer_check", "reviewer": BLIND, "answer": row["answer"]})
     for group in sorted({row["group"] for row in rows}):
-        records.append({"group": group, "stage": "group_integration", "reviewer": "rev2", "verdict": "pass"})
+        records.append({"group": group, "stage": "group_integration", "reviewer": GROUP, "verdict": "pass"})
     return records

@@ -24,12 +24,12 @@ from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
 from curation.kinds import GroupStage, Stage, all_stages, stage_named
-from curation.reviews import PendingReview, ReviewReport, Withdrawal, record_reviews, withdraw_reviews
+from curation.reviews import PendingReview, ReviewReport, StageGuard, Withdrawal, record_reviews, withdraw_reviews
 from curation.screening.items import revise_items
 from curation.screening.revise import ReviseRecord
 from curation.tables import Asset, Person
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS, view_modalities
-from curation.workflow import ItemFacts, ItemStatus, derive_status, load_facts
+from curation.workflow import ItemFacts, derive_status, load_facts, open_groups
 from curation.workspace import Workspace
 
 from .connection import Connection, Server
@@ -122,16 +122,6 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
             + f"<p>{html.escape(s.question)}</p><p>{options}</p>"
         )
     return "".join(rows)
-
-
-def open_groups(statuses: list[ItemStatus], stage: str = "group_integration") -> list[str]:
-    """Groups whose every live sister passed its item stages and waits at the group stage (design.md)."""
-    waiting: dict[str, bool] = {}
-    for st in statuses:
-        if st.state != "discarded":
-            at_group = st.state == "in_review" and st.stage == stage
-            waiting[st.group] = waiting.get(st.group, True) and at_group
-    return sorted(group for group, ready in waiting.items() if ready)
 
 
 def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[TaskSpec]:
@@ -386,6 +376,8 @@ class _Facts:
     sisters: dict[str, list[ItemFacts]]
     perturbed: dict[str, str]
     controls: dict[str, Control]
+    guard: StageGuard
+    """Separation of roles and exposure, asked per annotation so that one refusal does not stop the pull."""
 
     def current_inputs(self, subject: str) -> str | None:
         """The hash of what the stage judges of this subject now; None when it is gone."""
@@ -411,7 +403,7 @@ def _facts(ws: Workspace, stage: str) -> _Facts:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
     bound = bind_controls(label_config(stage), controls(stage))
-    return _Facts(found, people, {i.id: i for i in items}, sisters, perturbed, bound)
+    return _Facts(found, people, {i.id: i for i in items}, sisters, perturbed, bound, StageGuard(ws, found))
 
 
 def _pull_one(
@@ -509,6 +501,9 @@ def _judge(facts: _Facts, seen: Seen) -> Verdict:
     if seen.skipped:
         return Verdict(seen, "skipped")
     slot = (row.subject, person.name, row.view)
+    refusal = facts.guard.refusal(person.name, row.subject)
+    if refusal is not None:
+        return Verdict(seen, "refused", slot, reason=refusal)
     if seen.tampered:
         return Verdict(seen, "refused", slot, reason=TAMPERED)
     try:

@@ -1,6 +1,7 @@
 """Write a new item or edit one of yours: media with preview, the TRIAD fields, taxonomy leaves with their
-definitions as help, the scene group (sisters shown), provenance. Problems appear beside their field, all of
-them at once; an upload that is no image or audio (or a decompression bomb) is named at once, never previewed."""
+definitions as help, the scene group (sisters shown; their answers only after a confirm, as an exposure),
+provenance. Problems appear beside their field, all of them at once; an upload that is no image or audio (or a
+decompression bomb) is named at once, never previewed."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from typing import Any
 import streamlit as st
 from sqlalchemy import select
 
-from annotation_ui.components import checked_upload, flash, require, show_audio, show_image, snapshot, workspace
+from annotation_ui.components import (
+    checked_upload,
+    flash,
+    require,
+    reveal_gate,
+    show_audio,
+    show_image,
+    snapshot,
+    workspace,
+)
 from curation.authoring import Upload, item_fields, save_uploaded_item
 from curation.errors import CurateError, ValidationFailed
 from curation.tables import Item
@@ -91,8 +101,12 @@ if group in snap.perturbed:
     perturbed = snap.perturbed[group]
     sisters = [snap.facts[i] for i in snap.sisters.get(group, []) if i != target]
     st.caption(f"Perturbed modality: **{perturbed}** · sisters: " + (", ".join(s.id for s in sisters) or "none yet"))
-    for sister in sisters:
-        st.text(f"{sister.id}: {sister.context} (answer {sister.answer})")
+    # The sisters' answers are labels: shown only once the author knows them or confirms (an exposure).
+    if sisters and reveal_gate(
+        ws, snap, user, [s.id for s in sisters], f"the sisters of group {group}", f"page author {group}"
+    ):
+        for sister in sisters:
+            st.text(f"{sister.id}: {sister.context} (answer {sister.answer})")
 else:
     if group:
         st.caption("A new group: its sisters will share this id.")

@@ -1,5 +1,9 @@
 """Group integration (TRIAD C.2 step 6): sisters side by side, the perturbed modality marked,
-the automatic group checks' results, and the reviewer's pass or fail for the whole group."""
+the automatic group checks' results, and the reviewer's pass or fail for the whole group.
+
+Only groups ready for it are listed (every live sister passed its answer check), each with its sisters' states.
+The page shows every sister's label, so before showing anything of the picked group it says so, names the blind
+checks the reviewer would give up, and waits for a confirm (which is recorded as an exposure)."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import streamlit as st
 
 from annotation_ui.components import (
     record_review,
+    reveal_gate,
     review_queue,
     show_audio,
     show_image,
@@ -14,17 +19,28 @@ from annotation_ui.components import (
     show_text,
     verdict_form,
 )
-from annotation_ui.logic import group_panel
+from annotation_ui.logic import group_panel, group_summary
 from curation.group_options import option_differences
 
 user, ws, snap, group = review_queue(
     "Group integration",
-    "Sisters must differ only in the perturbed modality, share their options, and not all share one answer.",
+    "Sisters must differ only in the perturbed modality, share their options, and not all share one answer. "
+    "Only groups whose every sister passed its blind answer check are listed.",
     "group",
     "group_integration",
     noun="group",
+    describe=group_summary,
 )
 panel = group_panel(ws, snap, group)
+if not reveal_gate(
+    ws,
+    snap,
+    user,
+    [s.id for s in panel.sisters],
+    f"the {len(panel.sisters)} sisters of group {group}",
+    f"page group_integration {group}",
+):
+    st.stop()
 
 
 def badge(modality: str) -> str:

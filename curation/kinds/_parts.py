@@ -110,10 +110,19 @@ class Stage:
     adjudicable: ClassVar[bool] = False
     """Whether a maintainer's consensus record (:data:`ADJUDICATION`) settles this stage: while it judges the
     current inputs, :meth:`judge_consensus` decides instead of :meth:`judge`."""
+    blind: ClassVar[bool] = False
+    """A blind stage (the answer check) refuses, and its queue never offers, an item whose label the reviewer
+    was exposed to (``curation.exposure``)."""
 
     def __init__(self, separation: Separation | None = None) -> None:
         self.separation: Separation = separation or not_author
         """Who may do this stage on an item; the default is :func:`not_author`."""
+
+    def separation_rule(self, settings: ReviewSettings) -> Separation:
+        """The rule in force: this stage's own, unless it is TRIAD's and ``[review] separation`` relaxes it."""
+        if getattr(self.separation, "policy", None) == "triad" and settings.separation != "triad":
+            return not_author
+        return self.separation
 
     def __repr__(self) -> str:
         return f"<stage {self.name}>"
@@ -205,6 +214,12 @@ class GroupStage(Stage):
 
     def __init__(self, separation: GroupSeparation | None = None) -> None:
         self.group_separation: GroupSeparation = separation or no_sister_author
+
+    def group_separation_rule(self, settings: ReviewSettings) -> GroupSeparation:
+        """The group rule in force: this stage's own, unless it is TRIAD's and the workspace relaxes it."""
+        if getattr(self.group_separation, "policy", None) == "triad" and settings.separation != "triad":
+            return no_sister_author
+        return self.group_separation
 
     def group_inputs(self, perturbed: str, sisters: Sequence[ItemFacts]) -> str:
         """Hash of the group's content; any sister's revision invalidates group reviews."""

@@ -62,11 +62,29 @@ def export_items_cmd(
         typer.Argument(help="Where to write the JSONL (or a folder: FOLDER/items.jsonl); media go beside it."),
     ],
     media_dir: Annotated[str, typer.Option(help="Name of the media folder beside FILE.")] = "media",
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="The person who will read the export: recorded as shown every item's label."),
+    ] = None,
 ) -> None:
-    """Export every item; importing the file into a new workspace gives the same items."""
-    from curation.items import export_items
+    """Export every item; importing the file into a new workspace gives the same items.
 
-    n = export_items(open_workspace(), file, media_dir)
+    The file holds every label: with --by PERSON that person is recorded as exposed to all of them (they can
+    no longer do those items' blind checks)."""
+    from sqlalchemy import select
+
+    from curation.exposure import reveal
+    from curation.items import export_items
+    from curation.tables import Item
+
+    ws = open_workspace()
+    if by is not None:
+        ws.person(by)  # an unknown name is refused before anything is written
+    n = export_items(ws, file, media_dir)
+    if by is not None:
+        with ws.session() as s:
+            ids = list(s.execute(select(Item.id)).scalars())
+        reveal(ws, by, ids, f"export items {file}")
     err_console.print(f"exported {n} item(s) to {file}", highlight=False, markup=False, soft_wrap=True)
 
 
@@ -113,12 +131,20 @@ def decide_cmd(
 
 def history_cmd(
     item: Annotated[str, typer.Argument(help="Item id.")],
+    by: Annotated[
+        str | None, typer.Option("--by", help="The person reading it: recorded as shown the item's label.")
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Every event of an item and its group: who, when, what, before and after."""
+    """Every event of an item and its group: who, when, what, before and after (the label among them)."""
+    from curation.exposure import reveal
     from curation.reviews import history
 
-    events = history(open_workspace(), item)
+    ws = open_workspace()
+    events = history(ws, item)
+    if by is not None:
+        ws.person(by)
+        reveal(ws, by, [item], "curate history")
     if json_out:
         print_json(
             [

@@ -9,6 +9,8 @@ from ui_helpers import APP, PASSWORD, advance, passing_record
 from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn, submit_review
 from curation.authoring import returned_inbox
+from curation.exposure import EXPOSED
+from curation.reviews import history
 from curation.tables import ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 
@@ -211,13 +213,22 @@ def test_group_integration_page_shows_sisters_and_checks(ui_workspace):
     for item, answer in (("g1-a", "A"), ("g1-b", "B")):
         advance(ui_workspace, item, answer, through="answer_check")
     at = open_page("group_integration", "maya", ("maintainer", "reviewer"))
-    assert at.radio(key="group-pick").options == ["g1"]
+    assert at.radio(key="group-pick").options == [
+        label_text("g1 (2 sisters) — g1-a: in_review at group_integration; g1-b: in_review at group_integration")
+    ]
+    page = texts(at)
+    assert "This shows the labels (answers) of 2 item(s) you have not seen" in page  # said first
+    assert "give up 0 blind check(s)" in page and "← answer" not in page and not at.get("audio")
+    next(b for b in at.button if b.label == "Show the labels").click().run()
+    assert [e.after["via"] for e in history(ui_workspace, "g1-a") if e.action == EXPOSED] == [
+        "page group_integration g1"
+    ]
     page = texts(at)
     assert "perturbed modality **audio**" in page and "Automatic checks: all pass." in page
     assert page.count(":orange-badge[perturbed]") == 2 and "differs, but not perturbed" not in page
     assert len(at.get("audio")) == 2
     next(r for r in at.radio if r.label == "Verdict for the group").set_value("pass")
-    at.button[0].click().run()
+    next(b for b in at.button if b.label == "Submit").click().run()
     (rec,) = records(ui_workspace, "group_integration")
     assert rec.subject == "group:g1" and rec.payload["verdict"] == "pass"
 
@@ -249,6 +260,8 @@ def test_history_page(demo_workspace):
     at.session_state["history_item"] = "kitchen-01-a"
     at.run()
     at.switch_page("pages/history.py").run()
+    assert "This shows the labels (answers) of 1 item(s)" in texts(at) and not at.dataframe  # said first
+    next(b for b in at.button if b.label == "Show the labels").click().run()
     assert "state **admitted**" in at.markdown[0].value
     frame = at.dataframe[0].value
     assert "item.created" in set(frame["action"]) and "review.recorded" in set(frame["action"])
@@ -403,3 +416,46 @@ def test_author_page_accepts_good_uploads_after_errors(ui_workspace):
     at.run()
     assert not at.exception and not at.error
     assert len(at.get("image")) == 1  # the good image is previewed
+
+
+def test_history_names_the_blind_checks_a_reviewer_gives_up_and_records_the_exposure(ui_workspace):
+    advance(ui_workspace, "g1-a", "A", through="subset_checklist")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[USER_KEY] = SignedIn("maya", frozenset({"maintainer", "reviewer"}))
+    at.session_state["history_item"] = "g1-a"
+    at.run()
+    at.switch_page("pages/history.py").run()
+    page = texts(at)
+    assert "You would give up 1 blind check(s) you could still do (g1-a)" in page
+    assert not at.dataframe and "text+image+audio" not in page
+    assert queue_of("maya", "answer_check", ui_workspace) == ["g1-a"]
+    next(b for b in at.button if b.label == "Show the labels").click().run()
+    assert at.dataframe and not [w for w in at.warning if "labels" in w.value]
+    (event,) = [e for e in history(ui_workspace, "g1-a") if e.action == EXPOSED]
+    assert (event.actor, event.after) == ("maya", {"person": "maya", "via": "page history"})
+    assert queue_of("maya", "answer_check", ui_workspace) == []
+
+
+def test_author_page_hides_other_authors_sisters_answers_until_confirmed(ui_workspace, tmp_path):
+    from curation.items import import_items
+    from tests.media_factory import item_row, write_items
+
+    rows = [item_row("g2-a", group="g2", author="ann2"), item_row("g2-b", group="g2", answer="B", author="ann2")]
+    import_items(ui_workspace, write_items(tmp_path / "g2", rows))
+    advance(ui_workspace, "g2-b", "B", through="subset_checklist")
+    at = open_page("author", "ann1", ("author", "reviewer"))
+    at.text_input(key="author-New item-group").set_value("g2").run()
+    page = texts(at)
+    assert "You would give up 2 blind check(s) you could still do (g2-a, g2-b)" in page
+    assert "(answer B)" not in page
+    next(b for b in at.button if b.label == "Show the labels").click().run()
+    assert "g2-b: Sure, that was a really helpful suggestion. (answer B)" in texts(at)
+    assert queue_of("ann1", "answer_check", ui_workspace) == []
+    at.text_input(key="author-New item-group").set_value("g1").run()  # ann1's own group: known already
+    assert "(answer B)" in texts(at) and "give up" not in texts(at)
+
+
+def queue_of(person: str, stage: str, ws) -> list[str]:
+    from curation.reviews import review_queue
+
+    return review_queue(ws, stage, person)

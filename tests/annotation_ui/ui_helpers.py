@@ -18,6 +18,7 @@ PEOPLE = {
     "rev2": ["reviewer"],
     "rev3": ["reviewer"],
     "rev4": ["reviewer"],
+    "rev5": ["reviewer"],
     "maya": ["maintainer", "reviewer"],
 }
 
@@ -53,14 +54,16 @@ def passing_record(item: str, stage: str, reviewer: str, answer: str, options: s
 
 
 def advance(ws: Workspace, item: str, answer: str, through: str) -> None:
-    """Record passing reviews for every item stage up to and including THROUGH."""
+    """Record passing reviews for every item stage up to and including THROUGH, with TRIAD's separation of roles
+    (grammar rev1, rev2; listeners rev3, rev4; checklist rev1, rev2, rev3; blind check rev5; maya stays free for
+    the group)."""
     from annotation_ui.logic import submit_review
 
     plan = [
         ("grammar", ["rev1", "rev2"]),
-        ("audio_signoff", ["rev1", "rev2"]),
+        ("audio_signoff", ["rev3", "rev4"]),
         ("subset_checklist", ["rev1", "rev2", "rev3"]),
-        ("answer_check", ["rev4"]),
+        ("answer_check", ["rev5"]),
     ]
     for stage, reviewers in plan:
         for reviewer in reviewers:

@@ -32,7 +32,7 @@ def ws(workspace: Workspace, tmp_path: Path) -> Workspace:
     workspace.add_person("ann1", ["author"])
     workspace.add_person("both", ["author", "reviewer"])
     workspace.add_person("boss", ["maintainer"])
-    for r in ("rev1", "rev2", "rev3", "rev4", "rev5"):
+    for r in ("rev1", "rev2", "rev3", "rev4", "rev5", "rev6"):
         workspace.add_person(r, ["reviewer"])
     import_items(
         workspace,
@@ -165,7 +165,7 @@ def test_new_audio_invalidates_audio_signoff_and_later_but_a_context_fix_does_no
     import_reviews(
         ws,
         write_reviews(
-            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]
+            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev6", "verdict": "pass"}]
         ),
     )
     assert {s.id: s.state for s in derive_status(ws)} == {"a": "admitted", "b": "admitted", "c": "in_review"}
@@ -234,13 +234,13 @@ def test_group_review_judges_only_live_sisters(ws: Workspace, tmp_path: Path) ->
     for item, answer in (("a", "A"), ("b", "B")):
         full_round(ws, tmp_path, item, answer, f"r{item}.jsonl")
     decide(ws, "d", "boss", "discard", "weak distractors")
-    assert review_queue(ws, "group_integration", "rev5") == ["g1"]
+    assert review_queue(ws, "group_integration", "rev6") == ["g1"]
     import_reviews(
         ws,
         write_reviews(
-            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev5", "verdict": "pass"}]
+            tmp_path / "g.jsonl", [{"group": "g1", "stage": "group_integration", "reviewer": "rev6", "verdict": "pass"}]
         ),
     )
     status = {s.id: s.state for s in derive_status(ws)}
     assert status == {"a": "admitted", "b": "admitted", "c": "in_review", "d": "discarded"}
-    assert review_queue(ws, "group_integration", "rev5") == []
+    assert review_queue(ws, "group_integration", "rev6") == []

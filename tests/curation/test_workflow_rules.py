@@ -60,7 +60,7 @@ def full_reviews(item: ItemFacts, **changes: Any) -> list[RecordFacts]:
     sets = changes.get("sets", [good_sets(item.answer)] * 3)
     out = [rec(item, "grammar", "r1", verdict=changes.get("grammar", "pass"), note="")]
     out.append(rec(item, "grammar", "g2", verdict="pass", note=""))  # TRIAD §4.2: two grammar reviewers
-    out += [rec(item, "audio_signoff", f"r{i + 1}", scores=s) for i, s in enumerate(scores)]
+    out += [rec(item, "audio_signoff", f"c{i + 1}", scores=s) for i, s in enumerate(scores)]  # TRIAD's C
     out += [rec(item, "subset_checklist", f"r{i + 1}", consistent=s) for i, s in enumerate(sets)]
     out.append(rec(item, "answer_check", "r4", answer=changes.get("answer", item.answer)))
     return out

@@ -1,7 +1,8 @@
 """The ``mcq`` kind: TRIAD-style multiple choice over a modality set ({text, image, audio} by default).
 
 Stages, in order: grammar, audio_signoff (items with audio only), subset_checklist, answer_check, and the
-group stage group_integration. Definition 1 holds over each item's own views.
+group stage group_integration. Definition 1 holds over each item's own views. Each stage's separation rule is
+TRIAD C.2's letters (``separation``); the answer check is blind (``curation.exposure``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from .answer_check import AnswerCheck
 from .audio_signoff import AudioSignoff
 from .grammar import Grammar
 from .group_integration import GroupIntegration
+from .separation import TriadGroupSeparation, TriadSeparation
 from .subset_checklist import SubsetChecklist, combine_checklist, well_posedness_reasons
 
 ITEM_COLUMNS = (
@@ -63,7 +65,13 @@ MCQ = register_kind(
         item_model=ItemContent,
         modalities=MODALITIES,
         default_modalities=MODALITIES,
-        stages=[Grammar(), AudioSignoff(), SubsetChecklist(), AnswerCheck(), GroupIntegration()],
+        stages=[
+            Grammar(TriadSeparation("grammar")),
+            AudioSignoff(TriadSeparation("audio_signoff")),
+            SubsetChecklist(TriadSeparation("subset_checklist")),
+            AnswerCheck(TriadSeparation("answer_check")),
+            GroupIntegration(TriadGroupSeparation("group_integration")),
+        ],
         gates=("media", "audit", "probe"),
         release=ReleaseLayout(
             data_files=("data/items.parquet", "data/items.jsonl"),

@@ -21,6 +21,7 @@ class AnswerCheck(Stage):
     record_model = AnswerReview
     page = UiPage("pages/answer_check.py", "Blind answer check", ":material/visibility_off:")
     help = "answer the item blind; a different answer returns it"
+    blind = True
     labelstudio = LabelStudioSpec(
         label_config=(
             '<View><Header value="Answer the question from the text, the image and the audio together."/>'

@@ -21,6 +21,9 @@ EMAILS = {
     "rev3": "rev3@omnicurate.test",
 }
 ITEMS = {"g1-a": "A", "g1-b": "B"}
+FORMER = {"grammar": ("gram1", "gram2"), "audio_signoff": ("listen1", "listen2"), "answer_check": ("blind1",)}
+"""Who did the stages ``advance`` records (no Label Studio users): TRIAD's separation keeps rev1-3, who annotate
+in Label Studio, free for any stage; the checklist is walked by gram1, listen1 and blind1 (B, C and D)."""
 
 
 def seed(ws: Workspace, folder: Path, revise: dict[str, dict[str, Any]] | None = None) -> None:
@@ -29,6 +32,8 @@ def seed(ws: Workspace, folder: Path, revise: dict[str, dict[str, Any]] | None =
     for name, email in EMAILS.items():
         if name not in known:
             ws.add_person(name, ["author", "reviewer"] if name == "ann1" else ["reviewer"], email=email)
+    for name in sorted({n for names in FORMER.values() for n in names} - known):
+        ws.add_person(name, ["reviewer"])
     rows = [
         item_row(
             i,
@@ -58,16 +63,16 @@ def _consistent(answer: str) -> dict[str, list[str]]:
 
 
 def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
-    """Record passing reviews for every stage before ``to_stage`` (rev1-3), so the items wait there."""
+    """Record passing reviews for every stage before ``to_stage`` (by the ``FORMER`` people), so the items wait there."""
     lines: list[dict[str, Any]] = []
     order = ["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
     for stage in order[: order.index(to_stage)]:
         for item, answer in ITEMS.items():
             if stage == "grammar":  # two reviewers sign off (TRIAD §4.2, the default quorum)
-                for r in ("rev3", "rev1"):
+                for r in FORMER["grammar"]:
                     lines.append({"item": item, "stage": stage, "reviewer": r, "verdict": "pass"})
             elif stage == "audio_signoff":
-                for r in ("rev2", "rev3"):
+                for r in FORMER["audio_signoff"]:
                     lines.append(
                         {
                             "item": item,
@@ -77,10 +82,10 @@ def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
                         }
                     )
             elif stage == "subset_checklist":
-                for r in ("rev1", "rev2", "rev3"):
+                for r in ("gram1", "listen1", "blind1"):
                     lines.append({"item": item, "stage": stage, "reviewer": r, "consistent": _consistent(answer)})
             elif stage == "answer_check":
-                lines.append({"item": item, "stage": stage, "reviewer": "rev3", "answer": answer})
+                lines.append({"item": item, "stage": stage, "reviewer": "blind1", "answer": answer})
     path = folder / f"advance-{to_stage}.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     import_reviews(ws, path)

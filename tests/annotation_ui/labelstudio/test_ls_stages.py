@@ -13,6 +13,7 @@ from annotation_ui.labelstudio.connection import Connection, status
 from annotation_ui.labelstudio.errors import LabelStudioAuthError, LabelStudioUnavailable, MediaMissing, ProjectDeleted
 from annotation_ui.labelstudio.stages import pull_stages, push_stage
 from annotation_ui.labelstudio.tables import LsAnnotation, LsProject
+from curation.exposure import reveal
 from curation.tables import Event, ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 from curation.workflow import derive_status
@@ -170,6 +171,26 @@ def test_answer_check_unknown_option_is_refused(
     reasons = sorted(r.reason for r in report.refused)
     assert "2 options chosen where one is asked" in reasons[0]
     assert "unknown option(s) 'E'" in reasons[1]
+
+
+def test_an_exposed_reviewers_blind_answer_is_refused_alone(
+    workspace: Workspace, connection: Connection, ls_env: LsServer, tmp_path: Path
+) -> None:
+    """Label Studio serves one answer-check project to everyone, so it cannot hide an item from a person who saw
+    its label: the pull refuses that person's annotation (named) and records the others."""
+    seed(workspace, tmp_path / "in")
+    advance(workspace, tmp_path, "answer_check")
+    push_stage(workspace, connection, "answer_check")
+    reveal(workspace, "rev1", ["g1-a"], "page author g1")
+    ids = tasks(workspace, "answer_check")
+    rev1, rev2 = annotators(ls_env)
+    rev1.annotations.create(id=ids[("item:g1-a", None)], result=[choice("answer", "question", "A")])
+    rev2.annotations.create(id=ids[("item:g1-b", None)], result=[choice("answer", "question", "B")])
+    (report,) = pull_stages(workspace, connection, ["answer_check"])
+    assert report.recorded == 1 and list(records(workspace, "answer_check")) == [("item:g1-b", "rev2")]
+    (refused,) = report.refused
+    assert refused.subject == "item:g1-a" and refused.reason.startswith("exposed:shown: 'rev1' has seen the label")
+    assert report.reopened == 1, "the refused answer does not use up the task"
 
 
 def test_skips_are_recorded_as_skips_never_as_votes(
