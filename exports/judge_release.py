@@ -241,7 +241,7 @@ def build_judge_release(
             "counts": {k: facts[k] for k in ("tasks", "responses", "score_samples", "pair_samples", "annotators")},
             "judges": facts["judges"],
             "held": facts["held"],
-            "files": [{"path": e.path, "sha256": e.sha256, "bytes": e.size} for e in listed],
+            "files": [{"path": e.path, "sha256": e.sha256, "size": e.size} for e in listed],
         }
         entry = writer.write_bytes("manifest.json", canonical_json(manifest))
         return BuildResult(
