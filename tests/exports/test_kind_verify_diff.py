@@ -164,3 +164,37 @@ def test_story_diff_and_a_diff_across_kinds(tmp_path: Path, judge_release: Path)
     ] * 2
     with pytest.raises(CurateError, match="story_transition release .* judge_task release"):
         diff_releases(old, judge_release)
+
+
+def test_the_judge_croissant_validates_and_yields_every_record_set(judge_release: Path) -> None:
+    from tests.exports.test_interop import require
+
+    mlc = require("mlcroissant")
+    dataset = mlc.Dataset(jsonld=judge_release / "croissant.json")
+    assert not dataset.metadata.issues.errors
+    sets = {rs.name for rs in dataset.metadata.record_sets}
+    assert sets == {
+        "tasks", "checklists", "responses", "score_samples", "pair_samples",
+        "score_annotations", "pair_annotations", "judge_outputs",
+    }  # fmt: skip
+    tasks = {r["tasks/id"].decode(): r for r in dataset.records("tasks")}
+    assert len(tasks) == 12 and tasks["v2t-01"]["tasks/input_video"].decode().endswith(".mp4")
+    assert tasks["t2t-01"]["tasks/input_video"] is None
+    checklists = {r["checklists/task"].decode(): r for r in dataset.records("checklists")}
+    shipped = {
+        json.loads(x)["task"]: json.loads(x)["entries"]
+        for x in (judge_release / "data/checklists.jsonl").read_text().splitlines()
+    }
+    assert [t.decode() for t in checklists["v2t-01"]["checklists/entry_text"]] == [e["text"] for e in shipped["v2t-01"]]
+    scores = list(dataset.records("score_annotations"))
+    first = rows(judge_release, "data/score_annotations.jsonl")[0]
+    assert len(scores) == 68 and scores[0]["score_annotations/overall"] == first["scores"]["overall"]
+    pairs = list(dataset.records("pair_samples"))
+    assert {p["pair_samples/swapped"] for p in pairs} == {True, False}
+    judged = list(dataset.records("judge_outputs"))
+    outputs = rows(judge_release, "data/judge_outputs.jsonl")
+    assert len(judged) == len(outputs) == 112
+    by_kind = {("score" if "scores" in o else "pair"): (o, j) for o, j in zip(outputs, judged, strict=True)}
+    scored, chosen = by_kind["score"], by_kind["pair"]
+    assert list(scored[1]["judge_outputs/score_overall"]) == scored[0]["scores"]["overall"]
+    assert [c.decode() for c in chosen[1]["judge_outputs/choice_overall"]] == chosen[0]["choices"]["overall"]
