@@ -178,3 +178,23 @@ def test_openai_backend_against_vllm_server_agrees_with_transformers(
     for output in backend.probe(seeded, config):
         assert len(output.samples) == config.k_for(output.view) and set(output.samples) <= {"A", "B", "C", "D"}
         assert output.generated_tokens == config.k_for(output.view)
+
+
+def test_openai_drafter_against_vllm_server_drafts_by_json_schema(vllm_server: str, tmp_path: Path) -> None:
+    """The checklist drafter asks the same server for JSON by schema (vLLM's structured outputs): even a
+    random model's answer then parses as a checklist draft, and the second run comes from the cache."""
+    from checker.drafting import draft_checklists, open_drafter
+    from curation.kinds.judge import store
+    from curation.workspace import Workspace
+
+    ws = Workspace.init(tmp_path / "ws")
+    tasks = tmp_path / "tasks.jsonl"
+    line = {"id": "t2t-01", "instruction": "Write a haiku.", "output": "text", "source": "s", "license": "CC0-1.0"}
+    tasks.write_text(json.dumps(line) + "\n")
+    store.import_tasks(ws, tasks)
+    drafter = open_drafter(f"openai:{vllm_server}#tiny-omni")
+    assert draft_checklists(ws, drafter).drafted == ["t2t-01"]
+    entries = store.drafted_candidates(ws, "t2t-01")
+    assert all(e.provenance.model == f"{vllm_server}#tiny-omni" for e in entries)  # type: ignore[union-attr]
+    assert draft_checklists(ws, drafter).as_dict() == {"drafted": [], "cached": ["t2t-01"]}
+    ws.close()
