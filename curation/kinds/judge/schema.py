@@ -146,6 +146,10 @@ class ChecklistEntry(_Strict):
     provenance: EntryProvenance
 
 
+MAX_DRAFTED_PER_RUBRIC = 5
+"""Questions a draft may hold per rubric (the drafting prompt and schema ask for up to five)."""
+
+
 class ChecklistDraft(_Strict):
     """A model's structured output for one task: questions per rubric (Judge Anything §2.2)."""
 
@@ -159,6 +163,12 @@ class ChecklistDraft(_Strict):
             raise ValueError(f"unknown rubric(s) {', '.join(unknown)}; rubrics are {', '.join(RUBRICS)}")
         if not any(value.values()):
             raise ValueError("the draft holds no question")
+        crowded = sorted(r for r, questions in value.items() if len(questions) > MAX_DRAFTED_PER_RUBRIC)
+        if crowded:
+            raise ValueError(
+                f"more than {MAX_DRAFTED_PER_RUBRIC} questions for {', '.join(crowded)} (the schema asks for at most "
+                f"{MAX_DRAFTED_PER_RUBRIC} per rubric)"
+            )
         return value
 
 
