@@ -57,7 +57,7 @@ def import_cmd(
 
 @app.command("draft")
 def draft_cmd(
-    backend: Annotated[str, typer.Option("--backend", help="replay:<file.jsonl> or openai:<base-url>#<model>.")],
+    backend: Annotated[str, typer.Option("--backend", help="replay:<file.jsonl> or openai:<base-url>#<model>[#vllm].")],
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks (repeatable).")] = None,
     json_out: JsonFlag = False,
 ) -> None:

@@ -128,7 +128,7 @@ def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.Temp
             "--dtype",
             "float32",
             "--max-model-len",
-            "2048",
+            "4096",  # the checklist drafter's prompt and answer (character-level tokens) need the room
             "--no-enable-chunked-prefill",
             "--limit-mm-per-prompt",
             json.dumps({"image": 1, "audio": 1, "video": 0}),
@@ -192,9 +192,10 @@ def test_openai_drafter_against_vllm_server_drafts_by_json_schema(vllm_server: s
     line = {"id": "t2t-01", "instruction": "Write a haiku.", "output": "text", "source": "s", "license": "CC0-1.0"}
     tasks.write_text(json.dumps(line) + "\n")
     store.import_tasks(ws, tasks)
-    drafter = open_drafter(f"openai:{vllm_server}#tiny-omni")
+    drafter = open_drafter(f"openai:{vllm_server}#tiny-omni#vllm")
     assert draft_checklists(ws, drafter).drafted == ["t2t-01"]
     entries = store.drafted_candidates(ws, "t2t-01")
-    assert all(e.provenance.model == f"{vllm_server}#tiny-omni" for e in entries)  # type: ignore[union-attr]
+    assert entries and all(e.provenance.model == f"{vllm_server}#tiny-omni" for e in entries)  # type: ignore[union-attr]
+    assert all(1 <= len(e.text) <= 200 for e in entries) and len(entries) <= 6 * 5
     assert draft_checklists(ws, drafter).as_dict() == {"drafted": [], "cached": ["t2t-01"]}
     ws.close()

@@ -29,6 +29,7 @@ class ChatServer(ThreadingHTTPServer):
     requests: list[tuple[dict, dict[str, str]]]
     draft_reply: str
     status: int
+    finish_reason: str
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -46,7 +47,8 @@ class Handler(BaseHTTPRequestHandler):
             content = self.server.draft_reply
         else:  # a caption request: name the medium it was shown
             content = f"A caption of the {parts[0]['type']} input."
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
+        choice = {"message": {"role": "assistant", "content": content}, "finish_reason": self.server.finish_reason}
+        data = json.dumps({"choices": [choice]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -60,7 +62,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def chat_server() -> Iterator[ChatServer]:
     httpd = ChatServer(("127.0.0.1", 0), Handler)
-    httpd.requests, httpd.status = [], 200
+    httpd.requests, httpd.status, httpd.finish_reason = [], 200, "stop"
     httpd.draft_reply = json.dumps({"checklist": CHECKLIST})
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -104,6 +106,7 @@ def test_drafts_by_json_schema_with_video_captioned_first(
             "type": "json_schema",
             "json_schema": {"name": "checklist", "schema": DRAFT_SCHEMA},
         }
+        assert "structured_outputs" not in body, "a plain OpenAI server refuses vLLM's own parameters"
     by_task = {d["messages"][-1]["content"][-1]["text"].splitlines()[0]: d for d in drafts}
     video_prompt = next(d for t, d in by_task.items() if "bright bar" in t)
     assert (
@@ -134,3 +137,22 @@ def test_a_broken_answer_or_server_is_named_and_stores_nothing(chat_server: Chat
     with pytest.raises(BackendError, match="the chat request failed"):
         draft_checklists(judge_ws, drafter, ["t2t-01"])
     assert store.drafted_candidates(judge_ws, "t2t-01") == []
+
+
+def test_the_vllm_flag_adds_compact_structured_outputs_and_a_cut_answer_is_named(
+    chat_server: ChatServer, judge_ws: Workspace
+) -> None:
+    drafter = open_drafter(spec(chat_server) + "#vllm")
+    assert drafter.model_id == open_drafter(spec(chat_server)).model_id, "the flag changes the request, not the model"
+    draft_checklists(judge_ws, drafter, ["t2t-01"])
+    body = chat_server.requests[-1][0]
+    assert body["structured_outputs"] == {"json": DRAFT_SCHEMA, "disable_any_whitespace": True}
+    chat_server.finish_reason = "length"
+    with pytest.raises(BackendError, match="cut off at the model's length limit"):
+        draft_checklists(judge_ws, drafter, ["i2t-01"])
+    with pytest.raises(BackendError, match="the only one is #vllm"):
+        open_drafter(spec(chat_server) + "#loud")
+    chat_server.finish_reason = "stop"
+    chat_server.draft_reply = json.dumps({"checklist": {"clarity": ["Is it clear? " * 20]}})
+    with pytest.raises(ValidationFailed, match="longer than 200 characters"):
+        draft_checklists(judge_ws, drafter, ["i2t-01"])
