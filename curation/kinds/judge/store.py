@@ -595,7 +595,9 @@ def save_annotation(ws: Workspace, sample_id: str, person: str, values: dict[str
     return row
 
 
-def _save(s, quota: int, sample_id: str, person: str, values: dict[str, Any], apply: bool) -> JudgeAnnotation:  # type: ignore[no-untyped-def]
+def _save(  # type: ignore[no-untyped-def]
+    s, quota: int, sample_id: str, person: str, values: dict[str, Any], apply: bool, via: str | None = None
+) -> JudgeAnnotation:
     """The one path every annotation takes (the app's pages, imports, Label Studio pulls). Every check comes
     before the first change, so a refusal leaves the session as it was."""
     from .rubrics import CRITERIA
@@ -638,7 +640,8 @@ def _save(s, quota: int, sample_id: str, person: str, values: dict[str, Any], ap
         else:
             cursor.position = sample.position
             s.add(cursor)
-        record_event(s, person, f"judge.{sample.kind}_annotation", f"judge_sample:{sample_id}", None, payload)
+        after = payload if via is None else {**payload, "via": via}
+        record_event(s, person, f"judge.{sample.kind}_annotation", f"judge_sample:{sample_id}", None, after)
     return row
 
 
@@ -711,7 +714,7 @@ def apply_external(
                 continue
             before = None if row is None else dict(row.payload)
             try:  # _save checks everything before it changes anything
-                saved = _save(s, quota, a.sample, a.person, a.values, apply=True)
+                saved = _save(s, quota, a.sample, a.person, a.values, apply=True, via=a.source)
             except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
                 result.refused.append((a, str(exc).splitlines()[0]))
                 continue

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from typer.testing import CliRunner
 
 from annotation_ui.labelstudio.connection import Connection
 from annotation_ui.labelstudio.judge_campaigns import label_config, pull_judge, push_judge
@@ -19,6 +20,7 @@ from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeSample
 from curation.workspace import Workspace
+from omnicurate.cli.main import app
 from omnicurate.demo.judge_sources import write_sources
 from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, choice, rating
 from tests.annotation_ui.labelstudio.server import LsServer
@@ -99,7 +101,7 @@ def test_score_samples_round_trip_with_the_apps_checks(
     rev1, rev2 = ls_env.client(ls_env.users[1]["token"]), ls_env.client(ls_env.users[2]["token"])
     rev3 = ls_env.annotator(EMAILS["rev3"])
     rev1.annotations.create(id=tasks[a], result=scores(2))  # rev1 applied a in the app already
-    rev1.annotations.create(id=tasks[b], result=scores(5, creativity=3))
+    made_b = rev1.annotations.create(id=tasks[b], result=scores(5, creativity=3))
     rev2.annotations.create(id=tasks[b], result=scores(6))  # out of range
     rev2.annotations.create(id=tasks[c], result=scores(3)[:-1])  # a rubric left out
     made = rev3.annotations.create(id=tasks[a], result=scores(1))
@@ -118,6 +120,8 @@ def test_score_samples_round_trip_with_the_apps_checks(
     assert records[(a, "rev1")] == {"scores": dict.fromkeys(CRITERIA, 4)}, "the app's record is left alone"
     assert records[(a, "rev3")] == {"scores": dict.fromkeys(CRITERIA, 1)}
     assert applied_count(workspace, a) == 2 and applied_count(workspace, b) == 1
+    events = [e for e in workspace.events(f"judge_sample:{b}") if e.action == "judge.score_annotation"]
+    assert [e.after["via"] for e in events] == [f"labelstudio judge:score annotation {made_b.id}"]
     again = pull_judge(workspace, connection, "score")
     assert (again.recorded, again.replaced, again.unchanged, again.withdrawn) == (0, 0, 2, 0)
 
@@ -136,8 +140,10 @@ def test_pair_samples_record_choices_and_refuse_unknown_options(
     workspace: Workspace, connection: Connection, ls_env: LsServer, sources: dict[str, Path]
 ) -> None:
     seed(workspace, sources)
-    pushed = push_judge(workspace, connection, "pair")
-    assert pushed.created == 4
+    ws = ["-w", str(workspace.root)]
+    pushed = CliRunner().invoke(app, [*ws, "judge", "ls", "push", "pair", "--json"])
+    assert pushed.exit_code == 0, pushed.output
+    assert json.loads(pushed.stdout)["kind"] == "pair" and json.loads(pushed.stdout)["created"] == 4
     tasks = sample_tasks(workspace, "pair")
     first, second = sorted(tasks)[:2]
     on_server = ls_env.client().tasks.get(id=tasks[first])
@@ -148,10 +154,12 @@ def test_pair_samples_record_choices_and_refuse_unknown_options(
     rev2.annotations.create(
         id=tasks[second], result=[choice(c, "first", "A" if c == "overall" else "tie") for c in CRITERIA]
     )
-    pulled = pull_judge(workspace, connection, "pair")
-    assert pulled.recorded == 1
-    assert [r["reason"] for r in pulled.refused] == ["overall: unknown option(s) 'A' (allowed: first, second, tie)"]
+    pulled = CliRunner().invoke(app, [*ws, "judge", "ls", "pull", "pair", "--strict"])
+    assert pulled.exit_code == 1, "--strict: an annotation was refused"
+    said = " ".join(pulled.output.split())
+    assert "1 recorded" in said and "overall: unknown option(s) 'A' (allowed: first, second, tie)" in said
     assert applied(workspace) == {(first, "rev1"): {"choices": picks}}
+    assert pull_judge(workspace, connection, "pair").unchanged == 1
 
 
 def test_unknown_kind_is_refused(workspace: Workspace) -> None:
