@@ -180,50 +180,25 @@ def test_openai_backend_against_vllm_server_agrees_with_transformers(
         assert output.generated_tokens == config.k_for(output.view)
 
 
-def test_openai_drafter_against_vllm_server_drafts_by_json_schema(
-    vllm_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The checklist drafter through vLLM's structured outputs: the request is accepted, the answer is JSON of
-    the schema even from a random model, it is parsed and stored, and the second run comes from the cache.
+def test_openai_drafter_request_is_accepted_by_vllm_and_a_cut_answer_is_named(vllm_server: str, tmp_path: Path) -> None:
+    """vLLM's server accepts the drafter's request as sent (``response_format`` with the draft schema, and
+    with ``#vllm`` its own ``structured_outputs`` besides: no 400), and the answer is grammar-constrained JSON.
 
-    The schema is cut to one rubric of at most two short questions: the random model fills every string to
-    its bound, and the full schema's bound (6 rubrics x 5 x 200 characters) does not fit its 4,096 positions
-    (the full request's shape is checked against a scripted server in test_drafting_openai.py)."""
-    from checker import drafting
+    Seen with vLLM 0.32 CPU and the tiny model's character-level tokenizer: after ``{`` the grammar lets
+    only whitespace through (with and without ``disable_any_whitespace``), so the answer runs to the length
+    limit; the drafter names that instead of a JSON error, and stores nothing. (A real model drafts; the
+    request and parsing are checked end to end against a scripted chat server in test_drafting_openai.py.)"""
+    from checker.backends.base import BackendError
+    from checker.drafting import draft_checklists, open_drafter
     from curation.kinds.judge import store
     from curation.workspace import Workspace
 
-    small = {
-        "type": "object",
-        "properties": {
-            "checklist": {
-                "type": "object",
-                "properties": {
-                    "clarity": {
-                        "type": "array",
-                        "items": {"type": "string", "minLength": 1, "maxLength": 24},
-                        "minItems": 1,
-                        "maxItems": 2,
-                    }
-                },
-                "required": ["clarity"],
-                "additionalProperties": False,
-            }
-        },
-        "required": ["checklist"],
-        "additionalProperties": False,
-    }
-    monkeypatch.setattr(drafting, "DRAFT_SCHEMA", small)
     ws = Workspace.init(tmp_path / "ws")
     tasks = tmp_path / "tasks.jsonl"
     line = {"id": "t2t-01", "instruction": "Write a haiku.", "output": "text", "source": "s", "license": "CC0-1.0"}
     tasks.write_text(json.dumps(line) + "\n")
     store.import_tasks(ws, tasks)
-    drafter = drafting.open_drafter(f"openai:{vllm_server}#tiny-omni#vllm")
-    assert drafting.draft_checklists(ws, drafter).drafted == ["t2t-01"]
-    entries = store.drafted_candidates(ws, "t2t-01")
-    assert 1 <= len(entries) <= 2 and {e.rubric for e in entries} == {"clarity"}
-    assert all(1 <= len(e.text) <= 24 for e in entries)
-    assert all(e.provenance.model == f"{vllm_server}#tiny-omni" for e in entries)  # type: ignore[union-attr]
-    assert drafting.draft_checklists(ws, drafter).as_dict() == {"drafted": [], "cached": ["t2t-01"]}
+    with pytest.raises(BackendError, match=r"cut off at the model's length limit after \d+ characters"):
+        draft_checklists(ws, open_drafter(f"openai:{vllm_server}#tiny-omni#vllm"))
+    assert store.drafted_candidates(ws, "t2t-01") == []
     ws.close()
