@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from curation.kinds import stage_names
+from curation.kinds import kinds, stage_names
 from curation.tables import GateResult, Item
 from curation.taxonomy import TAXONOMY
 from curation.vocab import MODALITIES, STATES
@@ -44,15 +44,20 @@ class DashboardData:
 
 def dashboard_data(snap: Snapshot) -> DashboardData:
     """Funnel, admission rate, reasons, taxonomy leaf counts, group sizes and reviewers' workload."""
-    f = funnel(snap.statuses)
+    f = funnel(snap.statuses + snap.kind_statuses)
     live = [st for st in snap.statuses if st.state != "discarded"]
+    every_live = live + [st for st in snap.kind_statuses if st.state != "discarded"]
     per_leaf = Counter((m, snap.taxonomy[st.id][m]) for st in live for m in MODALITIES if st.id in snap.taxonomy)
     leaves = [LeafCount(m, leaf, per_leaf.get((m, leaf), 0)) for m in MODALITIES for leaf in TAXONOMY[m]]
     stages = stage_names()  # every registered stage, each kind's in its order
     order = {stage: n for n, stage in enumerate(stages)}
-    reached = {
+    kind_of_stage = {s.name: k.name for k in kinds() for s in k.stages}
+    reached = {  # a unit reaches only its own kind's stages
         stage: sum(
-            1 for st in live if st.state in ("held", "admitted") or order.get(st.stage or "", -1) >= order[stage]
+            1
+            for st in every_live
+            if st.kind == kind_of_stage[stage]
+            and (st.state in ("held", "admitted") or order.get(st.stage or "", -1) >= order[stage])
         )
         for stage in stages
     }

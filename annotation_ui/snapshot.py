@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from curation.derived import DerivedState, load_derived
+from curation.kinds import kind_statuses
 from curation.tables import Event, GateResult, Item
 from curation.workflow import ItemFacts, ItemStatus, StatusInputs
 from curation.workspace import Workspace
@@ -40,6 +41,8 @@ class Snapshot:
     workload: dict[str, Counter[str]]
     derived: DerivedState | None = None
     """The read model the statuses came from (records that count, group records, checklists)."""
+    kind_statuses: list[ItemStatus] = field(default_factory=list)
+    """Units of kinds that live apart from the ``item`` table (judge tasks): the dashboard counts them."""
     status_by_id: dict[str, ItemStatus] = field(init=False)
     sisters: dict[str, list[str]] = field(init=False)
     queues: dict[tuple[str, str], list[str]] = field(init=False, default_factory=dict)
@@ -72,7 +75,8 @@ def load_snapshot(ws: Workspace, stamp: tuple[Any, ...] | None = None) -> Snapsh
     workload: dict[str, Counter[str]] = {}
     for record in inputs.records:
         workload.setdefault(record.reviewer, Counter())[record.stage] += 1
-    return Snapshot(stamp, state.facts, inputs.perturbed, state.statuses, taxonomy, workload, state)
+    apart = kind_statuses(ws)
+    return Snapshot(stamp, state.facts, inputs.perturbed, state.statuses, taxonomy, workload, state, apart)
 
 
 class SnapshotCache:

@@ -4,7 +4,8 @@ keyed by the task's content, the model and the prompt version), so a re-run call
 
 Backends: ``replay:<file.jsonl>`` (recorded drafts, one line per task:
 ``{"task", "model", "captions": {"video": "..."}, "checklist": {rubric: [questions]}}``) and
-``openai:<base-url>#<model>`` (any OpenAI-compatible server, asked for JSON by schema).
+``openai:<base-url>#<model>[#vllm]`` (any OpenAI-compatible server, asked for JSON by schema; ``#vllm``
+also uses vLLM's own structured outputs, without free whitespace).
 """
 
 from __future__ import annotations
@@ -105,10 +106,16 @@ class OpenAIDrafter(DraftBackend):
     """Chat completions with ``response_format: json_schema``; media go as data URLs (images) or input_audio."""
 
     def __init__(self, target: str, timeout_s: float = 300.0) -> None:
-        base, _, model = target.partition("#")
+        base, _, rest = target.partition("#")
+        model, _, flags = rest.partition("#")
         if not base.startswith(("http://", "https://")) or not model:
-            raise BackendError(f"openai drafter spec is openai:<base-url>#<model>, not openai:{target}")
+            raise BackendError(f"openai drafter spec is openai:<base-url>#<model>[#vllm], not openai:{target}")
+        if flags not in ("", "vllm"):
+            raise BackendError(f"unknown openai drafter flag {flags!r}; the only one is #vllm")
         self.base_url, self.model, self.timeout_s = base.rstrip("/"), model, timeout_s
+        self.vllm = flags == "vllm"
+        """vLLM's server: the schema also goes as its ``structured_outputs`` with no free whitespace, which a
+        JSON grammar otherwise allows without end (a weak model can fill its whole budget with newlines)."""
 
     @property
     def model_id(self) -> str:
@@ -118,6 +125,8 @@ class OpenAIDrafter(DraftBackend):
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0}
         if schema is not None:
             body["response_format"] = {"type": "json_schema", "json_schema": {"name": "checklist", "schema": schema}}
+            if self.vllm:
+                body["structured_outputs"] = {"json": schema, "disable_any_whitespace": True}
         headers = {"Content-Type": "application/json"}
         if key := os.environ.get("OPENAI_API_KEY", ""):
             headers["Authorization"] = f"Bearer {key}"
@@ -126,9 +135,16 @@ class OpenAIDrafter(DraftBackend):
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                return str(json.loads(response.read())["choices"][0]["message"]["content"])
-        except (urllib.error.URLError, KeyError, IndexError, json.JSONDecodeError) as exc:
+                choice = json.loads(response.read())["choices"][0]
+                content = str(choice["message"]["content"])
+        except (urllib.error.URLError, KeyError, IndexError, TypeError, json.JSONDecodeError) as exc:
             raise BackendError(f"{self.base_url}: the chat request failed ({exc})") from exc
+        if choice.get("finish_reason") == "length":
+            raise BackendError(
+                f"{self.base_url}#{self.model}: the answer was cut off at the model's length limit after "
+                f"{len(content)} characters; use a model (or server --max-model-len) with room for the answer"
+            )
+        return content
 
     @staticmethod
     def _media_part(modality: str, path: Path) -> dict[str, Any]:
@@ -156,7 +172,9 @@ def open_drafter(spec: str) -> DraftBackend:
         return ReplayDrafter(target)
     if kind == "openai" and target:
         return OpenAIDrafter(target)
-    raise BackendError(f"unknown drafting backend {spec!r}; expected replay:<file.jsonl> or openai:<base-url>#<model>")
+    raise BackendError(
+        f"unknown drafting backend {spec!r}; expected replay:<file.jsonl> or openai:<base-url>#<model>[#vllm]"
+    )
 
 
 @dataclass

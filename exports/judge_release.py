@@ -8,6 +8,7 @@ canonical JSON, media are named by their SHA-256, and a published version must r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -168,7 +169,112 @@ def _datasheet(name: str, version: str, date: str, license: str, facts: dict[str
     return "\n".join(lines) + "\n"
 
 
-def _croissant(name: str, version: str, date: str, license: str, entries: dict[str, Any]) -> dict[str, Any]:
+_TEXT, _INT, _BOOL = "sc:Text", "sc:Integer", "sc:Boolean"
+_MEDIA = ("image", "audio", "video")
+
+
+def _field(record_set: str, name: str, dtype: str, path: str, column: str, inner: str | None) -> dict[str, Any]:
+    """A Croissant field read from a JSON Lines column; ``inner`` is a JSONPath into that column's value,
+    ending in ``[]`` where it names a list (mlcroissant reads ``overall`` whole, ``overall[*]`` as one value)."""
+    array = inner is not None and (inner.endswith("[]") or "[*]" in inner)
+    inner = inner.removesuffix("[]") if inner is not None else None
+    source: dict[str, Any] = {"fileObject": {"@id": path}, "extract": {"column": column}}
+    if inner is not None:
+        source["transform"] = {"jsonPath": inner}
+    field = {"@type": "cr:Field", "@id": f"{record_set}/{name}", "name": name, "dataType": dtype, "source": source}
+    if array:
+        field.update(isArray=True, arrayShape="-1")
+    return field
+
+
+def _record_sets(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    """One RecordSet per data file that has records; a field only where its column exists in the file (a
+    judge that only scored has no choices), so every declared field can be read."""
+    columns = {
+        path: set().union(*(json.loads(line) for line in data.splitlines() if line.strip()))
+        for path, data in files.items()
+    }
+    criteria_int = [(c, _INT) for c in CRITERIA]
+    layouts: dict[str, tuple[str, str | None, list[tuple[str, str, str, str | None]]]] = {
+        "tasks": (
+            "data/tasks.jsonl",
+            "tasks/id",
+            [(c, _TEXT, c, None) for c in ("id", "instruction", "output", "modality_pair", "source", "license")]
+            + [(f"input_{m}", _TEXT, "inputs", m) for m in _MEDIA],
+        ),
+        "checklists": (
+            "data/checklists.jsonl",
+            "checklists/task",
+            [("task", _TEXT, "task", None)]
+            + [(f"entry_{k}", _TEXT, "entries", f"[*].{k}") for k in ("id", "rubric", "text")]
+            + [("entry_by", _TEXT, "entries", "[*].provenance.by")],
+        ),
+        "responses": (
+            "data/responses.jsonl",
+            "responses/id",
+            [(c, _TEXT, c, None) for c in ("id", "task", "system")]
+            + [(m, _TEXT, "output", m) for m in ("text", *_MEDIA)],
+        ),
+        "score_samples": (
+            "data/score_samples.jsonl",
+            "score_samples/id",
+            [(c, _TEXT, c, None) for c in ("id", "task", "response", "system", "modality_pair")],
+        ),
+        "pair_samples": (
+            "data/pair_samples.jsonl",
+            "pair_samples/id",
+            [(c, _TEXT, c, None) for c in ("id", "task", "first", "second", "first_system", "second_system")]
+            + [("modality_pair", _TEXT, "modality_pair", None), ("swapped", _BOOL, "swapped", None)],
+        ),
+        "score_annotations": (
+            "data/score_annotations.jsonl",
+            None,
+            [(c, _TEXT, c, None) for c in ("sample", "annotator")] + [(c, t, "scores", c) for c, t in criteria_int],
+        ),
+        "pair_annotations": (
+            "data/pair_annotations.jsonl",
+            None,
+            [(c, _TEXT, c, None) for c in ("sample", "annotator")] + [(c, _TEXT, "choices", c) for c in CRITERIA],
+        ),
+        "judge_outputs": (
+            "data/judge_outputs.jsonl",
+            None,
+            [(c, _TEXT, c, None) for c in ("sample", "judge")]
+            + [(f"score_{c}", _INT, "scores", f"{c}[]") for c in CRITERIA]
+            + [(f"choice_{c}", _TEXT, "choices", f"{c}[]") for c in CRITERIA],
+        ),
+    }
+    described = dict(DATA_FILES)
+    sets = []
+    for name, (path, key, fields) in layouts.items():
+        present = columns.get(path, set())
+        if not present:
+            continue
+        record_set: dict[str, Any] = {
+            "@type": "cr:RecordSet",
+            "@id": name,
+            "name": name,
+            "description": f"{described[path]} ({path})",
+            "field": [_field(name, n, t, path, column, inner) for n, t, column, inner in fields if column in present],
+        }
+        if key is not None:
+            record_set["key"] = {"@id": key}
+        sets.append(record_set)
+    return sets
+
+
+def _croissant(
+    name: str,
+    version: str,
+    date: str,
+    license: str,
+    entries: dict[str, Any],
+    files: dict[str, bytes],
+    facts: dict[str, Any],
+) -> dict[str, Any]:
+    """Croissant 1.1: the data files with their sha256, a RecordSet per file (tasks, checklists, responses,
+    samples, people's scores and choices, judges' outputs) and the Responsible-AI fields."""
+    key = "".join(ch for ch in name if ch.isalnum()) or "dataset"
     return {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",
@@ -176,8 +282,11 @@ def _croissant(name: str, version: str, date: str, license: str, entries: dict[s
         "name": name,
         "description": f"{name} {version}: a judge_task benchmark (tasks, checklists, responses, human and judge ratings).",
         "version": version,
+        "citeAs": f"@misc{{{key}_{version.replace('.', '_')}, title = {{{name} (version {version})}}, "
+        f"year = {{{date[:4]}}}, note = {{Released {date}}}}}",
         "datePublished": date,
         "license": license,
+        "url": f"https://example.invalid/{name}/{version}",
         "distribution": [
             {
                 "@type": "cr:FileObject",
@@ -189,6 +298,24 @@ def _croissant(name: str, version: str, date: str, license: str, entries: dict[s
                 "sha256": entries[path].sha256,
             }
             for path, _ in DATA_FILES
+        ],
+        "recordSet": _record_sets(files),
+        "rai:dataCollection": "Tasks gathered from public benchmarks (each keeps its source and licence); responses "
+        "generated by several systems; checklists drafted by a model and curated by people.",
+        "rai:dataCollectionType": ["Manual Human Curation"],
+        "rai:dataAnnotationProtocol": [
+            "Checklists: a curator selects 1-6 model-drafted entries (may rewrite or add one), a second person "
+            "cross-checks blind, a maintainer adjudicates disagreements. Responses reviewed for usability and NSFW. "
+            "Scores (1-5) and pair choices (first/second/tie), overall and per rubric, each sample served to "
+            "several annotators and never twice to one person (Judge Anything, App. C)."
+        ],
+        "rai:annotationsPerItem": f"{facts['annotators']} annotator(s) in all; see agreement.json for the "
+        "people's agreement on scores and choices",
+        "rai:dataUseCases": ["Measuring automatic judges (MLLM-as-a-judge) against people. Not for training."],
+        "rai:dataLimitations": ["Small; the tasks' source benchmarks decide their coverage of modalities."],
+        "rai:personalSensitiveInformation": ["Annotators are pseudonymous (annotator-N)."],
+        "rai:dataReleaseMaintenancePlan": [
+            "Immutable semantic versions; errata as a new version (`curate release diff`)."
         ],
     }
 
@@ -229,7 +356,7 @@ def build_judge_release(
         writer.write_json("agreement.json", agreement)
         entries = {e.path: e for e in writer.entries()}
         writer.write_bytes("README.md", _datasheet(name, version, date, license, facts, report).encode())
-        writer.write_json("croissant.json", _croissant(name, version, date, license, entries))
+        writer.write_json("croissant.json", _croissant(name, version, date, license, entries, files, facts))
         listed = writer.entries()
         manifest = {
             "format": FORMAT,
@@ -241,7 +368,7 @@ def build_judge_release(
             "counts": {k: facts[k] for k in ("tasks", "responses", "score_samples", "pair_samples", "annotators")},
             "judges": facts["judges"],
             "held": facts["held"],
-            "files": [{"path": e.path, "sha256": e.sha256, "bytes": e.size} for e in listed],
+            "files": [{"path": e.path, "sha256": e.sha256, "size": e.size} for e in listed],
         }
         entry = writer.write_bytes("manifest.json", canonical_json(manifest))
         return BuildResult(

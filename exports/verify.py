@@ -83,9 +83,15 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-def read_items(folder: Path) -> dict[str, dict[str, Any]]:
-    """The items of a release, by id, from data/items.jsonl (lines end at ``\\n`` only)."""
-    path = folder / "data" / "items.jsonl"
+UNIT_FILES = {"mcq": "data/items.jsonl", "story_transition": "data/transitions.jsonl"}
+"""Where each kind's release keeps its units, one JSON object with an ``id`` per line."""
+MEDIA_FIELDS = {"mcq": ("image", "audio"), "story_transition": ("current_image", "next_image")}
+"""The fields of a unit (and of its manifest record) that name a shipped medium, per kind."""
+
+
+def read_items(folder: Path, rel: str = "data/items.jsonl") -> dict[str, dict[str, Any]]:
+    """The units of a release, by id, from ``rel`` (lines end at ``\\n`` only)."""
+    path = folder / rel
     try:
         data = path.read_bytes()
     except FileNotFoundError as exc:
@@ -194,31 +200,41 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
 def _check_references(
     folder: Path, manifest: dict[str, Any], listed: dict[str, Any], report: VerifyReport
 ) -> list[Mismatch]:
-    """The manifest's items, data/items.jsonl, data/items.parquet and attributions.json agree with each other
-    and with the manifest's file list, and each item names media that exist."""
-    problems: list[Mismatch] = []
-    problems += _check_manifest_items(manifest, listed)
-    if not (folder / "data" / "items.jsonl").is_file() or (folder / "data" / "items.jsonl").is_symlink():
+    """The manifest's items, the kind's unit file (data/items.jsonl, data/transitions.jsonl; a judge_task
+    release's data files), data/items.parquet, croissant.json and attributions.json agree with each other and
+    with the manifest's file list, and each unit names media that exist."""
+    kind = manifest.get("kind", "mcq")
+    problems = _check_croissant(folder, listed)
+    if kind == "judge_task":
+        from .judge_verify import check_judge_release
+
+        report.items, found = check_judge_release(folder, manifest, listed)
+        return problems + [Mismatch(*problem) for problem in found]
+    if kind not in UNIT_FILES:
+        return [*problems, Mismatch("invalid", "manifest.json", f"unknown kind {kind!r}; this curate cannot check it")]
+    unit_file, fields = UNIT_FILES[kind], MEDIA_FIELDS[kind]
+    problems += _check_manifest_items(manifest, listed, fields)
+    if not (folder / unit_file).is_file() or (folder / unit_file).is_symlink():
         return problems
     try:
-        items = read_items(folder)
+        items = read_items(folder, unit_file)
     except CurateError as exc:
-        return [*problems, Mismatch("invalid", "data/items.jsonl", str(exc))]
+        return [*problems, Mismatch("invalid", unit_file, str(exc))]
     report.items = len(items)
     for item_id, item in sorted(items.items()):
-        for kind in ("image", "audio"):
-            if kind not in item:  # the release's items lack this modality
+        for field_name in fields:
+            if field_name not in item:  # the release's items lack this modality
                 continue
-            rel = item.get(kind, "")
+            rel = item.get(field_name, "")
             if not isinstance(rel, str) or rel not in listed or not (folder / rel).is_file():
                 problems.append(
-                    Mismatch("broken_reference", "data/items.jsonl", f"item {item_id}: {kind} {rel} is missing")
+                    Mismatch("broken_reference", unit_file, f"item {item_id}: {field_name} {rel} is missing")
                 )
     records = {r["id"]: r for r in manifest.get("items", []) if isinstance(r, dict) and isinstance(r.get("id"), str)}
     if sorted(records) != sorted(items):
-        problems.append(Mismatch("invalid", "manifest.json", "its item list differs from data/items.jsonl"))
+        problems.append(Mismatch("invalid", "manifest.json", f"its item list differs from {unit_file}"))
     for item_id in sorted(set(records) & set(items)):
-        problems += _check_item_record(records[item_id], items[item_id])
+        problems += _check_item_record(records[item_id], items[item_id], fields, unit_file)
     problems += _check_attributions(folder, listed)
     parquet = folder / "data" / "items.parquet"
     if parquet.is_file() and not parquet.is_symlink():
@@ -242,7 +258,9 @@ def _check_references(
     return problems
 
 
-def _check_manifest_items(manifest: dict[str, Any], listed: dict[str, Any]) -> list[Mismatch]:
+def _check_manifest_items(
+    manifest: dict[str, Any], listed: dict[str, Any], fields: tuple[str, ...] = ("image", "audio")
+) -> list[Mismatch]:
     """Each per-item record of the manifest is well formed and its media hashes are those of its file list."""
     problems: list[Mismatch] = []
     records = manifest.get("items", [])
@@ -257,7 +275,7 @@ def _check_manifest_items(manifest: dict[str, Any], listed: dict[str, Any]) -> l
         if item_id in seen:
             problems.append(Mismatch("invalid", "manifest.json", f"item {item_id} is listed twice"))
         seen.add(item_id)
-        for kind in ("image", "audio"):
+        for kind in fields:
             if kind not in record and f"{kind}_sha256" not in record:  # the release's items lack this modality
                 continue
             rel, sha = record.get(kind), record.get(f"{kind}_sha256")
@@ -280,15 +298,18 @@ def _check_manifest_items(manifest: dict[str, Any], listed: dict[str, Any]) -> l
     return problems
 
 
-def _check_item_record(record: dict[str, Any], item: dict[str, Any]) -> list[Mismatch]:
-    """The manifest's record of an item names its media and fingerprints its text as data/items.jsonl has them."""
+def _check_item_record(
+    record: dict[str, Any],
+    item: dict[str, Any],
+    fields: tuple[str, ...] = ("image", "audio"),
+    unit_file: str = "data/items.jsonl",
+) -> list[Mismatch]:
+    """The manifest's record of an item names its media and fingerprints its text as the unit file has them."""
     problems = []
     item_id = item["id"]
-    for kind in ("image", "audio"):
+    for kind in fields:
         if record.get(kind) != item.get(kind):
-            problems.append(
-                Mismatch("invalid", "manifest.json", f"item {item_id}: {kind} differs from data/items.jsonl")
-            )
+            problems.append(Mismatch("invalid", "manifest.json", f"item {item_id}: {kind} differs from {unit_file}"))
     context, question, options = item.get("context"), item.get("question"), item.get("options")
     if isinstance(context, str) and isinstance(question, str) and isinstance(options, list):
         texts = [context, question, *(o for o in options if isinstance(o, str))]
@@ -298,6 +319,26 @@ def _check_item_record(record: dict[str, Any], item: dict[str, Any]) -> list[Mis
             problems.append(
                 Mismatch("invalid", "manifest.json", f"item {item_id}: text fingerprints differ from data/items.jsonl")
             )
+    return problems
+
+
+def _check_croissant(folder: Path, listed: dict[str, Any]) -> list[Mismatch]:
+    """Each file croissant.json describes is in the file list with the sha256 croissant.json gives it."""
+    path = folder / "croissant.json"
+    if "croissant.json" not in listed or not path.is_file() or path.is_symlink():
+        return []
+    try:
+        distribution = json.loads(path.read_text(encoding="utf-8")).get("distribution", [])
+    except (ValueError, AttributeError, RecursionError) as exc:
+        return [Mismatch("invalid", "croissant.json", f"not Croissant metadata ({exc})")]
+    problems = []
+    for entry in distribution if isinstance(distribution, list) else []:
+        if not isinstance(entry, dict) or "sha256" not in entry:
+            continue  # a FileSet (a glob of media) carries no digest of its own
+        rel = entry.get("contentUrl")
+        listed_entry = listed.get(rel) if isinstance(rel, str) else None
+        if listed_entry is None or entry.get("sha256") != listed_entry["sha256"]:
+            problems.append(Mismatch("invalid", "croissant.json", f"{rel}: not in the file list with this sha256"))
     return problems
 
 
@@ -322,9 +363,25 @@ def _check_attributions(folder: Path, listed: dict[str, Any]) -> list[Mismatch]:
 DIFF_IGNORED = ("id",)
 
 
+def read_units(folder: Path) -> tuple[str, dict[str, dict[str, Any]]]:
+    """(kind, units by id) of a release: mcq items, story transitions, or judge tasks with their checklists."""
+    try:
+        kind = str(json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("kind", "mcq"))
+    except (OSError, ValueError, AttributeError):
+        kind = "mcq"
+    if kind == "judge_task":
+        from .judge_verify import read_tasks
+
+        return kind, read_tasks(folder)
+    return kind, read_items(folder, UNIT_FILES.get(kind, UNIT_FILES["mcq"]))
+
+
 def diff_releases(old: Path, new: Path) -> dict[str, Any]:
-    """Items added, removed and changed (with each changed field's old and new value) from OLD to NEW."""
-    a, b = read_items(old.resolve()), read_items(new.resolve())
+    """Units (items, transitions, tasks) added, removed and changed (with each changed field's old and new
+    value) from OLD to NEW; both must be releases of one kind."""
+    (kind_a, a), (kind_b, b) = read_units(old.resolve()), read_units(new.resolve())
+    if kind_a != kind_b:
+        raise CurateError(f"{old} is a {kind_a} release and {new} a {kind_b} release; compare releases of one kind")
     changed = []
     for item_id in sorted(set(a) & set(b)):
         fields = {

@@ -10,7 +10,7 @@ Public API (everything else in this package is private)::
 
     Kind, Stage, GroupStage, UiPage, LabelStudioSpec, Control, ReleaseLayout, Gate, GateFinding, ADJUDICATION,
     StageOutcome, ItemFacts, RecordFacts, not_author, no_sister_author, verdict_counts,
-    register_kind, kind_of, kinds, all_stages, stage_named, stage_names, stage_registered
+    register_kind, kind_of, kinds, kind_statuses, all_stages, stage_named, stage_names, stage_registered
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from ._parts import (
 from ._registry import (
     all_stages,
     kind_of,
+    kind_statuses,
     kinds,
     register_kind,
     stage_named,
@@ -64,6 +65,7 @@ __all__ = [
     "StageOutcome",
     "UiPage",
     "kind_of",
+    "kind_statuses",
     "kinds",
     "no_sister_author",
     "not_author",

@@ -297,6 +297,9 @@ class Kind:
     min_modalities: int = 1
     has_answer: bool = True
     """Whether items carry options and a label (a kind may have neither)."""
+    statuses: Callable[[Any], list[Any]] | None = None
+    """Where each unit stands (``ItemStatus`` rows) for a kind whose units live in its own tables, not in the
+    ``item`` table; given the workspace. None: the item table's derivation covers the kind."""
 
     def views(self, modalities: Sequence[str]) -> tuple[str, ...]:
         """Every view (``none`` first) of an item with these modalities."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from ._parts import Kind, Stage
 
@@ -56,6 +57,12 @@ def stage_named(name: str) -> Stage | None:
 
 def stage_names() -> tuple[str, ...]:
     return tuple(s.name for s in all_stages())
+
+
+def kind_statuses(ws: Any) -> list[Any]:
+    """The ``ItemStatus`` rows of every kind whose units live apart from the ``item`` table, kind by kind:
+    what ``curate status``, ``curate funnel`` and the dashboard add to the items' own statuses."""
+    return [status for kind in kinds() if kind.statuses is not None for status in kind.statuses(ws)]
 
 
 @contextmanager

@@ -57,7 +57,7 @@ def import_cmd(
 
 @app.command("draft")
 def draft_cmd(
-    backend: Annotated[str, typer.Option("--backend", help="replay:<file.jsonl> or openai:<base-url>#<model>.")],
+    backend: Annotated[str, typer.Option("--backend", help="replay:<file.jsonl> or openai:<base-url>#<model>[#vllm].")],
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks (repeatable).")] = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -198,3 +198,56 @@ def report_cmd(
         print_report(report)
     if "scores" not in report and "pairs" not in report:
         err_console.print("no samples yet: build them with `curate judge samples`")
+
+
+ls_app = typer.Typer(
+    help="Score and pair samples as Label Studio campaigns; pulled annotations are the app's annotations.",
+    no_args_is_help=True,
+)
+app.add_typer(ls_app, name="ls")
+
+
+class SampleKind(StrEnum):
+    score = "score"
+    pair = "pair"
+
+
+@ls_app.command("push")
+def ls_push_cmd(
+    kind: Annotated[SampleKind, typer.Argument(help="score or pair.")],
+    recreate: Annotated[
+        bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
+    ] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Push the samples still short of their annotators (overlap = annotators per sample); again adds nothing."""
+    from annotation_ui.labelstudio.judge_campaigns import push_judge
+
+    from .labelstudio import _connection, _print_push
+
+    ws = open_workspace()
+    report = push_judge(ws, _connection(ws), kind.value, recreate)
+    _print_push(report, {"kind": kind.value}, f"judge {kind.value} samples", json_out)
+
+
+@ls_app.command("pull")
+def ls_pull_cmd(
+    kind: Annotated[SampleKind, typer.Argument(help="score or pair.")],
+    strict: Annotated[bool, typer.Option(help="Exit with code 1 when an annotation was refused.")] = False,
+    json_out: JsonFlag = False,
+) -> None:
+    """Validate every annotation and apply each person's latest one as in the app; pulling twice adds nothing."""
+    from annotation_ui.labelstudio.judge_campaigns import pull_judge
+
+    from .labelstudio import _connection, _print_refusal
+
+    ws = open_workspace()
+    report = pull_judge(ws, _connection(ws), kind.value)
+    if json_out:
+        print_json(report.as_json())
+    else:
+        out_console.print(report.summary(), highlight=False)
+        for r in report.refused:
+            _print_refusal(r["annotation"], r["task"], f"sample {r['sample']}, {r['user']}", r["reason"])
+    if strict and report.refused:
+        raise typer.Exit(1)

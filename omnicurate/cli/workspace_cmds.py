@@ -36,11 +36,11 @@ def status_cmd(
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons."""
-    from curation.kinds.judge.store import judge_statuses
+    from curation.kinds import kind_statuses
     from curation.workflow import derive_status
 
     ws = open_workspace()
-    statuses = derive_status(ws) + judge_statuses(ws)  # judge tasks live apart from the item table
+    statuses = derive_status(ws) + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
     if json_out:
@@ -63,14 +63,14 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 def funnel_cmd(json_out: JsonFlag = False) -> None:
     """The screening steps (candidates each step kept, and why it dropped the rest), then counts per review
     stage and state, the admission rate and the most common reasons."""
-    from curation.kinds.judge.store import judge_statuses
+    from curation.kinds import kind_statuses
     from curation.screening.pipeline import stored_funnel
     from curation.workflow import derive_status, funnel
 
     from .screen import print_screen_funnel
 
     ws = open_workspace()
-    report = funnel(derive_status(ws) + judge_statuses(ws))
+    report = funnel(derive_status(ws) + kind_statuses(ws))
     screening = stored_funnel(ws, ws.settings.screen)
     report["screening"] = screening.to_json()
     if json_out:

@@ -152,3 +152,17 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
     assert other.radio(key="judge-checklist_crosscheck-pick").value == task
     boxes = [c for c in other.checkbox if c.key.startswith(f"judge-cl-checklist_crosscheck-{task}-")]
     assert len(boxes) == 19 and not any(b.value for b in boxes)  # blind: nothing preselected
+
+
+def test_dashboard_counts_judge_tasks_at_their_own_stages(judge_ws):
+    from annotation_ui.dashboard import dashboard_data
+    from annotation_ui.snapshot import load_snapshot
+
+    snap = load_snapshot(judge_ws)
+    assert sorted(st.id for st in snap.kind_statuses) == ["t2i-01", "t2t-01", "v2t-01"] and snap.statuses == []
+    data = dashboard_data(snap)
+    assert (data.total, data.states["admitted"]) == (3, 3)
+    assert data.reached["checklist_curation"] == data.reached["response_review"] == 3
+    assert data.reached["grammar"] == 0, "a judge task never reaches another kind's stage"
+    at = open_page("dashboard", "maya", roles=("maintainer", "reviewer"))
+    assert at.metric[0].value == "3"

@@ -178,3 +178,27 @@ def test_openai_backend_against_vllm_server_agrees_with_transformers(
     for output in backend.probe(seeded, config):
         assert len(output.samples) == config.k_for(output.view) and set(output.samples) <= {"A", "B", "C", "D"}
         assert output.generated_tokens == config.k_for(output.view)
+
+
+def test_openai_drafter_request_is_accepted_by_vllm_and_a_cut_answer_is_named(vllm_server: str, tmp_path: Path) -> None:
+    """vLLM's server accepts the drafter's request as sent (``response_format`` with the draft schema, and
+    with ``#vllm`` its own ``structured_outputs`` besides: no 400), and the answer is grammar-constrained JSON.
+
+    Seen with vLLM 0.32 CPU and the tiny model's character-level tokenizer: after ``{`` the grammar lets
+    only whitespace through (with and without ``disable_any_whitespace``), so the answer runs to the length
+    limit; the drafter names that instead of a JSON error, and stores nothing. (A real model drafts; the
+    request and parsing are checked end to end against a scripted chat server in test_drafting_openai.py.)"""
+    from checker.backends.base import BackendError
+    from checker.drafting import draft_checklists, open_drafter
+    from curation.kinds.judge import store
+    from curation.workspace import Workspace
+
+    ws = Workspace.init(tmp_path / "ws")
+    tasks = tmp_path / "tasks.jsonl"
+    line = {"id": "t2t-01", "instruction": "Write a haiku.", "output": "text", "source": "s", "license": "CC0-1.0"}
+    tasks.write_text(json.dumps(line) + "\n")
+    store.import_tasks(ws, tasks)
+    with pytest.raises(BackendError, match=r"cut off at the model's length limit after \d+ characters"):
+        draft_checklists(ws, open_drafter(f"openai:{vllm_server}#tiny-omni#vllm"))
+    assert store.drafted_candidates(ws, "t2t-01") == []
+    ws.close()

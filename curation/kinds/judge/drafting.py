@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from curation.errors import Problem, ValidationFailed
 
 from .rubrics import DEFINITIONS, RUBRICS
-from .schema import ChecklistDraft
+from .schema import MAX_DRAFTED_PER_RUBRIC, MAX_QUESTION_CHARS, ChecklistDraft
 
 CAPTION_PROMPTS: dict[str, str] = {
     "audio": "Please describe the audio track, focusing on what is happening and what you can hear. Describe what "
@@ -41,7 +41,14 @@ DRAFT_SCHEMA: dict[str, Any] = {
     "properties": {
         "checklist": {
             "type": "object",
-            "properties": {r: {"type": "array", "items": {"type": "string"}, "maxItems": 5} for r in RUBRICS},
+            "properties": {
+                r: {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
+                    "maxItems": MAX_DRAFTED_PER_RUBRIC,
+                }
+                for r in RUBRICS
+            },
             "required": list(RUBRICS),
             "additionalProperties": False,
         }

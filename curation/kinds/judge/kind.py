@@ -62,6 +62,12 @@ class ResponseReview(_JudgeStage):
     help = "Each response: usable, or unusable with a reason; NSFW is never usable."
 
 
+def _task_statuses(ws: Any) -> list[Any]:
+    from .store import judge_statuses
+
+    return judge_statuses(ws)
+
+
 JUDGE_TASK = register_kind(
     Kind(
         name="judge_task",
@@ -73,5 +79,6 @@ JUDGE_TASK = register_kind(
         release=ReleaseLayout(data_files=RELEASE_FILES, columns=lambda modalities: TASK_COLUMNS),
         min_modalities=1,
         has_answer=False,
+        statuses=_task_statuses,
     )
 )

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import and_, exists, func, select, update
+from sqlalchemy import and_, exists, func, select
 
 from curation.errors import MediaError, NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import read_models
@@ -588,49 +588,143 @@ def save_annotation(ws: Workspace, sample_id: str, person: str, values: dict[str
 
     A sample that already has its annotators is refused to a newcomer (another person applied first).
     """
-    from .rubrics import CRITERIA
-
     with ws.writing() as s:
-        sample = s.get(JudgeSample, sample_id)
-        if sample is None:
-            raise NotFoundError(f"no judging sample {sample_id!r}")
-        _require_annotator(s, person)
-        clean = {k: v for k, v in values.items() if v is not None}
-        parsed = _validated(sample.kind, sample_id, person, clean)
-        missing = [c for c in CRITERIA if c not in clean]
-        if apply and missing:
-            raise ValidationFailed([Problem(f"no value for {', '.join(missing)}", "values")], "nothing was applied")
-        row = s.execute(
-            select(JudgeAnnotation).where(JudgeAnnotation.sample == sample_id, JudgeAnnotation.annotator == person)
-        ).scalar_one_or_none()
-        was_applied = row is not None and row.applied
-        if apply and not was_applied and sample.applied >= ws.settings.judge.annotators_per_sample:
-            raise ValidationFailed(
-                [Problem(f"sample {sample_id} already has its {sample.applied} annotators", "sample")],
-                "nothing was applied",
-            )
-        payload = parsed.model_dump(mode="json", exclude={"sample", "annotator"})
-        if row is None:
-            row = JudgeAnnotation(sample=sample_id, annotator=person, payload=payload, applied=apply)
-        else:
-            row.payload, row.updated_at = payload, utcnow()
-            row.applied = row.applied or apply
-        s.add(row)
-        if apply:
-            if not was_applied:
-                s.execute(
-                    update(JudgeSample).where(JudgeSample.id == sample_id).values(applied=JudgeSample.applied + 1)
-                )
-            cursor = s.get(JudgeCursor, (person, sample.kind))
-            if cursor is None:
-                s.add(JudgeCursor(person=person, kind=sample.kind, position=sample.position))
-            else:
-                cursor.position = sample.position
-                s.add(cursor)
-            record_event(s, person, f"judge.{sample.kind}_annotation", f"judge_sample:{sample_id}", None, payload)
+        row = _save(s, ws.settings.judge.annotators_per_sample, sample_id, person, values, apply)
         s.flush()
         s.expunge(row)
     return row
+
+
+def _save(  # type: ignore[no-untyped-def]
+    s, quota: int, sample_id: str, person: str, values: dict[str, Any], apply: bool, via: str | None = None
+) -> JudgeAnnotation:
+    """The one path every annotation takes (the app's pages, imports, Label Studio pulls). Every check comes
+    before the first change, so a refusal leaves the session as it was."""
+    from .rubrics import CRITERIA
+
+    sample = s.get(JudgeSample, sample_id)
+    if sample is None:
+        raise NotFoundError(f"no judging sample {sample_id!r}")
+    _require_annotator(s, person)
+    owner = s.execute(select(JudgeTask.created_by).where(JudgeTask.id == sample.task)).scalar_one()
+    if owner == person:
+        raise PermissionDenied(f"{person!r} imported task {sample.task}: nobody annotates samples of their own task")
+    clean = {k: v for k, v in values.items() if v is not None}
+    parsed = _validated(sample.kind, sample_id, person, clean)
+    missing = [c for c in CRITERIA if c not in clean]
+    if apply and missing:
+        raise ValidationFailed([Problem(f"no value for {', '.join(missing)}", "values")], "nothing was applied")
+    row = s.execute(
+        select(JudgeAnnotation).where(JudgeAnnotation.sample == sample_id, JudgeAnnotation.annotator == person)
+    ).scalar_one_or_none()
+    was_applied = row is not None and row.applied
+    if apply and not was_applied and sample.applied >= quota:
+        raise ValidationFailed(
+            [Problem(f"sample {sample_id} already has its {sample.applied} annotators", "sample")],
+            "nothing was applied",
+        )
+    payload = parsed.model_dump(mode="json", exclude={"sample", "annotator"})
+    if row is None:
+        row = JudgeAnnotation(sample=sample_id, annotator=person, payload=payload, applied=apply)
+    else:
+        row.payload, row.updated_at = payload, utcnow()
+        row.applied = row.applied or apply
+    s.add(row)
+    if apply:
+        if not was_applied:
+            sample.applied += 1  # the write transaction is serialized: no other writer counts meanwhile
+            s.add(sample)
+        cursor = s.get(JudgeCursor, (person, sample.kind))
+        if cursor is None:
+            s.add(JudgeCursor(person=person, kind=sample.kind, position=sample.position))
+        else:
+            cursor.position = sample.position
+            s.add(cursor)
+        after = payload if via is None else {**payload, "via": via}
+        record_event(s, person, f"judge.{sample.kind}_annotation", f"judge_sample:{sample_id}", None, after)
+    return row
+
+
+@dataclass(frozen=True)
+class ExternalAnnotation:
+    """An applied annotation made outside the app (a Label Studio annotation), for :func:`apply_external`."""
+
+    sample: str
+    person: str
+    values: dict[str, Any]
+    source: str
+    """Where it was made, e.g. ``labelstudio:judge:score annotation 17``; kept in the event."""
+
+
+@dataclass
+class ExternalOutcome:
+    recorded: list[ExternalAnnotation] = field(default_factory=list)
+    replaced: list[ExternalAnnotation] = field(default_factory=list)
+    unchanged: list[ExternalAnnotation] = field(default_factory=list)
+    refused: list[tuple[ExternalAnnotation, str]] = field(default_factory=list)
+    withdrawn: list[tuple[str, str]] = field(default_factory=list)
+
+
+def apply_external(
+    ws: Workspace,
+    annotations: Sequence[ExternalAnnotation],
+    owned: set[tuple[str, str]],
+    withdraw: set[tuple[str, str]],
+) -> ExternalOutcome:
+    """Apply annotations made elsewhere, in one transaction, through the same checks as the app's Apply.
+
+    ``owned``: the (sample, person) slots this source recorded before; a slot the person applied in the app
+    (or through another source) is theirs already and the outside annotation is refused, so nobody annotates
+    a sample twice. ``withdraw``: owned slots the source no longer backs (deleted, or edited and refused);
+    their annotations are removed and the sample is open again. Annotations are taken in the order given:
+    once a sample has its annotators, later ones are refused.
+    """
+    quota = ws.settings.judge.annotators_per_sample
+    result = ExternalOutcome()
+    with ws.writing() as s:
+        for sample_id, person in sorted(withdraw):
+            row = s.execute(
+                select(JudgeAnnotation).where(JudgeAnnotation.sample == sample_id, JudgeAnnotation.annotator == person)
+            ).scalar_one_or_none()
+            if row is None:
+                continue
+            sample = s.get(JudgeSample, sample_id)
+            if row.applied and sample is not None:
+                sample.applied -= 1
+                s.add(sample)
+            record_event(
+                s,
+                person,
+                "judge.annotation_withdrawn",
+                f"judge_sample:{sample_id}",
+                row.payload,
+                {"reason": "its source no longer backs it"},
+            )
+            s.delete(row)
+            result.withdrawn.append((sample_id, person))
+        s.flush()
+        for a in annotations:
+            row = s.execute(
+                select(JudgeAnnotation).where(JudgeAnnotation.sample == a.sample, JudgeAnnotation.annotator == a.person)
+            ).scalar_one_or_none()
+            if row is not None and (a.sample, a.person) not in owned:
+                result.refused.append(
+                    (a, f"{a.person} already annotated sample {a.sample} in the app: nobody annotates a sample twice")
+                )
+                continue
+            before = None if row is None else dict(row.payload)
+            try:  # _save checks everything before it changes anything
+                saved = _save(s, quota, a.sample, a.person, a.values, apply=True, via=a.source)
+            except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
+                result.refused.append((a, str(exc).splitlines()[0]))
+                continue
+            if before is None:
+                result.recorded.append(a)
+            elif before == saved.payload:
+                result.unchanged.append(a)
+            else:
+                result.replaced.append(a)
+    return result
 
 
 def _require_annotator(s, name: str) -> None:  # type: ignore[no-untyped-def]

@@ -214,6 +214,27 @@ def test_samples_serving_annotations_and_report(judge_ws, sources):
     assert report["pairs"]["arena"]["elo"]["human"]["sys-a"] > report["pairs"]["arena"]["elo"]["human"]["sys-c"]
 
 
+def test_nobody_annotates_samples_of_a_task_they_imported(workspace, sources, tmp_path):
+    for name, roles in PEOPLE.items():
+        workspace.add_person(name, roles)
+    one = tmp_path / "one"
+    one.mkdir()
+    for name in ("tasks", "responses", "drafts"):
+        keep = [x for x in sources[name].read_text().splitlines() if '"t2t-01"' in x]
+        (one / f"{name}.jsonl").write_text("\n".join(keep) + "\n")
+    store.import_tasks(workspace, one / "tasks.jsonl", actor="maya")
+    store.import_responses(workspace, one / "responses.jsonl")
+    curate_all(workspace, {**sources, "drafts": one / "drafts.jsonl"})
+    review_all(workspace)
+    store.build_samples(workspace)
+    sample = store.samples(workspace, "score")[0]
+    with pytest.raises(PermissionDenied, match="'maya' imported task t2t-01"):
+        store.save_annotation(workspace, sample.id, "maya", dict.fromkeys(CRITERIA, 3), apply=True)
+    assert store.sample_row(workspace, sample.id).applied == 0
+    store.save_annotation(workspace, sample.id, "ann1", dict.fromkeys(CRITERIA, 3), apply=True)
+    assert store.sample_row(workspace, sample.id).applied == 1
+
+
 def test_task_status_follows_the_stages(judge_ws, sources):
     rows = {r["id"]: r for r in store.task_status(judge_ws)}
     assert rows["t2t-01"] == {

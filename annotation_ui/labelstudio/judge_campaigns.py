@@ -1,0 +1,314 @@
+"""Judge Anything's score and pair samples as Label Studio campaigns (Judge Anything §2.3, "the same
+campaigns stay available through Label Studio").
+
+One project per sample kind (``judge:score``, ``judge:pair``), one task per sample still short of its
+annotators; each task shows the task's instruction and inputs, the response (or the first and second
+responses, in the recorded order) and the curated checklist, and asks for the overall criterion and the six
+rubrics: 1–5 ratings for a score sample, first / second / tie for a pair. The project's overlap is the
+configured number of annotators per sample.
+
+A pull validates every annotation against the controls (nothing the server returns is trusted), then hands
+the deciding annotation of each (sample, person) to the kind's own Apply path
+(:func:`curation.kinds.judge.store.apply_external`): the same records, checks and separation as the
+Streamlit pages — a person never annotates a sample twice (a sample they applied in the app is refused
+here), never a sample of a task they imported, and a sample that already has its annotators takes nobody more.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+
+from curation.errors import Problem, ValidationFailed
+from curation.kinds.judge import store
+from curation.kinds.judge.rubrics import CHOICES, CRITERIA, DEFINITIONS, SCORE_MAX
+from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
+from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
+from curation.tables import Asset, Person
+from curation.workspace import Workspace
+
+from .connection import Connection, Server
+from .projects import (
+    TAMPERED,
+    UNKNOWN_TASK,
+    PushReport,
+    TaskSpec,
+    audio_html,
+    export_tasks,
+    image_html,
+    known_project,
+    media_url,
+    push_tasks,
+    users_by_id,
+)
+from .pulling import Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
+from .results import Control, ResultRefused, bind_controls, read_result
+from .tables import LsAnnotation
+
+SAMPLE_KINDS = ("score", "pair")
+
+
+def project_key(kind: str) -> str:
+    return f"judge:{kind}"
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in SAMPLE_KINDS:
+        raise ValidationFailed([Problem(f"unknown sample kind {kind!r}; use score or pair", "kind")])
+
+
+def label_config(kind: str) -> str:
+    """Overall and the six rubrics: a 1–5 rating each (score) or a first / second / tie choice each (pair)."""
+    head = (
+        '<View><Header value="Task"/><HyperText name="task" value="$task"/>'
+        '<Header value="Checklist (what a good response does)" size="5"/><HyperText name="checklist" value="$checklist"/>'
+    )
+    if kind == "score":
+        shown = '<Header value="Response" size="4"/><HyperText name="response" value="$response"/>'
+        controls = "".join(
+            f'<Header value="{html.escape(c)} (1–{SCORE_MAX}): {html.escape(DEFINITIONS[c])}" size="6"/>'
+            f'<Rating name="{c}" toName="response" maxRating="{SCORE_MAX}" required="true"/>'
+            for c in CRITERIA
+        )
+        return f"{head}{shown}{controls}</View>"
+    shown = (
+        '<View style="display:flex;gap:1em">'
+        '<View style="flex:1"><Header value="First response" size="4"/><HyperText name="first" value="$first"/></View>'
+        '<View style="flex:1"><Header value="Second response" size="4"/><HyperText name="second" value="$second"/></View>'
+        "</View>"
+    )
+    controls = "".join(
+        f'<Header value="{html.escape(c)}: {html.escape(DEFINITIONS[c])}" size="6"/>'
+        f'<Choices name="{c}" toName="first" choice="single-radio" required="true" showInline="true">'
+        + "".join(f'<Choice value="{x}"/>' for x in CHOICES)
+        + "</Choices>"
+        for c in CRITERIA
+    )
+    return f"{head}{shown}{controls}</View>"
+
+
+def controls(kind: str) -> dict[str, Control]:
+    if kind == "score":
+        return {c: Control("rating", required=True, max_rating=SCORE_MAX) for c in CRITERIA}
+    return {c: Control("choices", required=True, choices=CHOICES) for c in CRITERIA}
+
+
+# ----- push ---------------------------------------------------------------------------------------
+def _medium_html(connection: Connection, modality: str, blob: str) -> str:
+    if modality == "image":
+        return image_html(connection, blob, 480)
+    if modality == "audio":
+        return audio_html(connection, blob)
+    return f'<video controls preload="none" style="max-width:480px" src="{media_url(connection, blob)}"></video>'
+
+
+@dataclass
+class _Shown:
+    """What the tasks of one push show: tasks, responses, checklists and the blob name of each asset."""
+
+    tasks: dict[str, JudgeTask]
+    responses: dict[str, JudgeResponse]
+    checklists: dict[str, list[ChecklistEntry]]
+    blobs: dict[str, str]
+
+
+def _shown(ws: Workspace) -> _Shown:
+    with ws.session() as s:
+        blobs = {sha: f"{sha}{ext}" for sha, ext in s.execute(select(Asset.sha256, Asset.ext)).all()}
+    return _Shown(
+        tasks={t.id: t for t in store.tasks(ws)},
+        responses={r.id: r for r in store.responses(ws)},
+        checklists={c.task: c.final for c in store.task_checklists(ws) if c.state == "final"},
+        blobs=blobs,
+    )
+
+
+def _task_html(connection: Connection, shown: _Shown, task: JudgeTask) -> tuple[str, list[str]]:
+    parts = [f"<p style='white-space:pre-wrap'>{html.escape(task.instruction)}</p>"]
+    media = []
+    for modality, sha in sorted(task.inputs.items()):
+        blob = shown.blobs[sha]
+        parts.append(_medium_html(connection, modality, blob))
+        media.append(blob)
+    return "".join(parts), media
+
+
+def _response_html(connection: Connection, shown: _Shown, response: JudgeResponse) -> tuple[str, list[str]]:
+    if response.asset:
+        blob = shown.blobs[response.asset]
+        return _medium_html(connection, response.modality, blob), [blob]
+    return f"<p style='white-space:pre-wrap'>{html.escape(response.text or '')}</p>", []
+
+
+def _checklist_html(entries: list[ChecklistEntry]) -> str:
+    rows = "".join(f"<li><b>{html.escape(e.rubric)}</b>: {html.escape(e.text)}</li>" for e in entries)
+    return f"<ul>{rows}</ul>" if rows else "<p>(no checklist)</p>"
+
+
+def wanted_tasks(ws: Workspace, connection: Connection, kind: str) -> list[TaskSpec]:
+    """One task per sample of the kind still short of its annotators; the data names no system."""
+    quota = ws.settings.judge.annotators_per_sample
+    shown = _shown(ws)
+    with ws.session() as s:
+        rows = list(
+            s.execute(
+                select(JudgeSample)
+                .where(JudgeSample.kind == kind, JudgeSample.applied < quota)
+                .order_by(JudgeSample.position)
+            ).scalars()
+        )
+    specs = []
+    for row in rows:
+        task = shown.tasks[row.task]
+        task_html, media = _task_html(connection, shown, task)
+        data: dict[str, Any] = {"task": task_html, "checklist": _checklist_html(shown.checklists.get(task.id, []))}
+        if kind == "score":
+            sample = ScoreSample.model_validate(row.payload)
+            data["response"], more = _response_html(connection, shown, shown.responses[sample.response])
+            shown_responses = [sample.response]
+        else:
+            pair = PairSample.model_validate(row.payload)
+            data["first"], first_media = _response_html(connection, shown, shown.responses[pair.first])
+            data["second"], second_media = _response_html(connection, shown, shown.responses[pair.second])
+            more = first_media + second_media
+            shown_responses = [pair.first, pair.second]
+        inputs = hashlib.sha256(
+            repr(
+                (task.content_hash, [shown.responses[r].content_hash for r in shown_responses], data["checklist"])
+            ).encode()
+        ).hexdigest()
+        specs.append(
+            TaskSpec(
+                ref=f"judge|{kind}|{hashlib.sha256(row.id.encode()).hexdigest()[:24]}",  # sample ids name systems
+                subject=row.id,
+                inputs_hash=inputs,
+                data=data,
+                media=tuple(dict.fromkeys(media + more)),
+            )
+        )
+    return specs
+
+
+def push_judge(ws: Workspace, connection: Connection, kind: str, recreate: bool = False) -> PushReport:
+    """Create or update the kind's project; samples that got their annotators meanwhile are closed there."""
+    _check_kind(kind)
+    connection.media_dir()  # refuse early when no document root is configured
+    wanted = wanted_tasks(ws, connection, kind)
+    return push_tasks(
+        ws,
+        connection,
+        project_key(kind),
+        f"{ws.root.name}: judge {kind} samples",
+        label_config(kind),
+        ws.settings.judge.annotators_per_sample,
+        wanted,
+        recreate,
+    )
+
+
+# ----- pull ---------------------------------------------------------------------------------------
+@dataclass
+class JudgePull:
+    kind: str
+    annotations: int = 0
+    recorded: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    withdrawn: int = 0
+    skipped: int = 0
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "annotations": self.annotations,
+            "recorded": self.recorded,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "withdrawn": self.withdrawn,
+            "skipped": self.skipped,
+            "refused": self.refused,
+        }
+
+    def summary(self) -> str:
+        return (
+            f"judge {self.kind} samples: {self.annotations} annotation(s) — {self.recorded} recorded, "
+            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.withdrawn} withdrawn, "
+            f"{self.skipped} skip(s), {len(self.refused)} refused"
+        )
+
+
+def _judge(seen: Seen, rules: dict[str, Control], samples: set[str]) -> Verdict:
+    """A vote (criterion -> score or choice), a skip, or a refusal with its reason; the slot is (sample, person)."""
+    sample = seen.row.subject if seen.row else None
+    if seen.refusal or sample not in samples:
+        return Verdict(seen, "refused", reason=seen.refusal or UNKNOWN_TASK)
+    slot = (sample, seen.person)
+    if seen.skipped:
+        return Verdict(seen, "skipped", slot)
+    if seen.tampered:
+        return Verdict(seen, "refused", slot, reason=TAMPERED)
+    try:
+        values = read_result(seen.result, rules)
+    except ResultRefused as exc:
+        return Verdict(seen, "refused", slot, reason=str(exc))
+    return Verdict(seen, "vote", slot, {c: v[0] if isinstance(v, list) else v for c, v in values.items()})
+
+
+def pull_judge(ws: Workspace, connection: Connection, kind: str) -> JudgePull:
+    """Validate every annotation, then apply each person's deciding one through the app's Apply checks."""
+    _check_kind(kind)
+    key = project_key(kind)
+    project = known_project(ws, key, f"run `curate judge ls push {kind}` first")
+    server = Server(connection)
+    tasks = export_tasks(server, project)
+    users = users_by_id(server)
+    with ws.session() as s:
+        emails = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
+        owned = {
+            (r.subject, r.person)
+            for r in s.execute(
+                select(LsAnnotation).where(LsAnnotation.project_key == key, LsAnnotation.outcome == "recorded")
+            ).scalars()
+            if r.person
+        }
+    samples = {s.id for s in store.samples(ws, kind)}
+    rules = bind_controls(label_config(kind), controls(kind))
+    report = JudgePull(kind=kind)
+    seen, deleted = read_export(ws, key, tasks, users, emails)
+    report.annotations = len(seen)
+    verdicts = [_judge(x, rules, samples) for x in seen]
+    votes, superseded, _ = decide(verdicts)
+    ordered = sorted(votes.values(), key=lambda v: (v.seen.updated_at, v.seen.annotation))
+    external = [
+        store.ExternalAnnotation(
+            sample=v.slot[0],  # type: ignore[index]
+            person=v.slot[1],  # type: ignore[index]
+            values=v.values or {},
+            source=f"labelstudio {key} annotation {v.seen.annotation}",
+        )
+        for v in ordered
+    ]
+    applied = store.apply_external(ws, external, owned, owned - set(votes))  # type: ignore[arg-type]
+    refused_here = {(a.sample, a.person): reason for a, reason in applied.refused}
+    report.recorded, report.replaced = len(applied.recorded), len(applied.replaced)
+    report.unchanged, report.withdrawn = len(applied.unchanged), len(applied.withdrawn)
+    outcomes = [v.seen.outcome(v.outcome, v.reason) for v in verdicts if v.outcome in ("refused", "skipped")]
+    outcomes += [v.seen.outcome("superseded", "a later annotation by the same person replaces it") for v in superseded]
+    for v in ordered:
+        reason = refused_here.get(v.slot)  # type: ignore[arg-type]
+        outcomes.append(v.seen.outcome("refused", reason) if reason else v.seen.outcome("recorded"))
+    report.skipped = sum(1 for v in verdicts if v.outcome == "skipped")
+    for o in outcomes:
+        if o.outcome == "refused":
+            report.refused.append(
+                {"annotation": o.annotation, "task": o.task, "sample": o.subject, "user": o.user, "reason": o.reason}
+            )
+    store_outcomes(ws, key, outcomes + deleted, {"refused": "labelstudio.annotation_refused"})
+    refused = {o.annotation for o in outcomes if o.outcome == "refused"}
+    reopen_tasks(ws, server, project, ws.settings.judge.annotators_per_sample, tasks, refused)
+    return report
