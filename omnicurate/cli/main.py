@@ -78,6 +78,7 @@ def _register() -> None:
         release,
         screen,
         stats,
+        study,
         ui,
         workspace_cmds,
     )
@@ -86,6 +87,7 @@ def _register() -> None:
     app.add_typer(people.app, name="people")
     items.register(app)
     screen.register(app)
+    screen.story_app.add_typer(study.app, name="study")
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
     audit.register(app)
