@@ -13,7 +13,7 @@ import pytest
 
 from checker.backends.base import BackendError
 from checker.structured import TransformersStructured, decoding_schema, open_structured_model
-from curation.screening.model import TASK_MODELS, score_request, task_schema
+from curation.screening.model import TASK_MODELS, score_request, speech_request, task_schema
 from curation.screening.schema import CRITERIA, Scores
 from omnicurate.demo.story_corpus import draw_page
 
@@ -128,15 +128,21 @@ def test_the_decoding_schema_bounds_every_free_string_and_list() -> None:
 
 
 def test_transformers_structured_scores_through_the_tiny_omni_model(tiny_omni, hf_backend, media_dir) -> None:  # type: ignore[no-untyped-def]
-    """Greedy decoding under the schema: a random model can only say what the schema allows, images included."""
+    """Greedy decoding under the schema: a random model can only say what the schema allows (images included), two
+    requests of different tasks in one left-padded batch."""
     model = TransformersStructured(
-        str(tiny_omni), model=hf_backend.model, max_string=4, max_tokens=400, max_whitespace=0
+        str(tiny_omni), model=hf_backend.model, max_string=4, max_tokens=400, max_whitespace=0, micro_batch=2
     )
-    request = score_request(
-        "c1", (str(media_dir / "red.png"), "Once upon a time."), (str(media_dir / "blue.png"), "The end.")
-    )
-    (answer,) = model.generate([request])
-    assert answer is not None, "a schema-constrained answer parses"
-    scores = Scores.model_validate(answer)
+    requests = [
+        score_request(
+            "c1", (str(media_dir / "red.png"), "Once upon a time."), (str(media_dir / "blue.png"), "The end.")
+        ),
+        speech_request("c2", "A short story.", ['"Look!" said Bo.']),
+    ]
+    score, speech = model.generate(requests)
+    assert score is not None and speech is not None, "schema-constrained answers parse"
+    scores = Scores.model_validate(score)
     assert all(1 <= getattr(scores, c).score <= 10 and len(getattr(scores, c).rationale) <= 4 for c in CRITERIA)
-    assert TASK_MODELS["score"] is Scores and model.model_id.endswith(hf_backend.model_id.rsplit("@", 1)[1])
+    assert len(TASK_MODELS["speech"].model_validate(speech).utterance) <= 4
+    assert model.generated_tokens > len(json.dumps(score, separators=(",", ":")))
+    assert model.model_id.endswith(hf_backend.model_id.rsplit("@", 1)[1])
