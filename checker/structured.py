@@ -134,7 +134,12 @@ class OpenAIStructured:
     batch_size = 64
 
     def __init__(
-        self, target: str, concurrency: int = 8, timeout_s: float = 300.0, max_string: int = MAX_STRING
+        self,
+        target: str,
+        concurrency: int = 8,
+        timeout_s: float = 300.0,
+        max_string: int = MAX_STRING,
+        compact: bool = False,
     ) -> None:
         from .backends.openai_compat import OpenAIBackend
 
@@ -146,6 +151,9 @@ class OpenAIStructured:
         self.model = model
         self.concurrency = concurrency
         self.max_string = max_string
+        self.compact = compact
+        """vLLM servers: also ask for JSON without free whitespace (``structured_outputs.disable_any_whitespace``);
+        a server other than vLLM may refuse the extra field, so it is off by default."""
         self._turn = itertools.count()
         self._lock = threading.Lock()
 
@@ -178,6 +186,11 @@ class OpenAIStructured:
                 },
             },
         }
+        if self.compact:
+            body["structured_outputs"] = {
+                "json": body["response_format"]["json_schema"]["schema"],
+                "disable_any_whitespace": True,
+            }
         reply = self._server()._post(body)
         return parse_answer(reply["choices"][0]["message"].get("content") or "")
 
@@ -339,12 +352,20 @@ def tokenizer_data(tokenizer: Any, vocab_size: int) -> Any:
 
 class VllmStructured:
     """``vllm:PATH``: vLLM's offline engine with structured outputs (``json`` schema), greedy, every request of a
-    batch in one ``generate`` call. ``llm``: an engine already started (e.g. the probe backend's)."""
+    batch in one ``generate`` call. ``compact``: no free whitespace between JSON tokens (as ``MAX_WHITESPACE`` for
+    transformers). ``llm``: an engine already started (e.g. the probe backend's). The grammar engine is vLLM's
+    choice unless ``$CURATE_VLLM_ENGINE_ARGS`` sets ``structured_outputs_config``."""
 
     batch_size = 256
 
     def __init__(  # type: ignore[no-untyped-def]
-        self, target: str, max_tokens: int = MAX_TOKENS, max_string: int = MAX_STRING, llm=None, **engine_args: Any
+        self,
+        target: str,
+        max_tokens: int = MAX_TOKENS,
+        max_string: int = MAX_STRING,
+        compact: bool = True,
+        llm=None,
+        **engine_args: Any,
     ) -> None:
         from .torch_compat import ensure_torchvision_importable
 
@@ -364,7 +385,7 @@ class VllmStructured:
         if not self.path.is_dir():
             raise BackendError(f"vllm: {self.path} is not a model folder")
         self.processor = transformers.AutoProcessor.from_pretrained(self.path)
-        self.max_tokens, self.max_string = max_tokens, max_string
+        self.max_tokens, self.max_string, self.compact = max_tokens, max_string, compact
         if llm is None:
             options: dict[str, Any] = {"limit_mm_per_prompt": {"image": 2, "audio": 0, "video": 0}}
             options.update(json.loads(os.environ.get("CURATE_VLLM_ENGINE_ARGS", "{}")))
@@ -387,6 +408,10 @@ class VllmStructured:
         return prompt
 
     def generate(self, requests: Sequence[StructuredRequest]) -> list[dict[str, Any] | None]:
+        return [parse_answer(text) for text in self.texts(requests)]
+
+    def texts(self, requests: Sequence[StructuredRequest]) -> list[str]:
+        """The engine's raw answers, before parsing."""
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
 
@@ -394,12 +419,14 @@ class VllmStructured:
             SamplingParams(
                 temperature=0.0,
                 max_tokens=self.max_tokens,
-                structured_outputs=StructuredOutputsParams(json=decoding_schema(r.schema, self.max_string)),
+                structured_outputs=StructuredOutputsParams(
+                    json=decoding_schema(r.schema, self.max_string), disable_any_whitespace=self.compact
+                ),
             )
             for r in requests
         ]
         answers = self.llm.generate([self._prompt(r) for r in requests], params, use_tqdm=False)
-        return [parse_answer(a.outputs[0].text) for a in answers]
+        return [a.outputs[0].text for a in answers]
 
 
 def open_structured_model(spec: str, root: Path | None = None, concurrency: int = 8, batch_size: int = 0):  # type: ignore[no-untyped-def]
