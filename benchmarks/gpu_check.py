@@ -12,7 +12,17 @@ fewer generated tokens for ``logprob``, and the same verdict on at least 95 % of
     python benchmarks/gpu_check.py --probe vllm:/models/Qwen2.5-Omni-7B
     python benchmarks/gpu_check.py --size tiny --device cpu --items 4   # the same path on a laptop
 
-Needs only PyTorch and transformers (plus numpy and Pillow); no database, no network.
+``--mode score`` measures screening instead (Omni-StoryBench §4.1): the same random vision-language model of
+real size scores synthetic story candidates (two page images and their narration each) on the four criteria,
+1–10 with a rationale, under JSON-schema constrained decoding (``checker.structured``), and prints candidates per
+second, generated tokens per candidate and the share of answers that validate. Random weights write no brief
+rationale, so strings are bounded at ``--max-string`` characters while decoding (a trained judge's sentence).
+
+    python benchmarks/gpu_check.py --mode score                         # random 7B thinker on cuda
+    python benchmarks/gpu_check.py --mode score --score-model vllm:/models/Qwen2.5-Omni-7B
+    python benchmarks/gpu_check.py --mode score --size tiny --device cpu --items 2
+
+Needs only PyTorch, transformers and lm-format-enforcer (plus numpy and Pillow); no database, no network.
 """
 
 from __future__ import annotations
@@ -43,10 +53,17 @@ def log(message: str) -> None:
 
 def random_backend(size: str, device: str, scratch: Path, micro_batch: int | None) -> ProbeBackend:
     """A random Qwen2.5-Omni thinker built in place on ``device`` (no checkpoint written)."""
+    from checker.backends.hf import TransformersBackend
+
+    model = random_model(size, device, scratch)
+    return TransformersBackend(str(scratch), device=device, model=model, micro_batch=micro_batch)
+
+
+def random_model(size: str, device: str, scratch: Path):  # type: ignore[no-untyped-def]
+    """A random Qwen2.5-Omni thinker built in place on ``device``, its processor saved in ``scratch``."""
     import torch
     import transformers
 
-    from checker.backends.hf import TransformersBackend
     from checker.random_omni import build_processor, thinker_config
 
     processor = build_processor(size)  # type: ignore[arg-type]
@@ -66,7 +83,90 @@ def random_backend(size: str, device: str, scratch: Path, micro_batch: int | Non
         f"model: random Qwen2.5-Omni thinker ({size}), {params / 1e6:,.1f} M parameters, {dtype}, "
         f"built on {device} in {time.perf_counter() - started:.1f} s"
     )
-    return TransformersBackend(str(scratch), device=device, model=model, micro_batch=micro_batch)
+    return model
+
+
+def score_candidates(count: int, scratch: Path) -> list[Any]:
+    """``count`` synthetic story candidates as screening score requests: two drawn pages and their narration."""
+    from PIL import Image, ImageDraw
+
+    from curation.screening.model import score_request
+
+    pages = []
+    for index in range(max(2, min(count + 1, 16))):
+        path = scratch / f"page-{index}.png"
+        image = Image.new("RGB", (448, 336), (40 + 13 * index % 200, 90, 160 - 7 * index % 120))
+        ImageDraw.Draw(image).ellipse((60 + 9 * index % 200, 50, 260, 250), fill=(230, 210, 120))
+        image.save(path)
+        pages.append(str(path))
+    text = "Kito and the elephant walked to the well. A cool wind blew, and Omari found an old flute."
+    return [
+        score_request(
+            f"cand-{i:05d}",
+            (pages[i % len(pages)], f"{text} (page {i})"),
+            (pages[(i + 1) % len(pages)], f"{text} (page {i + 1})"),
+        )
+        for i in range(count)
+    ]
+
+
+def score_mode(args: argparse.Namespace, scratch: Path) -> dict[str, Any]:
+    """Candidates per second of the screening scorer: warm-up, then as many candidates as the budget allows."""
+    from checker.structured import TransformersStructured, open_structured_model
+    from curation.screening.schema import Scores
+
+    if args.score_model:
+        scorer = open_structured_model(args.score_model)
+    else:
+        model = random_model(args.size, args.device, scratch)
+        scorer = TransformersStructured(
+            str(scratch),
+            device=args.device,
+            model=model,
+            max_string=args.max_string,
+            max_tokens=args.max_tokens,
+            micro_batch=args.micro_batch,
+        )
+    batch = max(1, getattr(scorer, "micro_batch", 1))
+    started = time.perf_counter()
+    scorer.generate(score_candidates(batch, scratch))
+    per_candidate = max(time.perf_counter() - started, 1e-3) / batch
+    log(f"warm-up: {per_candidate:.2f} s per candidate (batches of {batch})")
+    affordable = int(args.budget_s / (per_candidate * 1.25))
+    count = max(1, min(args.items, affordable))
+    if count < args.items:
+        log(f"time budget {args.budget_s:.0f} s: scoring {count} candidates instead of {args.items}")
+    candidates = score_candidates(count, scratch)
+    tokens_before = getattr(scorer, "generated_tokens", 0)
+    started = time.perf_counter()
+    answers = scorer.generate(candidates)
+    seconds = time.perf_counter() - started
+    valid = 0
+    for answer in answers:
+        try:
+            Scores.model_validate(answer)
+            valid += 1
+        except ValueError:
+            pass
+    generated = getattr(scorer, "generated_tokens", 0) - tokens_before
+    figures: dict[str, Any] = {
+        "mode": "score",
+        "model": scorer.model_id,
+        "candidates": count,
+        "device": args.device,
+        "candidates_per_second": count / seconds,
+        "seconds": seconds,
+        "valid_share": valid / count,
+        "generated_tokens_per_candidate": generated / count if generated else None,
+        "micro_batch": batch,
+        "max_string": args.max_string,
+    }
+    log(
+        f"   score: {count} candidates in {seconds:.1f} s = {count / seconds:.3f} candidates/s; "
+        f"{valid}/{count} answers fit the schema"
+        + (f"; {generated / count:.0f} generated tokens per candidate" if generated else "")
+    )
+    return figures
 
 
 def open_any(args: argparse.Namespace, scratch: Path) -> ProbeBackend:
@@ -108,6 +208,10 @@ def main() -> None:
         help="transformers backend: requests per forward pass (default 8 on GPU, 1 on CPU)",
     )
     parser.add_argument("--json", dest="json_out", help="also write the figures to this file")
+    parser.add_argument("--mode", choices=["probe", "score"], default="probe", help="probe items, or score stories")
+    parser.add_argument("--score-model", help="score mode: a structured backend spec instead of the random model")
+    parser.add_argument("--max-string", type=int, default=32, help="score mode: characters per string while decoding")
+    parser.add_argument("--max-tokens", type=int, default=1024, help="score mode: new tokens per answer at most")
     args = parser.parse_args()
     wall = time.perf_counter()
 
@@ -119,6 +223,16 @@ def main() -> None:
     args.device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if args.device == "cuda":
         log(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}")
+    if args.mode == "score":
+        with tempfile.TemporaryDirectory() as scratch:
+            figures = score_mode(args, Path(scratch))
+        figures["wall_seconds"] = time.perf_counter() - wall
+        if args.device == "cuda":
+            figures["peak_gpu_memory_gib"] = torch.cuda.max_memory_allocated() / 2**30
+        log(f"wall time {figures['wall_seconds']:.0f} s (limit {DEADLINE_S} s)")
+        if args.json_out:
+            Path(args.json_out).write_text(json.dumps(figures, indent=2))
+        return
     with tempfile.TemporaryDirectory() as scratch:
         backend = open_any(args, Path(scratch))
         warm = demo_probe_items(1)

@@ -19,6 +19,7 @@ TABLE_MODULES = (
     "checker.tables",
     "curation.kinds.judge.tables",
     "curation.screening.tables",
+    "curation.study.tables",
 )
 """Module -> tables it owns; each is created by the migration its docstring names."""
 

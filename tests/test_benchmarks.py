@@ -20,6 +20,20 @@ SMOKE = {
     "checker_cost.py": ["--smoke"],
     "dashboard_demo.py": ["--smoke"],
     "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "1", "--budget-s", "30"],
+    "gpu_check.py score": [
+        "--mode",
+        "score",
+        "--size",
+        "tiny",
+        "--device",
+        "cpu",
+        "--items",
+        "1",
+        "--budget-s",
+        "30",
+        "--max-string",
+        "4",
+    ],
     "import_status.py": ["--sizes", "20", "40"],
     "judge_report.py": ["--smoke"],
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],
@@ -28,7 +42,7 @@ SMOKE = {
     "screen_candidates.py": ["--smoke"],
     "ui_render.py": ["--smoke"],
 }
-"""Script -> the arguments of its smallest run."""
+"""Script -> the arguments of its smallest run; "script variant" keys give a script a second smoke run (a mode)."""
 HELPERS = {"demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py"}
 MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service]}
 """Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs."""
@@ -36,12 +50,16 @@ MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service]}
 
 def test_every_benchmark_has_a_smoke_run() -> None:
     scripts = {p.name for p in (ROOT / "benchmarks").glob("*.py")}
-    assert scripts == set(SMOKE) | set(HELPERS)
+    assert scripts == {key.split()[0] for key in SMOKE} | set(HELPERS)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "script", [pytest.param(name, marks=MARKS.get(name, []), id=name.removesuffix(".py")) for name in sorted(SMOKE)]
+    "script",
+    [
+        pytest.param(name, marks=MARKS.get(name, []), id=name.replace(".py", "").replace(" ", "-"))
+        for name in sorted(SMOKE)
+    ],
 )
 def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> None:
     if script == "labelstudio_roundtrip.py":
@@ -55,7 +73,7 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
             missing_service(f"{exc}: run `bash .ci/setup.d/40-labelstudio.sh`")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script), *SMOKE[script]],
+        [sys.executable, str(ROOT / "benchmarks" / script.split()[0]), *SMOKE[script]],
         cwd=tmp_path,
         env=env,
         capture_output=True,

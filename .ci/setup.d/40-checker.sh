@@ -9,4 +9,8 @@ if ! .venv/bin/python -c "import torch, transformers, torchvision.version" >/dev
   "$PIP" install -q "torch==2.13.0" "transformers>=5.19" "tokenizers>=0.21" 2>&1 | grep -v "^WARNING: Location" || true
   "$PIP" install -q --no-deps "torchvision==0.28.0" 2>&1 | grep -v "^WARNING: Location" || true
 fi
+# JSON-schema constrained decoding for the transformers backend's structured (screening) mode: pure Python.
+if ! .venv/bin/python -c "import lmformatenforcer" >/dev/null 2>&1; then
+  "$PIP" install -q "lm-format-enforcer>=0.11" 2>&1 | grep -v "^WARNING: Location" || true
+fi
 .venv/bin/python -c "import torch, transformers; print('checker: torch', torch.__version__, 'transformers', transformers.__version__)"

@@ -80,6 +80,7 @@ def _register() -> None:
         release,
         screen,
         stats,
+        study,
         ui,
         workspace_cmds,
     )
@@ -89,6 +90,7 @@ def _register() -> None:
     app.add_typer(people.app, name="people")
     items.register(app)
     screen.register(app)
+    screen.story_app.add_typer(study.app, name="study")
     app.add_typer(stats.app, name="stats")
     app.add_typer(agreement.app, name="agreement")
     adjudicate.register(app)

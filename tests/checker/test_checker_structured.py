@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from checker.backends.base import BackendError
-from checker.structured import open_structured_model
-from curation.screening.model import score_request
+from checker.structured import TransformersStructured, decoding_schema, open_structured_model
+from curation.screening.model import TASK_MODELS, score_request, speech_request, task_schema
+from curation.screening.schema import CRITERIA, Scores
 from omnicurate.demo.story_corpus import draw_page
 
 
@@ -96,8 +97,8 @@ def test_openai_fans_out_over_servers_within_the_concurrency_in_request_order(se
 
 
 def test_specs_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(BackendError, match="no structured"):
-        open_structured_model("vllm:/models/x")
+    with pytest.raises(BackendError, match="is not a model folder"):
+        open_structured_model("transformers:/models/x")
     with pytest.raises(BackendError, match="unknown model backend"):
         open_structured_model("gpt4")
     with pytest.raises(BackendError, match="openai:<url>"):
@@ -106,3 +107,42 @@ def test_specs_are_checked(tmp_path: Path) -> None:
     replay.write_text(json.dumps({"subject": "a", "task": "score", "output": {"x": 1}}) + "\n", encoding="utf-8")
     model = open_structured_model("replay:r.jsonl", root=tmp_path, batch_size=3)
     assert model.batch_size == 3 and model.model_id.startswith("r.jsonl@")
+
+
+def test_the_decoding_schema_bounds_every_free_string_and_list() -> None:
+    schema = decoding_schema(task_schema("book_meta"), max_string=7, max_items=3)
+    character = schema["$defs"]["Character"]["properties"]
+    assert character["name"]["maxLength"] == 7 and character["personality"]["maxItems"] == 3
+    assert character["personality"]["items"]["maxLength"] == 7
+    assert "maxLength" not in character["sex"], "an enum is bounded already"
+    assert schema["properties"]["characters"]["maxItems"] == 3
+    assert "maxLength" not in task_schema("book_meta")["properties"]["genre"], "the task's own schema is untouched"
+    scores = decoding_schema(task_schema("score"), max_string=5)
+    assert scores["$defs"]["Criterion"]["properties"]["score"]["enum"] == list(range(1, 11))
+    assert scores["$defs"]["Criterion"]["properties"]["rationale"] == {
+        "minLength": 1,
+        "maxLength": 5,
+        "title": "Rationale",
+        "type": "string",
+    }
+
+
+def test_transformers_structured_scores_through_the_tiny_omni_model(tiny_omni, hf_backend, media_dir) -> None:  # type: ignore[no-untyped-def]
+    """Greedy decoding under the schema: a random model can only say what the schema allows (images included), two
+    requests of different tasks in one left-padded batch."""
+    model = TransformersStructured(
+        str(tiny_omni), model=hf_backend.model, max_string=4, max_tokens=400, max_whitespace=0, micro_batch=2
+    )
+    requests = [
+        score_request(
+            "c1", (str(media_dir / "red.png"), "Once upon a time."), (str(media_dir / "blue.png"), "The end.")
+        ),
+        speech_request("c2", "A short story.", ['"Look!" said Bo.']),
+    ]
+    score, speech = model.generate(requests)
+    assert score is not None and speech is not None, "schema-constrained answers parse"
+    scores = Scores.model_validate(score)
+    assert all(1 <= getattr(scores, c).score <= 10 and len(getattr(scores, c).rationale) <= 4 for c in CRITERIA)
+    assert len(TASK_MODELS["speech"].model_validate(speech).utterance) <= 4
+    assert model.generated_tokens > len(json.dumps(score, separators=(",", ":")))
+    assert model.model_id.endswith(hf_backend.model_id.rsplit("@", 1)[1])
