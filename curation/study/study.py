@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.jsonl import read_models
@@ -68,7 +69,7 @@ def import_judge_scores(ws: Workspace, name: str, path: Path, actor: str = "cli"
     with ws.writing() as s:
         existing = {
             (r.judge, r.system, r.transition, r.track): r
-            for r in s.execute(select(StudyJudgeScore).where(StudyJudgeScore.study == name)).scalars()
+            for r in s.execute(select(StudyJudgeScore).where(col(StudyJudgeScore.study) == name)).scalars()
         }
         for line in lines:
             key = (line.judge, line.system, line.transition, line.track)
@@ -111,7 +112,7 @@ def import_judge_scores(ws: Workspace, name: str, path: Path, actor: str = "cli"
 
 def judge_scores(ws: Workspace, name: str) -> list[JudgeScore]:
     with ws.session() as s:
-        rows = s.execute(select(StudyJudgeScore).where(StudyJudgeScore.study == name)).scalars().all()
+        rows = s.execute(select(StudyJudgeScore).where(col(StudyJudgeScore.study) == name)).scalars().all()
     return [JudgeScore(r.judge, r.transition, r.system, r.track, r.scores) for r in rows]
 
 
