@@ -71,6 +71,15 @@ def records(ws, item: str, stage: str) -> list[ReviewRecord]:
         return list(rows.scalars())
 
 
+def item_ids(ws) -> set[str]:
+    from sqlalchemy import select
+
+    from curation.tables import Item
+
+    with ws.session() as s:
+        return set(s.execute(select(Item.id)).scalars())
+
+
 def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_path):
     url, ws, media = streamlit_server
     page.set_default_timeout(TIMEOUT)
@@ -297,3 +306,40 @@ def test_a_reload_and_a_deep_link_keep_the_person_signed_in(page: Page, streamli
     with ws.session() as s:
         seen = [(e.action, e.subject) for e in s.execute(select(Event).order_by(Event.id)).scalars()]
     assert (FAILED, "person:maya") in seen and (SIGNED_IN, "person:rev3") in seen
+
+
+def test_bad_uploads_are_named_beside_their_fields_and_every_problem_shows_at_once(
+    page: Page, streamlit_server, tmp_path
+):
+    url, ws, _media = streamlit_server
+    page.set_default_timeout(TIMEOUT)
+    before = item_ids(ws)
+    not_an_image = tmp_path / "notes.png"
+    not_an_image.write_text("just some text, not a picture")
+    broken = make_tone(tmp_path / "voice.wav", freq=440.0, seconds=1.0)
+    broken.write_bytes(broken.read_bytes()[:200])  # cut off inside the samples
+
+    sign_in(page, url, "ann1")
+    page.get_by_role("link", name="Write or edit an item").click()
+    uploaders = page.locator('[data-testid="stFileUploader"]')
+    expect(uploaders).to_have_count(2)
+    uploaders.nth(0).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(not_an_image))
+    settled(page)
+    uploaders.nth(1).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(broken))
+    settled(page)
+    # named at once, before saving, and nothing is previewed from either upload
+    expect(page.get_by_text("image: notes.png: not a readable image")).to_be_visible()
+    expect(page.get_by_text("audio: voice.wav: audio is truncated")).to_be_visible()
+    expect(page.locator('[data-testid="stImage"]')).to_have_count(0)
+    expect(page.locator('[data-testid="stAudio"]')).to_have_count(0)
+
+    page.get_by_role("button", name="Save item").click()
+    settled(page)
+    alerts = page.locator('[data-testid="stAlertContentError"]')
+    expect(alerts.filter(has_text="question: is empty")).to_have_count(1)  # every problem of the form at once
+    expect(alerts.filter(has_text="not a readable image")).to_have_count(1)  # each once
+    expect(alerts.filter(has_text="audio is truncated")).to_have_count(1)
+    said = " ".join(alerts.all_inner_texts())
+    assert "Traceback" not in page.content() and "/tmp/" not in said and "staging" not in said, said
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    assert item_ids(ws) == before  # nothing was saved
