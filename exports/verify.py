@@ -10,12 +10,15 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curation.errors import CurateError
 
 from .fingerprints import text_sha256
 from .writer import CHUNK
+
+if TYPE_CHECKING:
+    from curation.kinds import ReleaseLayout
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -83,10 +86,14 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
     return manifest
 
 
-UNIT_FILES = {"mcq": "data/items.jsonl", "story_transition": "data/transitions.jsonl"}
-"""Where each kind's release keeps its units, one JSON object with an ``id`` per line."""
-MEDIA_FIELDS = {"mcq": ("image", "audio"), "story_transition": ("current_image", "next_image")}
-"""The fields of a unit (and of its manifest record) that name a shipped medium, per kind."""
+def release_layout(kind: str) -> ReleaseLayout | None:
+    """The registered layout of a release of KIND (None: a kind this installation does not know)."""
+    from curation.kinds import kind_of
+
+    try:
+        return kind_of(kind).release
+    except KeyError:
+        return None
 
 
 def read_items(folder: Path, rel: str = "data/items.jsonl") -> dict[str, dict[str, Any]]:
@@ -203,16 +210,24 @@ def _check_references(
     """The manifest's items, the kind's unit file (data/items.jsonl, data/transitions.jsonl; a judge_task
     release's data files), data/items.parquet, croissant.json and attributions.json agree with each other and
     with the manifest's file list, and each unit names media that exist."""
-    kind = manifest.get("kind", "mcq")
+    kind = str(manifest.get("kind", "mcq"))
     problems = _check_croissant(folder, listed)
+    layout = release_layout(kind)
+    if layout is None:
+        return [*problems, Mismatch("invalid", "manifest.json", f"unknown kind {kind!r}; this curate cannot check it")]
+    problems += [
+        Mismatch("missing", rel, f"a {kind} release has {rel}; it is not in the file list")
+        for rel in layout.data_files
+        if rel not in listed
+    ]
     if kind == "judge_task":
         from .judge_verify import check_judge_release
 
         report.items, found = check_judge_release(folder, manifest, listed)
         return problems + [Mismatch(*problem) for problem in found]
-    if kind not in UNIT_FILES:
-        return [*problems, Mismatch("invalid", "manifest.json", f"unknown kind {kind!r}; this curate cannot check it")]
-    unit_file, fields = UNIT_FILES[kind], MEDIA_FIELDS[kind]
+    if layout.unit_file is None:
+        return problems
+    unit_file, fields = layout.unit_file, layout.media_fields
     problems += _check_manifest_items(manifest, listed, fields)
     if not (folder / unit_file).is_file() or (folder / unit_file).is_symlink():
         return problems
@@ -373,7 +388,8 @@ def read_units(folder: Path) -> tuple[str, dict[str, dict[str, Any]]]:
         from .judge_verify import read_tasks
 
         return kind, read_tasks(folder)
-    return kind, read_items(folder, UNIT_FILES.get(kind, UNIT_FILES["mcq"]))
+    layout = release_layout(kind)
+    return kind, read_items(folder, layout.unit_file if layout and layout.unit_file else "data/items.jsonl")
 
 
 def diff_releases(old: Path, new: Path) -> dict[str, Any]:

@@ -268,13 +268,16 @@ class Gate(Protocol):
 # ----- release layout ------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ReleaseLayout:
-    """What a release of this kind contains: data files, record columns, card sections, Croissant fields."""
+    """What a release of this kind contains (its data files, every one of which ``release verify`` requires)
+    and how its units are shipped: the record columns, the file of one unit per line, the media fields."""
 
     data_files: tuple[str, ...]
     columns: Callable[[Sequence[str]], tuple[str, ...]]
     """The record columns for a release whose items have these modalities (a column of an absent one goes)."""
-    card_sections: tuple[str, ...] = ()
-    croissant_fields: Callable[[Sequence[str]], tuple[str, ...]] | None = None
+    unit_file: str | None = None
+    """The JSONL file of the release's units, one object with an ``id`` per line (None: the kind checks its own)."""
+    media_fields: tuple[str, ...] = ()
+    """The fields of a unit (and of its manifest record) that name a shipped medium."""
 
 
 # ----- the kind ------------------------------------------------------------------------------------

@@ -69,6 +69,14 @@ def test_a_changed_task_and_a_removed_medium_are_found(release: Path) -> None:
     assert result.exit_code == 1 and "changed: data/tasks.jsonl" in result.output
 
 
+def test_a_data_file_of_the_kind_dropped_from_file_list_and_folder_is_named(release: Path) -> None:
+    manifest = json.loads((release / "manifest.json").read_text())
+    manifest["files"] = [e for e in manifest["files"] if e["path"] != "data/judge_outputs.jsonl"]
+    (release / "manifest.json").write_text(json.dumps(manifest))
+    (release / "data" / "judge_outputs.jsonl").unlink()  # the folder and the list agree: only the kind knows
+    assert ("missing", "data/judge_outputs.jsonl") in found(release)
+
+
 def test_forged_annotations_and_counts_are_caught_by_the_cross_references(release: Path) -> None:
     annotations = rows(release, "data/score_annotations.jsonl")
     annotations[0]["sample"] = "s:t2t-01:sys-z"

@@ -76,7 +76,8 @@ MCQ = register_kind(
         release=ReleaseLayout(
             data_files=("data/items.parquet", "data/items.jsonl"),
             columns=item_columns,
-            card_sections=("summary", "composition", "collection", "annotation", "agreement", "licenses"),
+            unit_file="data/items.jsonl",
+            media_fields=("image", "audio"),
         ),
         min_modalities=2,
     )

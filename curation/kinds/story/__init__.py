@@ -50,7 +50,8 @@ STORY = register_kind(
         release=ReleaseLayout(
             data_files=("data/transitions.jsonl",),
             columns=transition_columns,
-            card_sections=("summary", "screening", "annotation", "audit", "licenses"),
+            unit_file="data/transitions.jsonl",
+            media_fields=("current_image", "next_image"),
         ),
         min_modalities=2,
         has_answer=False,
