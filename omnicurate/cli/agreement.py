@@ -7,14 +7,12 @@ from typing import Annotated, Any
 
 import typer
 
-from .common import err_console, open_workspace, print_json
+from .common import JsonFlag, err_console, open_workspace, print_json
 
 app = typer.Typer(
     help="Agreement between reviewers in this workspace: report (default), gates, adjudication queue.",
     invoke_without_command=True,
 )
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
 def _figure(result: dict[str, Any]) -> str:

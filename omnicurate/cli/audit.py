@@ -7,9 +7,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 Actor = Annotated[str, typer.Option(help="Who runs it (recorded in the event log).")]
 
 media_app = typer.Typer(

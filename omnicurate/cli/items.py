@@ -8,13 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 import_app = typer.Typer(help="Import items or review records from JSONL (all or nothing).", no_args_is_help=True)
 export_app = typer.Typer(help="Export items as JSONL with their media.", no_args_is_help=True)
 review_app = typer.Typer(help="Review queues.", no_args_is_help=True)
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
 @import_app.command("items")

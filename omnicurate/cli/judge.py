@@ -10,12 +10,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="The judge_task kind: checklists, responses, score/pair samples, judges against people.", no_args_is_help=True
 )
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
 class ImportKind(StrEnum):

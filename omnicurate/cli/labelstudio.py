@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 if TYPE_CHECKING:
     from annotation_ui.labelstudio.projects import PushReport
@@ -25,7 +25,6 @@ campaign_app = typer.Typer(
     no_args_is_help=True,
 )
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 RecreateFlag = Annotated[
     bool,
     typer.Option("--recreate", help="Start a new project when the old one was deleted on the server (or moved)."),

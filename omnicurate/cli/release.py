@@ -9,14 +9,12 @@ import typer
 
 from curation.errors import CheckFailed, Problem, ValidationFailed
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Versioned releases: build a deterministic snapshot of the admitted items, verify it, compare two.",
     no_args_is_help=True,
 )
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 
 
 @app.command("build")

@@ -8,9 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import err_console, open_workspace, out_console, print_json
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 
 def import_candidates_cmd(

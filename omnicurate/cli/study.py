@@ -10,14 +10,13 @@ from typing import Annotated
 
 import typer
 
-from .common import open_workspace, out_console, print_json
+from .common import JsonFlag, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="The human study of a story release: a fixed window, system outputs rated in Label Studio, and "
     "human–judge agreement across systems.",
     no_args_is_help=True,
 )
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 ReleaseOpt = Annotated[Path, typer.Option("--release", help="The story release folder (with manifest.json).")]
 SizeOpt = Annotated[int, typer.Option("--size", help="How many transitions the window holds (App. F.5: 10).")]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the window's draw.")]

@@ -9,9 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, fail, open_workspace, out_console, print_json
-
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+from .common import JsonFlag, err_console, fail, open_workspace, out_console, print_json
 
 
 def init_cmd(
