@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from .common import err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 
 
 def _read_checklist(path: Path) -> dict[str, Any]:
@@ -41,7 +41,7 @@ def adjudicate_cmd(
     ] = None,
     by: Annotated[str | None, typer.Option("--by", help="The maintainer recording the consensus.")] = None,
     reason: Annotated[str | None, typer.Option(help="Why this is the consensus (required; kept).")] = None,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    json_out: JsonFlag = False,
 ) -> None:
     """List items whose subset-checklist reviewers disagree, or record a maintainer's consensus checklist.
 
