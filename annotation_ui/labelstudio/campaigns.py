@@ -15,7 +15,7 @@ import os
 import random
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,7 +42,7 @@ from .projects import (
     push_tasks,
     users_by_id,
 )
-from .pulling import Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
+from .pulling import PullCounts, Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
 from .results import Control, ResultRefused, bind_controls, read_result
 from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit
 
@@ -366,35 +366,15 @@ def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bo
 
 
 # ----- pull ---------------------------------------------------------------------------------------
-@dataclass
-class CampaignPull:
+@dataclass(kw_only=True)
+class CampaignPull(PullCounts):
     campaign: str
-    annotations: int = 0
-    recorded: int = 0
-    replaced: int = 0
-    unchanged: int = 0
-    withdrawn: int = 0
-    skipped: int = 0
-    refused: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "campaign": self.campaign,
-            "annotations": self.annotations,
-            "recorded": self.recorded,
-            "replaced": self.replaced,
-            "unchanged": self.unchanged,
-            "withdrawn": self.withdrawn,
-            "skipped": self.skipped,
-            "refused": self.refused,
-        }
+        return {"campaign": self.campaign, **self.counts()}
 
     def summary(self) -> str:
-        return (
-            f"campaign {self.campaign}: {self.annotations} annotation(s) — {self.recorded} recorded, "
-            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.withdrawn} withdrawn, "
-            f"{self.skipped} skip(s), {len(self.refused)} refused"
-        )
+        return f"campaign {self.campaign}: {self.counts_in_words()}"
 
 
 def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignPull:

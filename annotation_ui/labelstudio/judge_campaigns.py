@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -45,7 +45,7 @@ from .projects import (
     push_tasks,
     users_by_id,
 )
-from .pulling import Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
+from .pulling import PullCounts, Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
 from .results import Control, ResultRefused, bind_controls, read_result
 from .tables import LsAnnotation
 
@@ -211,35 +211,15 @@ def push_judge(ws: Workspace, connection: Connection, kind: str, recreate: bool 
 
 
 # ----- pull ---------------------------------------------------------------------------------------
-@dataclass
-class JudgePull:
+@dataclass(kw_only=True)
+class JudgePull(PullCounts):
     kind: str
-    annotations: int = 0
-    recorded: int = 0
-    replaced: int = 0
-    unchanged: int = 0
-    withdrawn: int = 0
-    skipped: int = 0
-    refused: list[dict[str, Any]] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "annotations": self.annotations,
-            "recorded": self.recorded,
-            "replaced": self.replaced,
-            "unchanged": self.unchanged,
-            "withdrawn": self.withdrawn,
-            "skipped": self.skipped,
-            "refused": self.refused,
-        }
+        return {"kind": self.kind, **self.counts()}
 
     def summary(self) -> str:
-        return (
-            f"judge {self.kind} samples: {self.annotations} annotation(s) — {self.recorded} recorded, "
-            f"{self.replaced} replaced, {self.unchanged} unchanged, {self.withdrawn} withdrawn, "
-            f"{self.skipped} skip(s), {len(self.refused)} refused"
-        )
+        return f"judge {self.kind} samples: {self.counts_in_words()}"
 
 
 def _judge(seen: Seen, rules: dict[str, Control], samples: set[str]) -> Verdict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import select
@@ -81,6 +81,37 @@ class Verdict:
     """Whose vote on what (person, subject, view...); None when the annotation can be nobody's vote."""
     values: dict[str, Any] | None = None
     reason: str = ""
+
+
+@dataclass(kw_only=True)
+class PullCounts:
+    """What one pull of a rating project did with the annotations it read (campaigns and judge samples)."""
+
+    annotations: int = 0
+    recorded: int = 0
+    replaced: int = 0
+    unchanged: int = 0
+    withdrawn: int = 0
+    skipped: int = 0
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+    def counts(self) -> dict[str, Any]:
+        return {
+            "annotations": self.annotations,
+            "recorded": self.recorded,
+            "replaced": self.replaced,
+            "unchanged": self.unchanged,
+            "withdrawn": self.withdrawn,
+            "skipped": self.skipped,
+            "refused": self.refused,
+        }
+
+    def counts_in_words(self) -> str:
+        return (
+            f"{self.annotations} annotation(s) — {self.recorded} recorded, {self.replaced} replaced, "
+            f"{self.unchanged} unchanged, {self.withdrawn} withdrawn, {self.skipped} skip(s), "
+            f"{len(self.refused)} refused"
+        )
 
 
 def read_export(
