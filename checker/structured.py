@@ -13,7 +13,6 @@ the task's schema admits); an answer cut off by the budget is ``None``, as an un
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import threading
@@ -26,6 +25,7 @@ from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.screening.model import TASKS, StructuredRequest
 
 from .backends.base import SPEC_HELP, BackendError
+from .backends.replay import read_replay_file
 
 MAX_TOKENS = 1024
 """App. E.3: "at most 1024 new output tokens"."""
@@ -84,21 +84,10 @@ class ReplayStructured:
 
     def __init__(self, target: str) -> None:
         self.path = Path(target)
-        if not self.path.is_file():
-            raise NotFoundError(f"replay file {self.path} does not exist")
-        raw = self.path.read_bytes()
-        self._digest = hashlib.sha256(raw).hexdigest()[:16]
         self.outputs: dict[tuple[str, str], Any] = {}
         problems: list[Problem] = []
-        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = {"file": str(self.path), "line": number}
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"not JSON: {exc.msg}", **where))
-                continue
+        self._digest, records = read_replay_file(self.path, problems)
+        for where, record in records:
             if not isinstance(record, dict) or not isinstance(record.get("subject"), str):
                 problems.append(Problem('a line needs a "subject" (candidate id or book:<id>)', "subject", **where))
             elif record.get("task") not in TASKS:

@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
 
@@ -16,6 +17,24 @@ from ..views import PROBE_VIEWS
 from .base import ProbeBackend, ProbeOutput
 
 
+def read_replay_file(path: Path, problems: list[Problem]) -> tuple[str, list[tuple[dict[str, Any], Any]]]:
+    """A recorded run's digest (its model id) and its JSON lines with where each stands; a line that is not
+    JSON goes to ``problems``. Lines end at ``\\n`` only: U+2028 in a recorded answer is text."""
+    if not path.is_file():
+        raise NotFoundError(f"replay file {path} does not exist")
+    raw = path.read_bytes()
+    records: list[tuple[dict[str, Any], Any]] = []
+    for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        where: dict[str, Any] = {"file": str(path), "line": number}
+        try:
+            records.append((where, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(f"not JSON: {exc.msg}", **where))
+    return hashlib.sha256(raw).hexdigest()[:16], records
+
+
 class ReplayBackend(ProbeBackend):
     """Reproduces a published run; a file may mix ``samples`` and ``probs`` lines."""
 
@@ -24,21 +43,10 @@ class ReplayBackend(ProbeBackend):
 
     def __init__(self, target: str) -> None:
         self.path = Path(target)
-        if not self.path.is_file():
-            raise NotFoundError(f"replay file {self.path} does not exist")
-        raw = self.path.read_bytes()
-        self._digest = hashlib.sha256(raw).hexdigest()[:16]
         self.lines: dict[tuple[str, str], dict] = {}
         problems: list[Problem] = []
-        for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):  # \n only: U+2028 is text
-            if not line.strip():
-                continue
-            where = {"file": str(self.path), "line": number}
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"not JSON: {exc.msg}", **where))
-                continue
+        self._digest, records = read_replay_file(self.path, problems)
+        for where, record in records:
             if not isinstance(record, dict) or not isinstance(record.get("item"), str):
                 problems.append(Problem('a line needs an "item" id', field="item", **where))
                 continue

@@ -146,3 +146,16 @@ def test_transformers_structured_scores_through_the_tiny_omni_model(tiny_omni, h
     assert len(TASK_MODELS["speech"].model_validate(speech).utterance) <= 4
     assert model.generated_tokens > len(json.dumps(score, separators=(",", ":")))
     assert model.model_id.endswith(hf_backend.model_id.rsplit("@", 1)[1])
+
+
+def test_structured_replay_keeps_a_line_separator_inside_a_recorded_answer(tmp_path) -> None:
+    from checker.structured import ReplayStructured
+    from curation.screening.model import TASKS
+
+    task = TASKS[0]
+    output = {"rationale": "first\u2028second"}
+    path = tmp_path / "replay.jsonl"
+    path.write_text(
+        json.dumps({"subject": "c1", "task": task, "output": output}, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    assert ReplayStructured(str(path)).outputs == {("c1", task): output}  # one line, not two broken ones
