@@ -16,6 +16,7 @@ from curation.audit.clusters import Cluster, Edge, build_clusters
 from curation.audit.hamming import pairs_within
 from curation.audit.run import AuditReport, Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
+from curation.audit.tokens import join_tokens
 
 SPAN_WORDS = 8
 """App. C's contiguous span length (word eight-grams)."""
@@ -227,7 +228,9 @@ def foreign_span_leaks(
     pages: dict[tuple[str, int], str] | None = None,
     size: int = SPAN_WORDS,
 ) -> list[SpanLeak]:
-    """Descriptive field values sharing a ``size``-word span with a page outside the item's transition.
+    """Descriptive field values sharing a ``size``-token span with a page outside the item's transition.
+
+    Tokens come from the text audits' tokenizer (words; characters for text in a script without spaces).
 
     ``pages`` defaults to the audited items' own pages (App. C: the 1,800 benchmark pages). One hash
     index of every page span, then one lookup per field span: linear in the words audited.
@@ -251,7 +254,7 @@ def foreign_span_leaks(
             for span in (tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)):
                 foreign = [p for p in index.get(span, ()) if p not in own]
                 if foreign:
-                    leaks.append(SpanLeak(t.id, name, " ".join(span), min(foreign)))
+                    leaks.append(SpanLeak(t.id, name, join_tokens(span), min(foreign)))
                     break
     return leaks
 
