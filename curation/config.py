@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
 from .screening.settings import ScreenSettings
@@ -144,6 +144,27 @@ class JudgeSettings(_Section):
     bootstrap: int = Field(1000, ge=0)
 
 
+class ProbeSettings(_Section):
+    """A named probe for ``curate check --probe NAME``: its backend spec and where its API key lives."""
+
+    spec: str
+    """A backend spec as ``--probe`` takes it, e.g. ``openai:https://host/v1#model``."""
+    key_env: str = Field("", pattern=r"^$|^[A-Za-z_][A-Za-z0-9_]*$")
+    """The environment variable holding the key (``openai`` probes; default OPENAI_API_KEY). Never the key."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key_in_the_file(cls, data: object) -> object:
+        if isinstance(data, dict) and {"key", "api_key", "token"} & set(data):
+            raise ValueError("a key never goes in curate.toml: set an environment variable and name it in key_env")
+        return data
+
+
+class CheckerSettings(_Section):
+    probes: dict[str, ProbeSettings] = {}
+    """``[checker.probes.NAME]`` tables: two providers, each with its own key variable, run together."""
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
@@ -153,6 +174,7 @@ class Settings(_Section):
     agreement: AgreementSettings = AgreementSettings()
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
+    checker: CheckerSettings = CheckerSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:
