@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .leaf_agreement import card_lines as leaf_card_lines
+from .leaf_agreement import croissant_files as leaf_croissant_files
 from .writer import FileEntry
 
 ITEM_FEATURES: tuple[tuple[str, str, str], ...] = (
@@ -57,6 +59,8 @@ class CardFacts:
     notes: str = ""
     data_files: list[FileEntry] = field(default_factory=list)
     """Every file written before the card: data, media and the JSON side files."""
+    leaf_agreement: dict[str, Any] | None = None
+    """agreement/per_leaf.json and agreement/disagreement_matrix.json by path (audit subset, TRIAD C.3)."""
 
     @property
     def partial(self) -> bool:
@@ -216,6 +220,7 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         *[f"- {line}" for line in agreement_lines(facts.stats.get("agreement"))],
         "",
+        *leaf_card_lines(facts.leaf_agreement),
         "### H.4 Pre-processing",
         "",
         f"{derived} of {len(facts.media)} media file(s) are normalized derivatives of the authored originals "
@@ -332,6 +337,7 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
             ("data/items.jsonl", "application/jsonlines"),
         )
     ]
+    distribution += leaf_croissant_files(facts.data_files)
     for kind, mimes in sorted(_media_types(facts.media).items()):
         distribution.append(
             {
@@ -360,7 +366,8 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
     annotations = [a["annotations"] for a in facts.admission]
     analysis = [
         "Admission requires every stage's quorum and rule; the combined modality-subset checklist must satisfy "
-        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json.",
+        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json; "
+        "per-leaf agreement and the disagreement matrices on the audit subset in agreement/ (TRIAD App. C.3).",
         *agreement_lines(facts.stats.get("agreement")),
     ]
     document: dict[str, Any] = {

@@ -21,6 +21,8 @@ from curation.kinds import GateFinding
 from curation.tables import Asset, Item
 from curation.workspace import Workspace
 
+from .leaf_agreement import leaf_agreement_report
+
 ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, Any]]
 """``(workspace, candidate ids) -> {item: reason codes}`` (a list, or a ``curation.kinds.GateFinding``)."""
 WorkspaceGate = Callable[[Workspace], list[str]]
@@ -174,7 +176,11 @@ def default_gates() -> Gates:
             ("audit", audit_gate),
         ),
         workspace=(("agreement", agreement_gate),),
-        reports=(("agreement", agreement_figures), ("duplicates", duplicates_report)),
+        reports=(
+            ("agreement", agreement_figures),
+            ("leaf_agreement", leaf_agreement_report),
+            ("duplicates", duplicates_report),
+        ),
         imports=(
             "scipy.stats",
             "scipy.signal",
@@ -189,6 +195,7 @@ def default_gates() -> Gates:
             "curation.mediatools",
             "curation.agreement.gates",
             "curation.agreement.review_agreement",
+            "curation.agreement.leaf_tables",
             "curation.audit.workspace",
         ),
     )

@@ -112,7 +112,8 @@ def option_modality_leaks(subjects: Sequence[AuditSubject]) -> list[Leak]:
     for subject in subjects:
         for key, text in sorted(subject.options.items()):
             for modality, hits in modality_hits(text, subject.language).items():
-                evidence = {"option": key, "text": text, "modality": modality, "words": hits, "severity": "warning"}
+                evidence: dict[str, object] = {"option": key, "text": text, "modality": modality, "words": hits}
+                evidence["severity"] = "warning"
                 leaks.append(Leak("option_modality", [subject.id], evidence))
     return leaks
 
