@@ -28,6 +28,8 @@ class ReviewSettings(_Section):
     grammar_quorum: int = Field(2, ge=1)
     """TRIAD §4.2: each item is "checked by two reviewers for grammaticality and idiom"; both sign off."""
     audio_signoff_quorum: int = Field(2, ge=1)
+    image_screening_quorum: int = Field(2, ge=1)
+    """TRIAD §4.2: AI-generated images are "screened by two annotators" for artefacts; every screening passes."""
     audio_min_mean: float = Field(3.5, ge=1, le=5)
     subset_checklist_quorum: int = Field(3, ge=1)
     combine: Literal["any", "majority", "all"] = "any"

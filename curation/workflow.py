@@ -442,6 +442,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             r[12],
             tuple(r[13]) if r[13] else MODALITIES,
             r[14] or {},
+            image_source=(r[10] or {}).get("image", {}).get("source", ""),
         )
         for r in rows
     ]

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ai_images import card_lines as ai_image_lines
 from .leaf_agreement import card_lines as leaf_card_lines
 from .leaf_agreement import croissant_files as leaf_croissant_files
 from .writer import FileEntry
@@ -259,6 +260,7 @@ def dataset_card(facts: CardFacts) -> str:
         f"{audio_sources.get('tts', 0) + audio_sources.get('tts_edited', 0)} item(s) use synthesized or edited "
         "speech; both are marked per item. Every medium carries the licence and attribution recorded at intake. "
         "The benchmark is not designed for, and must not be used for, identifying or impersonating people.",
+        *ai_image_lines(facts.items, facts.admission),
         "",
         "## Files",
         "",
@@ -270,6 +272,10 @@ def dataset_card(facts: CardFacts) -> str:
         "- `stats.json`: the figures quoted here.",
         "- `attributions.json`: source, licence and attribution per media file.",
         "- `croissant.json`: Croissant 1.1 metadata with Responsible-AI fields.",
+        *(
+            ["- `agreement/`: per-leaf agreement and the disagreement matrices on the audit subset."]
+            * bool(facts.leaf_agreement)
+        ),
         "",
     ]
     return "\n".join(out)
