@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,27 @@ def test_the_story_span_audit_cuts_chinese_pages_into_characters() -> None:
     assert [(leak.item, leak.field, leak.span, leak.page) for leak in leaks] == [
         ("t1", "scene", "小兔子在森林里迷", ("b2", 1))
     ]
+
+
+def test_curate_audit_reports_chinese_findings(workspace: Workspace, tmp_path: Path) -> None:
+    """The CLI's ``audit --json``: the near duplicate as a text edge, the 8-character span quoted as it stands."""
+    from typer.testing import CliRunner
+
+    from omnicurate.cli.main import app
+
+    workspace.add_person("ann1", ["author"])
+    span_a, span_b = "昨天下午我在图书馆门口遇见了一位老朋友。", "他说昨天下午我在图书馆门口看到的那个人是他哥哥。"
+    rows = [
+        item_row("zh-1", "g1", language="zh", context=KETTLE, image="media/a.jpg"),
+        item_row("zh-2", "g2", language="zh", context=KETTLE_EDITED, image="media/b.jpg"),
+        item_row("zh-3", "g3", language="zh", context=span_a, image="media/c.jpg"),
+        item_row("zh-4", "g4", language="zh", context=span_b, image="media/d.jpg"),
+    ]
+    import_items(workspace, write_items(tmp_path / "in", rows))
+    result = CliRunner().invoke(app, ["-w", str(workspace.root), "audit", "--json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    text_edges = {(e["a"], e["b"]) for c in document["clusters"] for e in c["edges"] if e["modality"] == "text"}
+    assert text_edges == {("zh-1", "zh-2")}
+    spans = [leak for leak in document["leaks"] if leak["kind"] == "shared_span"]
+    assert [(leak["items"], leak["evidence"]["span"]) for leak in spans] == [(["zh-3", "zh-4"], "昨天下午我在图书")]
