@@ -38,6 +38,10 @@ _NO_SPACE_RANGES = (
     (0x20000, 0x3FFFF),  # CJK extensions B and later
 )
 _WORD = re.compile(r"\w+")
+_CLASS = "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in _NO_SPACE_RANGES)
+_NO_SPACE = re.compile(f"[{_CLASS}]")
+_MIXED = re.compile(f"[{_CLASS}]|[^\\W{_CLASS}]+")
+"""One character of a script without spaces, or a run of other word characters (a Latin word, a number)."""
 
 
 def normalize_text(text: str) -> str:
@@ -51,9 +55,9 @@ def is_no_space_character(char: str) -> bool:
 
 
 def _unit_of_script(text: str) -> TokenUnit:
-    letters = [c for c in text if c.isalnum()]
-    no_space = sum(1 for c in letters if is_no_space_character(c))
-    return "characters" if letters and 2 * no_space >= len(letters) else "words"
+    letters = sum(len(run) for run in _WORD.findall(text))
+    no_space = len(_NO_SPACE.findall(text))
+    return "characters" if letters and 2 * no_space >= letters else "words"
 
 
 def token_unit(language: str | None, text: str = "") -> TokenUnit:
@@ -72,23 +76,9 @@ def token_unit(language: str | None, text: str = "") -> TokenUnit:
 def tokens(text: str, language: str | None = None) -> list[str]:
     """Tokens of the normalized text in its language's unit; punctuation and spaces are dropped."""
     normalized = normalize_text(text)
-    found = _WORD.findall(normalized)
     if token_unit(language, normalized) == "words":
-        return found
-    cut: list[str] = []
-    for run in found:
-        word = ""
-        for char in run:
-            if is_no_space_character(char):
-                if word:
-                    cut.append(word)
-                    word = ""
-                cut.append(char)
-            else:
-                word += char
-        if word:
-            cut.append(word)
-    return cut
+        return _WORD.findall(normalized)
+    return _MIXED.findall(normalized)
 
 
 def join_tokens(found: list[str] | tuple[str, ...]) -> str:
