@@ -192,3 +192,26 @@ def test_check_workspace_union_of_two_keyed_probes_stores_one_verdict(  # type: 
     assert stats.views_probed == 16 and len(results) == 1
     assert results[0].verdict == "reducible"  # both always answer the first option
     assert set(document["summary"]["by_probe"]) == {"a", "b"}
+
+
+def test_two_replays_with_different_views_are_united_over_the_views_both_probed(  # type: ignore[no-untyped-def]
+    demo_workspace, tmp_path: Path
+) -> None:
+    from checker.views import PROBE_VIEWS
+
+    items = load_probe_items(demo_workspace)[:1]
+    paper = paper_layout_replay(tmp_path / "paper.jsonl", items, lambda keys, _a: keys[:2] * 3)
+    full = tmp_path / "full.jsonl"
+    full.write_text(
+        "".join(
+            json.dumps({"item": items[0].id, "view": view, "samples": [items[0].answer] * 10}) + "\n"
+            for view in PROBE_VIEWS
+        )
+    )
+    command = ["-w", str(demo_workspace.root), "check", "--probe", f"replay:{paper}", "--probe", f"replay:{full}"]
+    result = CliRunner().invoke(app, [*command, "--json"])
+    assert result.exit_code == 0, result.output
+    (record,) = json.loads(result.stdout)["items"]
+    assert record["unprobed"] == ["none", "text", "image", "audio"]  # the paper's file lacks them
+    assert sorted(record["views"]) == sorted(PAIRS_AND_FULL)
+    assert record["verdict"] == "well_posed"  # the pairs' union keeps two options each
