@@ -21,8 +21,6 @@ from curation.kinds import GateFinding
 from curation.tables import Asset, Item
 from curation.workspace import Workspace
 
-from .leaf_agreement import leaf_agreement_report
-
 ItemGate = Callable[[Workspace, Sequence[str]], Mapping[str, Any]]
 """``(workspace, candidate ids) -> {item: reason codes}`` (a list, or a ``curation.kinds.GateFinding``)."""
 WorkspaceGate = Callable[[Workspace], list[str]]
@@ -178,7 +176,7 @@ def default_gates() -> Gates:
         workspace=(("agreement", agreement_gate),),
         reports=(
             ("agreement", agreement_figures),
-            ("leaf_agreement", leaf_agreement_report),
+            ("leaf_agreement", lazy("exports.leaf_agreement", "leaf_agreement_report")),
             ("duplicates", duplicates_report),
         ),
         imports=(
