@@ -10,7 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import Problem, ValidationFailed
-from .screening.settings import ScreenSettings
+from .screening.settings import ScreenSettings, StorySettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -153,6 +153,7 @@ class Settings(_Section):
     agreement: AgreementSettings = AgreementSettings()
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
+    story: StorySettings = StorySettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

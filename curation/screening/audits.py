@@ -14,8 +14,10 @@ from typing import Any
 
 from curation.audit.clusters import Cluster, Edge, build_clusters
 from curation.audit.hamming import pairs_within
-from curation.audit.run import AuditReport, Resolution
+from curation.audit.run import Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
+
+from .settings import DuplicatePolicy
 
 SPAN_WORDS = 8
 """App. C's contiguous span length (word eight-grams)."""
@@ -378,12 +380,14 @@ class StoryAudit:
     books: dict[str, str] = field(default_factory=dict)
     """Item -> book: keeping one transition of a duplicate cluster keeps its book's other members too."""
 
-    def item_reasons(self, resolutions: Iterable[Resolution] = ()) -> dict[str, list[str]]:
-        """Item -> blocking reason codes (``leak:<kind>``, ``duplicate:<cluster>``).
+    def item_reasons(
+        self, resolutions: Iterable[Resolution] = (), duplicates: DuplicatePolicy = "block"
+    ) -> dict[str, list[str]]:
+        """Item -> blocking reason codes (``leak:<kind>``, and ``duplicate:<cluster>`` when duplicates block).
 
-        A maintainer's resolution of a duplicate cluster (``curate audit resolve``) frees its members as it
-        does for mcq: ``--distinct`` all of them, ``--keep ITEM`` that item (and its book's members), the
-        others staying held as duplicates until they are discarded.
+        A duplicate cluster holds its members only under ``duplicates = "block"`` and only while no maintainer
+        has resolved it (``curate audit resolve``): a resolved cluster holds nothing (``--keep`` discards the
+        other members when it is recorded, ``--distinct`` frees them all).
         """
         found: dict[str, list[str]] = {}
         for group in self.duplicate_conditions:
@@ -391,13 +395,40 @@ class StoryAudit:
                 found.setdefault(item, []).append("leak:duplicate_condition")
         for leak in self.span_leaks:
             found.setdefault(leak.item, []).append(f"leak:shared_span:{leak.field}")
-        held = AuditReport(self.clusters, [], self.books).gate_reasons(resolutions)
-        for item, codes in held.items():
-            found.setdefault(item, []).extend(codes)
+        if duplicates == "block":
+            for cluster in self.unresolved_clusters(resolutions):
+                for item in cluster.items:
+                    found.setdefault(item, []).append(f"duplicate:{cluster.id}")
         return {k: sorted(set(v)) for k, v in sorted(found.items())}
 
-    def item_warnings(self) -> dict[str, list[str]]:
-        return {item: ["leak:reference_span"] for item in self.reference.flagged}
+    def unresolved_clusters(self, resolutions: Iterable[Resolution] = ()) -> list[Cluster]:
+        """Clusters no decision covers: none on the cluster's id, nor one taken on a superset of its members
+        (after discards the rest form a cluster with a new id that needs no new decision)."""
+        decided = list(resolutions)
+        targets = {r.target for r in decided}
+        return [
+            c
+            for c in self.clusters
+            if c.id not in targets and not any(r.items and set(c.items) <= set(r.items) for r in decided)
+        ]
+
+    def item_warnings(self, duplicates: DuplicatePolicy = "block") -> dict[str, list[str]]:
+        """Item -> warning codes: ``leak:reference_span``, and under ``duplicates = "annotate"`` the
+        ``duplicate:<cluster>`` of every cluster it is in (kept in the release with the annotation)."""
+        found: dict[str, list[str]] = {item: ["leak:reference_span"] for item in self.reference.flagged}
+        if duplicates == "annotate":
+            for cluster in self.clusters:
+                for item in cluster.items:
+                    found.setdefault(item, []).append(f"duplicate:{cluster.id}")
+        return {k: sorted(set(v)) for k, v in sorted(found.items())}
+
+    def item_clusters(self) -> dict[str, list[str]]:
+        """Item -> the ids of the duplicate clusters it is in (the release's ``duplicate_clusters``)."""
+        found: dict[str, list[str]] = {}
+        for cluster in self.clusters:
+            for item in cluster.items:
+                found.setdefault(item, []).append(cluster.id)
+        return {k: sorted(v) for k, v in found.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .rules import RuleSettings
 
+DuplicatePolicy = Literal["annotate", "block"]
+
 StepName = Literal["length", "speech", "language", "image", "score", "select", "annotate"]
 DEFAULT_STEPS: list[StepName] = ["length", "speech", "language", "image", "score", "select", "annotate"]
 """Cheap rules first, the model's scores on what they keep, selection, then annotation of the selected only."""
@@ -35,3 +37,13 @@ class ScreenSettings(BaseModel):
     """Candidates whose mean of the four criteria is lower are dropped at ``score``."""
     per_book: int = Field(1, ge=1)
     top: int = Field(1000, ge=1)
+
+
+class StorySettings(BaseModel):
+    """``[story]`` in ``curate.toml``."""
+
+    model_config = ConfigDict(extra="forbid")
+    duplicates: DuplicatePolicy = "annotate"
+    """``annotate`` (Omni-StoryBench's choice): transitions in a duplicate cluster are released with the
+    cluster named in ``duplicate_clusters`` (a ``duplicate:<cluster>`` warning); ``block``: they are held until
+    a maintainer resolves the cluster."""
