@@ -31,6 +31,7 @@ TRANSITION_COLUMNS = (
     "speech",
     "provenance",
     "revision",
+    "duplicate_clusters",
 )
 """One line of the release's ``data/transitions.jsonl``."""
 
