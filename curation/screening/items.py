@@ -39,7 +39,10 @@ STORY_AUTHOR = "screen"
 
 
 def transition_hash(transition: StoryTransition) -> str:
-    blob = json.dumps(transition.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    data = transition.model_dump(mode="json")
+    if data.get("origin") is None:
+        data.pop("origin", None)  # items from before origins hash as they did
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 

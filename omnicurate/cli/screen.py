@@ -173,6 +173,9 @@ def story_diff_cmd(
 def register(app: typer.Typer) -> None:
     from .items import import_app
 
+    from .books import import_books_cmd
+
     import_app.command("candidates")(import_candidates_cmd)
+    import_app.command("books")(import_books_cmd)
     app.command("screen")(screen_cmd)
     app.add_typer(story_app, name="story")
