@@ -1,5 +1,6 @@
 """Duplicate clusters in a story release: the card's account of them and `release verify`'s check that the
-annotations in ``data/transitions.jsonl`` agree with the clusters ``audit.json`` lists.
+annotations in ``data/transitions.jsonl`` agree with the clusters ``audit.json`` lists; and the card's
+attributions of the books.
 
 Omni-StoryBench kept its 50 flagged clusters (112 of 900 transitions) and released the cluster annotations
 (App. C); ``[story] duplicates = "annotate"`` does the same, ``"block"`` releases only resolved clusters.
@@ -67,3 +68,15 @@ def check_duplicate_annotations(folder: Path, items: dict[str, dict[str, Any]]) 
                 )
             )
     return problems
+
+
+def attribution_lines(records: list[dict[str, Any]]) -> list[str]:
+    """The card's attributions: each book's credit line as its package gave it (``curate import books``)."""
+    found = {
+        (r["book"], r["title"]): r["origin"]["attribution"]
+        for r in records
+        if r.get("origin") and r["origin"].get("attribution")
+    }
+    if not found:
+        return []
+    return ["", "### Attributions", ""] + [f"- {title} ({book}): {credit}" for (book, title), credit in sorted(found.items())]

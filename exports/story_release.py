@@ -28,11 +28,11 @@ from .build import FORMAT, BuildResult, _publish, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .tables import Release
-from .story_duplicates import duplicate_section
+from .story_duplicates import attribution_lines, duplicate_section
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
 
 DATA_FILE = "data/transitions.jsonl"
-JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance")
+JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance", "origin")
 
 
 def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: list[str]) -> dict[str, Any]:
@@ -63,6 +63,7 @@ def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: 
         "provenance": provenance,
         "revision": item.revision,
         "duplicate_clusters": clusters,
+        "origin": t.origin.model_dump(mode="json") if t.origin else None,
     }
     return {k: record[k] for k in TRANSITION_COLUMNS}
 
@@ -178,6 +179,7 @@ def _card(
     ]
     for (collection, lic), n in sorted(Counter((r["collection"], r["license"]) for r in records).items()):
         lines.append(f"- {collection}: {n} transition(s), {lic}")
+    lines += attribution_lines(records)
     lines.append("")
     return "\n".join(lines)
 

@@ -32,6 +32,7 @@ TRANSITION_COLUMNS = (
     "provenance",
     "revision",
     "duplicate_clusters",
+    "origin",
 )
 """One line of the release's ``data/transitions.jsonl``."""
 
