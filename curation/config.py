@@ -172,4 +172,4 @@ class Settings(_Section):
             raise ValidationFailed(problems, "fix curate.toml and try again") from exc
 
     def save(self, path: Path) -> None:
-        path.write_text(tomli_w.dumps(self.model_dump(mode="json")), encoding="utf-8")
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)), encoding="utf-8")

@@ -13,7 +13,7 @@ REVIEWERS = {"rev1": ["reviewer"], "rev2": ["reviewer"], "rev3": ["reviewer"], "
 
 def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
     """Create (or refresh) the story demo workspace and return it; running it twice changes nothing."""
-    from checker.structured import open_structured_model
+    from checker.screen_models import open_screen_models
     from curation.config import CONFIG_NAME
     from curation.screening.books import import_books
     from curation.screening.items import audit_story_items, promote_selected
@@ -39,8 +39,7 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
         ws.settings.save(ws.root / CONFIG_NAME)
     report = import_books(ws, [library], actor="demo")
     log(f"books: {report.summary()}")
-    model = open_structured_model(settings.model.backend, ws.root)
-    funnel = run_screen(ws, settings, model)
+    funnel = run_screen(ws, settings, None, models=open_screen_models(settings, ws.root))
     for step in funnel.steps:
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(step.dropped.items()))
         log(f"screen: {step.step}: {step.inputs} in, {step.kept} kept" + (f" ({reasons})" if reasons else ""))
