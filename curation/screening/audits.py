@@ -17,6 +17,7 @@ from curation.audit.hamming import pairs_within
 from curation.audit.run import Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
 
+from .gc_pause import cyclic_gc_paused
 from .settings import DuplicatePolicy
 
 SPAN_WORDS = 8
@@ -220,8 +221,10 @@ class SpanLeak:
     page: tuple[str, int]
 
 
-def _span_keys(tokens: Sequence[str], size: int) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+def _span_keys(tokens: Sequence[str], size: int) -> set[str]:
+    """The text's ``size``-token spans, each as one string (tokens hold no spaces): strings, unlike tuples,
+    are no work for the garbage collector and hash once."""
+    return {" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
 def foreign_span_leaks(
@@ -234,12 +237,19 @@ def foreign_span_leaks(
     ``pages`` defaults to the audited items' own pages (App. C: the 1,800 benchmark pages). One hash
     index of every page span, then one lookup per field span: linear in the words audited.
     """
+    with cyclic_gc_paused():
+        return _span_leaks(items, pages, size)
+
+
+def _span_leaks(
+    items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None, size: int
+) -> list[SpanLeak]:
     if pages is None:
         pages = {}
         for t in items:
             pages[t.own_pages[0]] = t.current_text
             pages[t.own_pages[1]] = t.next_text
-    index: dict[tuple[str, ...], list[tuple[str, int]]] = {}
+    index: dict[str, list[tuple[str, int]]] = {}
     for key, text in pages.items():
         for span in _span_keys(words(text), size):
             holders = index.setdefault(span, [])
@@ -250,10 +260,10 @@ def foreign_span_leaks(
         own = set(t.own_pages)
         for name, text in descriptive_values(t):
             tokens = words(text)
-            for span in (tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)):
+            for span in (" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)):
                 foreign = [p for p in index.get(span, ()) if p not in own]
                 if foreign:
-                    leaks.append(SpanLeak(t.id, name, " ".join(span), min(foreign)))
+                    leaks.append(SpanLeak(t.id, name, span, min(foreign)))
                     break
     return leaks
 
@@ -457,6 +467,11 @@ class StoryAudit:
 def audit_transitions(
     items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None = None
 ) -> StoryAudit:
+    with cyclic_gc_paused():  # the indexes allocate millions of acyclic spans and shingles (gc_pause.py)
+        return _audit(items, pages)
+
+
+def _audit(items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None) -> StoryAudit:
     return StoryAudit(
         items=len(items),
         duplicate_conditions=duplicate_conditions(items),

@@ -12,6 +12,7 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,7 @@ from .model import (
     score_request,
     speech_request,
 )
+from .gc_pause import cyclic_gc_paused, long_lived_frozen
 from .schema import Scores
 from .selection import Scored, select_best
 from .settings import ScreenSettings
@@ -206,6 +208,10 @@ class _Runner:
 
     def run(self) -> Funnel:
         rows = _load_candidates(self.ws)
+        with long_lived_frozen():
+            return self._run(rows)
+
+    def _run(self, rows: list[_Row]) -> Funnel:
         by_id = {r.id: r for r in rows}
         funnel = Funnel(len(rows))
         alive = [r.id for r in rows]
@@ -214,10 +220,11 @@ class _Runner:
             stored = _stored(self.ws, step, with_data=step == "score")
             alive_set = set(alive)
             stale = [cid for cid in stored if cid not in alive_set]
-            if step == "select":
-                outcomes, computed = self._select(alive, by_id, stale)
-            else:
-                outcomes, computed = self._per_candidate(step, [by_id[c] for c in alive], stored, stale)
+            with cyclic_gc_paused() if step not in MODEL_STEPS else nullcontext():
+                if step == "select":
+                    outcomes, computed = self._select(alive, by_id, stale)
+                else:
+                    outcomes, computed = self._per_candidate(step, [by_id[c] for c in alive], stored, stale)
             dropped = Counter(reason for reason in outcomes.values() if reason)
             kept, seconds = len(alive) - sum(dropped.values()), time.perf_counter() - started
             funnel.steps.append(StepCount(step, len(alive), kept, dict(dropped), computed, seconds))
