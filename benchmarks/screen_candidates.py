@@ -510,9 +510,7 @@ def growth_report(small: dict, large: dict) -> dict:
     def per_candidate(t_small: float, t_large: float, a: int = n_small, b: int = n_large) -> float | None:
         return round((t_large / b) / (t_small / a), 2) if t_small > 0 else None
 
-    ratios = {
-        key: per_candidate(small[key], large[key]) for key in ("import_s", "screen_s", "audit_at_scale_s")
-    }
+    ratios = {key: per_candidate(small[key], large[key]) for key in ("import_s", "screen_s", "audit_at_scale_s")}
     steps = {step: per_candidate(small["steps"][step]["s"], large["steps"][step]["s"]) for step in large["steps"]}
     span = per_candidate(
         small["span_audit_sample"]["index_s"],

@@ -24,9 +24,9 @@ def duplicate_section(audit: dict[str, Any]) -> list[str]:
     if not clusters:
         return [*lines, "No transition of this release is in a duplicate cluster."]
     kept = (
-        "kept and annotated (`[story] duplicates = \"annotate\"`, as Omni-StoryBench did)"
+        'kept and annotated (`[story] duplicates = "annotate"`, as Omni-StoryBench did)'
         if policy == "annotate"
-        else "released after a maintainer resolved them (`[story] duplicates = \"block\"`)"
+        else 'released after a maintainer resolved them (`[story] duplicates = "block"`)'
     )
     lines += [
         f"{len(clusters)} cluster(s) over {audit.get('clustered_items', 0)} transitions are {kept}: each transition "
@@ -79,4 +79,6 @@ def attribution_lines(records: list[dict[str, Any]]) -> list[str]:
     }
     if not found:
         return []
-    return ["", "### Attributions", ""] + [f"- {title} ({book}): {credit}" for (book, title), credit in sorted(found.items())]
+    return ["", "### Attributions", ""] + [
+        f"- {title} ({book}): {credit}" for (book, title), credit in sorted(found.items())
+    ]

@@ -27,8 +27,8 @@ from curation.workspace import Workspace
 from .build import FORMAT, BuildResult, _publish, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
-from .tables import Release
 from .story_duplicates import attribution_lines, duplicate_section
+from .tables import Release
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
 
 DATA_FILE = "data/transitions.jsonl"

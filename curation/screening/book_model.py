@@ -128,9 +128,9 @@ def read_folder(folder: Path) -> Book:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = first["loc"]
-        page = int(loc[1]) + 1 if len(loc) > 1 and loc[0] == "pages" and isinstance(loc[1], int) else None
+        number = int(loc[1]) + 1 if len(loc) > 1 and loc[0] == "pages" and isinstance(loc[1], int) else None
         where = ".".join(str(p) for p in loc)
-        raise BookProblem(f"book.json: {where}: {first['msg']}", page=page) from exc
+        raise BookProblem(f"book.json: {where}: {first['msg']}", page=number) from exc
     license = normalize_license(parsed.license) or parsed.license
     root = folder.resolve()
     pages = []

@@ -47,9 +47,7 @@ def book_sources(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
     found: list[Path] = []
     problems: list[Problem] = []
     for path in paths:
-        if path.is_file() and path.suffix.lower() == ".epub":
-            found.append(path)
-        elif path.is_dir() and (path / "book.json").exists():
+        if path.is_file() and path.suffix.lower() == ".epub" or path.is_dir() and (path / "book.json").exists():
             found.append(path)
         elif path.is_dir():
             inside = sorted(path.iterdir())
@@ -61,9 +59,7 @@ def book_sources(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
             if not any(c.suffix.lower() == ".epub" or (c / "book.json").exists() for c in inside):
                 problems.append(Problem("no EPUB file or book.json folder in it", file=str(path)))
         else:
-            problems.append(
-                Problem("not found, or neither an .epub file nor a folder with book.json", file=str(path))
-            )
+            problems.append(Problem("not found, or neither an .epub file nor a folder with book.json", file=str(path)))
     return found, problems
 
 

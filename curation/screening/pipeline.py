@@ -26,6 +26,7 @@ from curation.tables import utcnow
 from curation.workspace import Workspace
 
 from . import rules
+from .gc_pause import cyclic_gc_paused, long_lived_frozen
 from .model import (
     TASK_MODELS,
     StructuredModel,
@@ -35,7 +36,6 @@ from .model import (
     score_request,
     speech_request,
 )
-from .gc_pause import cyclic_gc_paused, long_lived_frozen
 from .schema import Scores
 from .selection import Scored, select_best
 from .settings import ScreenSettings
@@ -327,7 +327,9 @@ class _Runner:
         for task in ("conditions", "speech"):
             asked = [r for r in requests if r.task == task]
             if asked:
-                answers.update(zip(((r.subject, r.task) for r in asked), self._model(task).generate(asked), strict=True))
+                answers.update(
+                    zip(((r.subject, r.task) for r in asked), self._model(task).generate(asked), strict=True)
+                )
         prompts = {(r.subject, r.task): r.prompt_hash for r in requests}
         results = []
         for row, key in batch:

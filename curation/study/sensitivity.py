@@ -132,7 +132,9 @@ def sensitivity(
 
 def sensitivity_lines(report: dict[str, Any]) -> list[str]:
     """The report for people: each comparison's correlations and the systems that moved."""
-    lines = [f"{report['systems']} system(s), {report['transitions']} transition(s), tracks {', '.join(report['tracks'])}"]
+    lines = [
+        f"{report['systems']} system(s), {report['transitions']} transition(s), tracks {', '.join(report['tracks'])}"
+    ]
     for name, title in (("without", "without the excluded transitions"), ("zero_filled", "zero-filled vs valid-only")):
         found = report[name]
         head = f"{title}"

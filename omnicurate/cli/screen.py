@@ -174,9 +174,8 @@ def story_diff_cmd(
 
 
 def register(app: typer.Typer) -> None:
-    from .items import import_app
-
     from .books import import_books_cmd
+    from .items import import_app
 
     import_app.command("candidates")(import_candidates_cmd)
     import_app.command("books")(import_books_cmd)

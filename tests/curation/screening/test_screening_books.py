@@ -165,7 +165,9 @@ def test_malformed_books_are_named_with_file_and_page_and_nothing_is_imported(wo
         f"{linked}: page 1: spine item 3 (EPUB/page01.xhtml): illustration 'EPUB/images/p01.jpg' is a symbolic "
         "link; a book holds plain files only"
     )
-    assert found[3].startswith(f"{unlicensed}: license: no licence in the package metadata") and "All rights" in found[3]
+    assert (
+        found[3].startswith(f"{unlicensed}: license: no licence in the package metadata") and "All rights" in found[3]
+    )
     assert found[4] == f"{sneaky}: page 2: image 'b.jpg' is a symbolic link"
     assert found[5] == f"{climbing}: page 2: image '../secret.jpg' points outside the book's folder"
     assert len(found) == 6

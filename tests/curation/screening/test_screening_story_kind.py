@@ -10,9 +10,9 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
+from curation.config import CONFIG_NAME
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.items import export_items, import_items
-from curation.config import CONFIG_NAME
 from curation.reviews import decide, import_reviews
 from curation.screening.importer import import_candidates
 from curation.screening.items import (
