@@ -3,6 +3,7 @@ card and audit.json (and `release verify` holds them to it); "block" releases th
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -11,12 +12,14 @@ from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
 from curation.config import CONFIG_NAME
+from curation.errors import ValidationFailed
 from curation.reviews import import_reviews
 from curation.screening.importer import import_candidates
 from curation.screening.items import KIND, audit_story_items, promote_selected, revise_items
 from curation.screening.pipeline import run_screen
 from curation.screening.revise import ReviseRecord
 from curation.screening.settings import ScreenSettings
+from curation.study.sensitivity import flagged_in_release
 from curation.workflow import derive_status
 from exports.story_release import build_story_release
 from exports.verify import verify_release
@@ -81,6 +84,11 @@ def test_annotate_releases_the_clustered_transitions_with_their_cluster(workspac
     card = (release / "README.md").read_text()
     assert f"- {cluster}: {original}, {copy}" in card and 'duplicates = "annotate"' in card
     assert verify_release(release).ok
+    # the study's sensitivity analysis takes these flagged transitions from the release it rated
+    manifest_sha = hashlib.sha256((release / "manifest.json").read_bytes()).hexdigest()
+    assert flagged_in_release(release, manifest_sha) == sorted([original, copy])
+    with pytest.raises(ValidationFailed, match="is not the study's release"):
+        flagged_in_release(release, "0" * 64)
 
     # an annotation that no longer agrees with audit.json is caught, even with the file list rewritten to match
     records[copy]["duplicate_clusters"] = []
