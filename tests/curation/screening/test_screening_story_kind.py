@@ -201,6 +201,7 @@ def test_a_resolved_duplicate_cluster_holds_nothing(story_ws, corpus, tmp_path) 
         app, ["-w", str(story_ws.root), "audit", "resolve", target, "--by", "maya", "--keep", original]
     )
     assert result.exit_code == 0, result.output
+    assert f"{target}: discarded as duplicates of {original}: {copy}" in result.output
     states = _states(story_ws)
     assert states[original] == ("admitted", None, []) and states[copy][0] == "discarded"
     assert not any(r.startswith("duplicate:") for st in states.values() for r in st[2])
