@@ -194,7 +194,8 @@ def read_epub(path: Path, book_id: str) -> Book:
                 if body is None:
                     raise BookProblem("has no <body>")
                 images = [member_path(doc, src) for src in _images(body)]
-                images = [i for i in images if i not in covers]
+                if not pages:  # before the story: a page showing only the cover picture is the cover
+                    images = [i for i in images if i not in covers]
                 if not images:
                     continue  # front or back matter (cover, title, credits): not a story page
                 if len(images) > 1:

@@ -102,6 +102,15 @@ def test_an_epub_reads_in_spine_order_with_images_narration_and_package_metadata
     ]
     assert [p.image for p in book.pages] == [jpeg(n) for n in range(4)]
     assert [p.href for p in book.pages] == [f"EPUB/page{n:02d}.xhtml" for n in range(1, 5)]
+    # a story page may show the cover picture again: only before the story is such a page the cover
+    page = zipfile.ZipFile(fox_epub).read("EPUB/page04.xhtml").replace(b"images/p04.jpg", b"images/cover.jpg")
+    rewrite_member(fox_epub, "EPUB/page04.xhtml", page)
+    [again] = read_books([fox_epub])
+    assert (
+        len(again.pages) == 4
+        and again.pages[3].image == jpeg(99)
+        and again.pages[3].image_name == "EPUB/images/cover.jpg"
+    )
 
 
 def test_books_import_as_candidates_once(workspace, fox_epub: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
