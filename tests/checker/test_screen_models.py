@@ -36,3 +36,30 @@ def test_tasks_share_a_backend_named_twice_and_the_override_replaces_the_default
 def test_a_bad_step_backend_is_refused(tmp_path: Path) -> None:
     with pytest.raises(CurateError, match="unknown model backend"):
         open_screen_models(ScreenSettings(model={"conditions": {"backend": "gpt:somewhere"}}), tmp_path)
+
+
+def test_scores_from_the_tiny_model_and_annotations_from_a_replay(workspace, tiny_omni, hf_backend, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A model per step through a real model: the tiny random Qwen2.5-Omni scores (schema-constrained), the
+    recorded outputs annotate; each proposal names the model that wrote it."""
+    from checker.structured import ReplayStructured, TransformersStructured
+    from curation.screening.importer import import_candidates
+    from curation.screening.pipeline import run_screen, selected_candidates
+    from curation.screening.transitions import transition_records
+    from omnicurate.demo.story_corpus import build_corpus
+
+    corpus = build_corpus(tmp_path / "corpus", books=3, plant=False)
+    first_book = [line for line in corpus.candidates.read_text().splitlines() if '"book": "bk00001"' in line][:3]
+    corpus.candidates.write_text("\n".join(first_book) + "\n")
+    import_candidates(workspace, corpus.candidates)
+    scorer = TransformersStructured(
+        str(tiny_omni), model=hf_backend.model, max_string=4, max_tokens=400, max_whitespace=0, micro_batch=3
+    )
+    notes = ReplayStructured(str(corpus.replay))
+    settings = ScreenSettings(steps=["score", "select", "annotate"], top=1)
+    funnel = run_screen(workspace, settings, notes, models={"score": scorer})
+    assert funnel.steps[0].computed == 3 and funnel.selected == 1
+    [record] = transition_records(workspace, selected_candidates(workspace, settings))
+    assert record["score_provenance"]["model"] == scorer.model_id != notes.model_id
+    assert {p["provenance"]["model"] for p in record["annotations"].values()} == {notes.model_id}
+    again = run_screen(workspace, settings, notes, models={"score": scorer})
+    assert [s.computed for s in again.steps] == [0, 0, 0]
