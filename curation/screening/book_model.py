@@ -126,11 +126,11 @@ def read_folder(folder: Path) -> Book:
     try:
         parsed = FolderBook.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = first["loc"]
+        errors = exc.errors()
+        loc = errors[0]["loc"]
         number = int(loc[1]) + 1 if len(loc) > 1 and loc[0] == "pages" and isinstance(loc[1], int) else None
-        where = ".".join(str(p) for p in loc)
-        raise BookProblem(f"book.json: {where}: {first['msg']}", page=number) from exc
+        found = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'book'}: {e['msg']}" for e in errors)
+        raise BookProblem(f"book.json: {found}", page=number) from exc
     license = normalize_license(parsed.license) or parsed.license
     root = folder.resolve()
     pages = []

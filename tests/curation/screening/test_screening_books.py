@@ -198,6 +198,12 @@ def test_a_folder_of_books_and_a_book_json_without_pages(workspace, fox_epub, tm
     assert [str(p) for p in caught.value.problems] == [
         f"{thin}: book.json: pages: List should have at least 2 items after validation, not 1"
     ]
+    (thin / "book.json").write_text(json.dumps({"license": "CC-BY-4.0", "pages": [{"text": "a"}, {"image": "a.jpg"}]}))
+    with pytest.raises(ValidationFailed) as caught:
+        import_books(workspace, [thin])
+    assert [str(p) for p in caught.value.problems] == [
+        f"{thin}: book.json: title: Field required; pages.0.image: Field required"
+    ]
     (thin / "book.json").unlink()
     (thin / "a.jpg").unlink()
     thin.rmdir()
