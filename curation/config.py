@@ -10,7 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
-from .screening.settings import ScreenSettings
+from .screening.settings import ScreenSettings, StorySettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -177,6 +177,7 @@ class Settings(_Section):
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
     checker: CheckerSettings = CheckerSettings()
+    story: StorySettings = StorySettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -195,4 +196,4 @@ class Settings(_Section):
             raise ValidationFailed(problems, "fix curate.toml and try again") from exc
 
     def save(self, path: Path) -> None:
-        path.write_text(tomli_w.dumps(self.model_dump(mode="json")), encoding="utf-8")
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)), encoding="utf-8")
