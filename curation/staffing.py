@@ -45,6 +45,8 @@ class StaffingGap:
     """The fewest reviewers to add (each unexposed and new to the item); None when the search gave up."""
     author_only: bool
     """Whether ``[review] separation = "author_only"`` would let today's reviewers staff every stage."""
+    separation: str = "triad"
+    """The ``[review] separation`` rule in force."""
 
     @property
     def reasons(self) -> list[str]:
@@ -60,7 +62,13 @@ class StaffingGap:
         return " or ".join(fixes) or "lower the stage's quorum in [review]"
 
     def as_json(self) -> dict[str, Any]:
-        return {"item": self.item, "stages": list(self.stages), "add": self.add, "author_only": self.author_only}
+        return {
+            "item": self.item,
+            "stages": list(self.stages),
+            "add": self.add,
+            "author_only": self.author_only,
+            "separation": self.separation,
+        }
 
 
 class _OutOfBudget(Exception):
@@ -245,7 +253,7 @@ def _gap(
             author_only = loose.plan(people) is not None
         except _OutOfBudget:
             author_only = False
-    return StaffingGap(item.id, stages, add, author_only)
+    return StaffingGap(item.id, stages, add, author_only, d.settings.separation)
 
 
 def apply_staffing(statuses: Sequence[ItemStatus], gaps: Mapping[str, StaffingGap]) -> None:
@@ -258,13 +266,13 @@ def apply_staffing(statuses: Sequence[ItemStatus], gaps: Mapping[str, StaffingGa
 
 def summary(gaps: Mapping[str, StaffingGap]) -> list[dict[str, Any]]:
     """Gaps grouped by stage and fix, most items first: what status, funnel and dashboard print."""
-    rows: dict[tuple[str, str], list[str]] = {}
+    rows: dict[tuple[str, str, str], list[str]] = {}
     for gap in gaps.values():
         for stage in gap.stages:
-            rows.setdefault((stage, gap.advice()), []).append(gap.item)
+            rows.setdefault((stage, gap.advice(), gap.separation), []).append(gap.item)
     return [
-        {"reason": f"{STAFFING}:{stage}", "stage": stage, "items": sorted(items), "fix": fix}
-        for (stage, fix), items in sorted(rows.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        {"reason": f"{STAFFING}:{stage}", "stage": stage, "items": sorted(items), "fix": fix, "separation": rule}
+        for (stage, fix, rule), items in sorted(rows.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     ]
 
 
@@ -273,5 +281,5 @@ def describe(row: Mapping[str, Any]) -> str:
     n = len(row["items"])
     return (
         f"{row['reason']}: {n} item{'s' if n != 1 else ''} cannot be staffed at {row['stage']} by this "
-        f"workspace's reviewers under [review] separation; {row['fix']}"
+        f"workspace's reviewers under [review] separation = \"{row['separation']}\"; {row['fix']}"
     )

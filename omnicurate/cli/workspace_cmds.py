@@ -55,7 +55,7 @@ def print_staffing(rows: list[dict[str, object]]) -> None:
     from curation.staffing import describe
 
     for row in rows:
-        out_console.print(f"[yellow]{describe(row)}[/]", highlight=False)
+        out_console.print(describe(row), style="yellow", highlight=False, markup=False)
 
 
 def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
