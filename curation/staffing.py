@@ -131,7 +131,9 @@ class _Planner:
         if isinstance(slot.stage, GroupStage):
             rule = slot.stage.group_separation_rule(self.settings)
             return rule(person, self.item.group, self.sisters, self._group_context(extra)) is None
-        if slot.stage.blind and (person in self.exposed or any(r.subject.startswith("group:") and r.reviewer == person for r in extra)):
+        if slot.stage.blind and (
+            person in self.exposed or any(r.subject.startswith("group:") and r.reviewer == person for r in extra)
+        ):
             return False
         return slot.stage.separation_rule(self.settings)(person, self.item, self._item_context(extra)) is None
 
@@ -213,7 +215,9 @@ def staffing_gaps(
             item.author,
             tuple(sorted({s.author for s in sisters})),
             tuple((s.stage.name, s.taken) for s in slots),
-            tuple(sorted((r.id, r.subject == f"item:{item.id}", r.stage, r.reviewer) for v in context.values() for r in v)),
+            tuple(
+                sorted((r.id, r.subject == f"item:{item.id}", r.stage, r.reviewer) for v in context.values() for r in v)
+            ),
             tuple(sorted(exposed & set(people))),
         )
         if key not in cache:
@@ -279,7 +283,8 @@ def summary(gaps: Mapping[str, StaffingGap]) -> list[dict[str, Any]]:
 def describe(row: Mapping[str, Any]) -> str:
     """One line for a person: how many items cannot be staffed at which stage, and the fix."""
     n = len(row["items"])
+    rule = f'[review] separation = "{row["separation"]}"'
     return (
         f"{row['reason']}: {n} item{'s' if n != 1 else ''} cannot be staffed at {row['stage']} by this "
-        f"workspace's reviewers under [review] separation = \"{row['separation']}\"; {row['fix']}"
+        f"workspace's reviewers under {rule}; {row['fix']}"
     )

@@ -106,7 +106,12 @@ CASES = [
     ("E then a second listener", [audio("a", "rev2"), group("rev1")], [audio("a", "rev1")], None),
     ("B, checklist, then E", [grammar("a", "rev1"), checklist("a", "rev1")], [group("rev1")], (1, "neither")),
     ("D on a sister then E", [blind("b", "rev1")], [group("rev1")], (1, "blind answer checker (D)")),
-    ("C then D on b, in words", [audio("b", "rev1")], [blind("b", "rev1")], (1, "holds no role on the item but the subset")),
+    (
+        "C then D on b, in words",
+        [audio("b", "rev1")],
+        [blind("b", "rev1")],
+        (1, "holds no role on the item but the subset"),
+    ),
     ("B on another group's item, then E", [grammar("c", "rev1")], [group("rev1")], None),
     ("E then D", [group("rev1")], [blind("a", "rev1")], (1, "separation:triad")),
     ("the author reviews", [], [grammar("b", "ann2")], (1, "'ann2' authored 'b'")),

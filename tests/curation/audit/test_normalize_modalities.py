@@ -23,7 +23,10 @@ A, B, C, D, E = POOL
 """TRIAD's letters on every item here: p1 writes, the other four review (see docs/kinds/mcq-pool-of-five.md)."""
 OPTIONS = {"A": "apple", "B": "brick", "C": "cloud", "D": "drum"}
 TAXONOMY = {"text": "anaphoric", "image": "grounding", "audio": "prosodic"}
-PROVENANCE = {"image": {"source": "photo", "license": "CC0-1.0"}, "audio": {"source": "voice_acting", "license": "CC0-1.0"}}
+PROVENANCE = {
+    "image": {"source": "photo", "license": "CC0-1.0"},
+    "audio": {"source": "voice_acting", "license": "CC0-1.0"},
+}
 SETS = [("text", "image"), ("text", "audio"), ("image", "audio")]
 
 
