@@ -215,9 +215,7 @@ def staffing_gaps(
             item.author,
             tuple(sorted({s.author for s in sisters})),
             tuple((s.stage.name, s.taken) for s in slots),
-            tuple(
-                sorted((r.id, r.subject == f"item:{item.id}", r.stage, r.reviewer) for v in context.values() for r in v)
-            ),
+            _shape(item, context),
             tuple(sorted(exposed & set(people))),
         )
         if key not in cache:
@@ -226,6 +224,18 @@ def staffing_gaps(
         if found is not None:
             gaps[item.id] = replace(found, item=item.id)
     return gaps
+
+
+def _shape(item: ItemFacts, context: Mapping[str, Sequence[RecordFacts]]) -> tuple[tuple[Any, ...], ...]:
+    """The records as the rules see them, without ids or sister names: their order, each one's stage and
+    reviewer, and whose it is (this item, the group, or the n-th other sister), so that groups reviewed alike
+    share one plan."""
+    subjects = {f"item:{item.id}": "item", f"group:{item.group}": "group"}
+    out = []
+    for rec in sorted((r for recs in context.values() for r in recs), key=lambda r: r.id):
+        whose = subjects.setdefault(rec.subject, f"sister{len(subjects)}")
+        out.append((whose, rec.stage, rec.reviewer))
+    return tuple(out)
 
 
 def _gap(
