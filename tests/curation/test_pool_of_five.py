@@ -34,9 +34,9 @@ def letters(author: str) -> dict[str, str]:
 
 def reviews(item: str, answer: str, who: dict[str, str], second: str) -> list[dict[str, Any]]:
     """One item's reviews by letter, in stage order: grammar B then the second sign-off, audio C then the second
-    listener (``second`` "crossed": C gives the second grammar sign-off and B the second listener one; "E": E
-    gives both), checklist B, C, D, blind D."""
-    grammar2, listener2 = (who["C"], who["B"]) if second == "crossed" else (who["E"], who["E"])
+    listener, checklist B, C, D, blind D. ``second`` names the letters of the second grammar sign-off and the
+    second listener: "CB" (each other's), "CE", "EB" or "EE"."""
+    grammar2, listener2 = who[second[0]], who[second[1]]
     scores = dict.fromkeys(AXES, 4)
     rows: list[dict[str, Any]] = [
         {"item": item, "stage": "grammar", "reviewer": who["B"], "verdict": "pass"},
@@ -97,7 +97,7 @@ def pool_workspace(ws: Workspace, folder: Path, people: tuple[str, ...] = POOL) 
 ITEMS = {"a": ("A", "g1", "p1"), "b": ("B", "g1", "p1"), "c": ("A", "g2", "p2"), "d": ("B", "g2", "p2")}
 
 
-@pytest.mark.parametrize("second", ["crossed", "E"])
+@pytest.mark.parametrize("second", ["CB", "CE", "EB", "EE"])
 def test_a_pool_of_five_admits_clean_items_through_the_cli(workspace: Workspace, tmp_path: Path, second: str) -> None:
     cli = pool_workspace(workspace, tmp_path)
     assert not any(r.startswith("staffing:") for st in cli.status().values() for r in st["reasons"])
@@ -117,12 +117,12 @@ def test_a_pool_of_five_admits_clean_items_through_the_cli(workspace: Workspace,
 OFFERED = {
     # the letters whose queue holds the item before each step of ``reviews`` (a person's first record decides
     # their role: D and E are free until they record; the first grammar reviewer may not be the first listener)
-    "crossed": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "DE"],
-    "E": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "D"],
+    "CB": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "DE"],
+    "EE": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "D"],
 }
 
 
-@pytest.mark.parametrize("second", ["crossed", "E"])
+@pytest.mark.parametrize("second", ["CB", "EE"])
 def test_queues_offer_each_letter_exactly_what_the_rule_allows(
     workspace: Workspace, tmp_path: Path, second: str
 ) -> None:
@@ -220,3 +220,30 @@ def test_author_only_is_named_when_it_alone_would_staff_the_items(workspace: Wor
     workspace.settings.review.separation = "author_only"
     workspace.settings.save(workspace.root / "curate.toml")
     assert not any(r.startswith("staffing:") for st in cli.status().values() for r in st["reasons"])
+
+
+def test_label_studio_pulls_judge_annotations_by_the_same_rule(workspace: Workspace, tmp_path: Path) -> None:
+    """A pulled annotation passes ``StageGuard`` (what the Label Studio bridge asks per annotation) exactly when
+    the rule lets its person do that stage now."""
+    from curation.kinds import stage_named
+    from curation.reviews import StageGuard
+
+    cli = pool_workspace(workspace, tmp_path)
+    who = letters("p1")
+    rows = [r for item in ("a", "b") for r in reviews(item, ITEMS[item][0], who, "CB")]
+    assert cli.import_reviews(rows).exit_code == 0
+
+    def guard(stage: str) -> StageGuard:
+        found = stage_named(stage)
+        assert found is not None
+        return StageGuard(workspace, found)
+
+    group = guard("group_integration")
+    assert group.refusal(who["E"], "group:g1") is None
+    for letter in "BCD":
+        assert "separation:triad" in (group.refusal(who[letter], "group:g1") or "")
+    assert "authored an item of group 'g1'" in (group.refusal(who["A"], "group:g1") or "")
+    blind = guard("answer_check")
+    assert blind.refusal(who["D"], "item:a") is None
+    assert "separation:triad" in (blind.refusal(who["B"], "item:a") or "")
+    assert blind.refusal(who["A"], "item:a") == "'p1' authored 'a': nobody reviews their own item"
