@@ -79,7 +79,6 @@ class _OutOfBudget(Exception):
 class _Slot:
     stage: Stage
     subject: str
-    inputs: str
     revision: int
     taken: frozenset[str]
     """Reviewers whose records already count at this stage."""
@@ -153,33 +152,37 @@ class _Planner:
                 first_unused = False
             if not self._allowed(person, slot, extra):
                 continue
-            rec = RecordFacts(slot.subject, slot.stage.name, person, slot.revision, slot.inputs, {}, top + 1)
+            # a hypothetical record: separation rules read who recorded what where, never the inputs or payload
+            rec = RecordFacts(slot.subject, slot.stage.name, person, slot.revision, "", {}, top + 1)
             found = self._fill(index + 1, [*extra, rec], top + 1)
             if found is not None:
                 return found
         return None
 
 
-def _slots(d: Derivation, item: ItemFacts, sisters: Sequence[ItemFacts]) -> list[_Slot]:
-    """One slot per missing review of each pending stage, item stages in order, then the group stages."""
+def _slots(
+    d: Derivation, item: ItemFacts, sisters: Sequence[ItemFacts], group_slots: dict[str, list[_Slot]]
+) -> list[_Slot]:
+    """One slot per missing review of each pending stage, item stages in order, then the group stages
+    (``group_slots`` caches a group's, which its sisters share)."""
     settings = d.settings
     slots: list[_Slot] = []
     kind = d.kind(item)
-    for stage in kind.item_stages:
-        if not stage.applies(item) or d.judge(item, stage).passed is not None:
-            continue
+    for name in d.pending.get(item.id, []):
+        stage = kind.stage(name)
         taken = frozenset(r.reviewer for r in d.valid_records(item, stage))
-        slots += [_Slot(stage, f"item:{item.id}", stage.inputs(item), item.revision, taken)] * max(
-            0, stage.quorum(settings) - len(taken)
-        )
-    for gs in kind.group_stages:
-        recs = d.group_records(item.group, sisters, gs)
-        if gs.judge_group(recs, settings).passed is not None:
-            continue
-        inputs = gs.group_inputs(d.perturbed[item.group], sisters)
-        taken = frozenset(r.reviewer for r in recs)
-        slots += [_Slot(gs, f"group:{item.group}", inputs, 0, taken)] * max(0, gs.quorum(settings) - len(taken))
-    return slots
+        need = stage.quorum(settings) - len(taken)
+        slots += [_Slot(stage, f"item:{item.id}", item.revision, taken)] * max(0, need)
+    if item.group not in group_slots:
+        group_slots[item.group] = []
+        for gs in kind.group_stages:
+            recs = d.group_records(item.group, sisters, gs)
+            if gs.judge_group(recs, settings).passed is not None:
+                continue
+            taken = frozenset(r.reviewer for r in recs)
+            need = gs.quorum(settings) - len(taken)
+            group_slots[item.group] += [_Slot(gs, f"group:{item.group}", 0, taken)] * max(0, need)
+    return slots + group_slots[item.group]
 
 
 def staffing_gaps(
@@ -197,13 +200,14 @@ def staffing_gaps(
             sisters_of.setdefault(item.group, []).append(item)
     facts = {i.id: i for i in d.items}
     cache: dict[Any, StaffingGap | None] = {}
+    group_slots: dict[str, list[_Slot]] = {}
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
         if st.state != "in_review" or st.id not in facts:
             continue
         item = facts[st.id]
         sisters = sisters_of.get(item.group, [item])
-        slots = _slots(d, item, sisters)
+        slots = _slots(d, item, sisters, group_slots)
         if not slots:
             continue
         group_recs = d.subject_records(f"group:{item.group}")

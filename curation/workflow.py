@@ -159,6 +159,9 @@ class Derivation:
                 continue
             (self.gate_reasons if mode == "block" else self.gate_warnings)[g.item_id].extend(g.reasons)
         self._kinds: dict[str, Kind] = {}
+        self._valid: dict[tuple[Any, ...], list[RecordFacts]] = {}
+        self.pending: dict[str, list[str]] = {}
+        """Item -> its item stages still short of their quorum, in order (filled by ``derive_all``)."""
 
     def kind(self, item: ItemFacts) -> Kind:
         found = self._kinds.get(item.kind)
@@ -190,6 +193,13 @@ class Derivation:
     def valid_records(self, item: ItemFacts, stage: str | Stage) -> list[RecordFacts]:
         """Records still valid for the current content and allowed by the stage's separation, latest per reviewer."""
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        key = (item.id, item.revision, item.content_hash, found.name, self.settings.separation)
+        known = self._valid.get(key)
+        if known is None:
+            known = self._valid[key] = self._valid_records(item, found)
+        return list(known)
+
+    def _valid_records(self, item: ItemFacts, found: Stage) -> list[RecordFacts]:
         wanted = found.inputs(item)
         by_stage = self.item_records(item.id)
         rule = found.separation_rule(self.settings)
@@ -313,6 +323,7 @@ class Derivation:
                 elif outcome.passed is None:
                     reasons += outcome.reasons
                     first_pending = first_pending or stage.name
+                    self.pending.setdefault(item.id, []).append(stage.name)
             item_outcome[item.id] = (reasons, first_failed, first_pending)
         group_state: dict[str, tuple[list[str], StageOutcome, str | None, bool, bool]] = {}
         for group, sisters in groups.items():
