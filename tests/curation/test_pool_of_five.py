@@ -3,8 +3,7 @@ other four, grammar by two (§4.2), audio by two listeners (B.4), checklist by B
 
 Through the CLI (``import reviews``, ``review queue``, ``status``, ``funnel``) on SQLite and PostgreSQL: the
 pool admits clean items; the queues offer each person exactly what their letter allows; the refusals that
-remain (the author, an exposed D, E as D) name the rule; a pool of three or four is told it cannot staff
-a stage (``staffing:<stage>``) and what to add.
+remain (the author, an exposed D, E as D) name the rule. Smaller pools: ``test_staffing.py``.
 """
 
 from __future__ import annotations
@@ -185,41 +184,6 @@ def test_the_refusals_that_remain_name_their_rule(
     assert result.exit_code == 2
     said = " ".join(result.output.split())
     assert message in said and ".jsonl:1: reviewer:" in said and "nothing was recorded" in said
-
-
-@pytest.mark.parametrize(
-    ("pool", "stages", "fix"),
-    [
-        (("p1", "p2", "p3"), {"subset_checklist", "answer_check", "group_integration"}, "add 2 reviewers"),
-        (("p1", "p2", "p3", "p4"), {"group_integration"}, "add 1 reviewer"),
-    ],
-)
-def test_a_pool_too_small_for_the_rule_is_told_what_to_add(
-    workspace: Workspace, tmp_path: Path, pool: tuple[str, ...], stages: set[str], fix: str
-) -> None:
-    cli = pool_workspace(workspace, tmp_path, pool)
-    status = cli.status()
-    for item in ("a", "b"):
-        assert status[item]["state"] == "in_review", "a heads-up: the state stays"
-        assert {r.removeprefix("staffing:") for r in status[item]["reasons"] if r.startswith("staffing:")} == stages
-    text = cli("status")
-    assert text.exit_code == 0 and fix in text.output and "staffing:" in text.output
-    funnel = cli("funnel", "--json")
-    assert funnel.exit_code == 0
-    rows = json.loads(funnel.stdout)["staffing"]
-    assert {row["stage"] for row in rows} == stages and all(row["fix"].startswith(fix) for row in rows)
-    assert fix in cli("funnel").output
-    for name in ("p6", "p7")[: int(fix.split()[1])]:
-        assert cli("people", "add", name, "-r", "reviewer").exit_code == 0
-    assert not any(r.startswith("staffing:") for st in cli.status().values() for r in st["reasons"])
-
-
-def test_author_only_is_named_when_it_alone_would_staff_the_items(workspace: Workspace, tmp_path: Path) -> None:
-    cli = pool_workspace(workspace, tmp_path, ("p1", "p2", "p3", "p4"))
-    assert "author_only" in cli("status").output, "three reviewers can staff every stage without TRIAD's letters"
-    workspace.settings.review.separation = "author_only"
-    workspace.settings.save(workspace.root / "curate.toml")
-    assert not any(r.startswith("staffing:") for st in cli.status().values() for r in st["reasons"])
 
 
 def test_label_studio_pulls_judge_annotations_by_the_same_rule(workspace: Workspace, tmp_path: Path) -> None:
