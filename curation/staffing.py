@@ -30,7 +30,7 @@ STAFFING = "staffing"
 """Prefix of the heads-up reason ``staffing:<stage>`` on an item in review."""
 BUDGET = 20_000
 """Rule checks one plan may spend before the search gives up (and stays silent)."""
-NEWCOMER = "+newcomer-{}"
+NEWCOMER = "newcomer {}"
 """Name of a hypothetical added reviewer: nobody's author, unexposed, holding no role yet."""
 
 
@@ -41,8 +41,8 @@ class StaffingGap:
     item: str
     stages: tuple[str, ...]
     """The stages only added reviewers could fill (in stage order): the item's ``staffing:<stage>`` reasons."""
-    add: int | None
-    """The fewest reviewers to add (each unexposed and new to the item); None when the search gave up."""
+    add: int
+    """The fewest reviewers to add (each unexposed and new to the item) for every stage to be staffable."""
     author_only: bool
     """Whether ``[review] separation = "author_only"`` would let today's reviewers staff every stage."""
     separation: str = "triad"
@@ -54,21 +54,8 @@ class StaffingGap:
 
     def advice(self) -> str:
         """The smallest change that fixes it, in words."""
-        fixes = []
-        if self.add:
-            fixes.append(f"add {self.add} reviewer{'s' if self.add > 1 else ''}")
-        if self.author_only:
-            fixes.append('allow it with [review] separation = "author_only"')
-        return " or ".join(fixes) or "lower the stage's quorum in [review]"
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "item": self.item,
-            "stages": list(self.stages),
-            "add": self.add,
-            "author_only": self.author_only,
-            "separation": self.separation,
-        }
+        fix = f"add {self.add} reviewer{'s' if self.add > 1 else ''}"
+        return fix + (' or allow it with [review] separation = "author_only"' if self.author_only else "")
 
 
 class _OutOfBudget(Exception):
@@ -103,9 +90,13 @@ class _Planner:
         self.exposed = set(exposed)
         self.settings = settings
         self.spent = 0
+        self.people: list[str] = []
+        self.newcomers: set[str] = set()
 
-    def plan(self, people: Sequence[str]) -> list[RecordFacts] | None:
-        self.people = list(people)
+    def plan(self, people: Sequence[str], newcomers: Sequence[str] = ()) -> list[RecordFacts] | None:
+        """Records that would fill every slot, in order, by ``people`` and then ``newcomers``; None if none can."""
+        self.people = [*people, *newcomers]
+        self.newcomers = set(newcomers)
         self.spent = 0
         top = max((r.id for recs in self.d.separation_records(self.item).values() for r in recs), default=0)
         top = max(top, *(r.id for recs in self._group_context([]).values() for r in recs), 0)
@@ -141,12 +132,12 @@ class _Planner:
             return extra
         slot = self.slots[index]
         here = slot.taken | {r.reviewer for r in extra if r.stage == slot.stage.name and r.subject == slot.subject}
-        newcomers_used = {r.reviewer for r in extra if r.reviewer.startswith("+")}
+        newcomers_used = {r.reviewer for r in extra if r.reviewer in self.newcomers}
         first_unused = True
         for person in self.people:
             if person in here:
                 continue
-            if person.startswith("+") and person not in newcomers_used:
+            if person in self.newcomers and person not in newcomers_used:
                 if not first_unused:
                     continue  # newcomers are interchangeable: try only the first one not yet used
                 first_unused = False
@@ -255,15 +246,15 @@ def _gap(
         if planner.plan(people) is not None:
             return None
         plan: list[RecordFacts] | None = None
-        add = 0
-        while plan is None and add < len(slots):
-            add += 1
-            plan = planner.plan([*people, *(NEWCOMER.format(n) for n in range(1, add + 1))])
+        newcomers: list[str] = []
+        while plan is None and len(newcomers) < len(slots):
+            newcomers.append(NEWCOMER.format(len(newcomers) + 1))
+            plan = planner.plan(people, newcomers)
     except _OutOfBudget:
         return None
     if plan is None:
         return None
-    stages = tuple(dict.fromkeys(r.stage for r in plan if r.reviewer.startswith("+")))
+    stages = tuple(dict.fromkeys(r.stage for r in plan if r.reviewer in planner.newcomers))
     author_only = False
     if d.settings.separation != "author_only":
         loose = _Planner(d, item, sisters, slots, exposed, d.settings.model_copy(update={"separation": "author_only"}))
@@ -271,7 +262,7 @@ def _gap(
             author_only = loose.plan(people) is not None
         except _OutOfBudget:
             author_only = False
-    return StaffingGap(item.id, stages, add, author_only, d.settings.separation)
+    return StaffingGap(item.id, stages, len(newcomers), author_only, d.settings.separation)
 
 
 def apply_staffing(statuses: Sequence[ItemStatus], gaps: Mapping[str, StaffingGap]) -> None:
