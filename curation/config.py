@@ -36,15 +36,18 @@ class ReviewSettings(_Section):
     answer_check_quorum: int = Field(1, ge=1)
     group_integration_quorum: int = Field(1, ge=1)
     min_group_size: int = Field(2, ge=1)
-    group_answers: Literal["not_all_same", "all_distinct"] = "not_all_same"
-    """``group:duplicate_answers`` when all sisters share one answer, or (stricter) when any two do."""
+    group_answers: Literal["not_all_same", "all_distinct"] = "all_distinct"
+    """``group:duplicate_answers`` when any two sisters share an answer (TRIAD C.2 step 6: "distinct answers"),
+    or (``not_all_same``, looser) only when all sisters share one."""
     group_options: Literal["reviewer", "exact"] = "reviewer"
     """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
     adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
     difference is ``group:option_mismatch``."""
     separation: Literal["triad", "author_only"] = "triad"
-    """Who may review what. ``triad`` (TRIAD C.2): per item the author, grammar reviewers, audio listeners, blind
-    answer checker and group reviewer are different people; checklist reviewers hold B, C or D, never A or E.
+    """Who may review what. ``triad`` (TRIAD C.2 as its pool of five ran it, ``curation.kinds.mcq.separation``):
+    the author (A) reviews nothing; the blind answer checker (D) holds no role but the checklist; the group
+    reviewer (E) is neither D nor a checklist reviewer; the first grammar reviewer (B) and first listener (C) may
+    give each other's second sign-off, E either; checklist reviewers hold B, C or D.
     ``author_only``: only "nobody reviews what they authored". Exposure refuses blind checks either way."""
 
 
