@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col
 
 from . import db
@@ -66,6 +66,11 @@ class Workspace:
             raise WorkspaceError(
                 f"cannot open the database {settings.database.url!r} ({str(exc.orig).strip().splitlines()[0]}); "
                 "check the URL and that the database server is running"
+            ) from exc
+        except IntegrityError as exc:
+            raise WorkspaceError(
+                f"another command created the schema of {settings.database.url!r} at the same time; "
+                "run `curate init` again"
             ) from exc
         settings.save(config_path)
         return ws

@@ -227,7 +227,7 @@ def _manifest_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _stale_builds(parent: Path, name: str) -> None:
     """Remove temporary folders left by killed builds of this destination (not those of live builds)."""
-    for lock_path in parent.glob(f".{name}.tmp-*.lock"):
+    for lock_path in parent.glob(".*.tmp-*.lock"):
         with lock_path.open("a") as fh:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -356,6 +356,7 @@ def _publish(
     it lost. A journal written before the rename and removed after the commit lets the next command register
     a release whose build died between the two (:func:`reconcile_releases`).
     """
+    _check_target(ws, target, existing)  # every kind's builder publishes here, so none can skip the check
     target.parent.mkdir(parents=True, exist_ok=True)
     _stale_builds(target.parent, target.name)
     token = uuid.uuid4().hex[:12]
