@@ -309,13 +309,22 @@ def _published_name(ws: Workspace, existing: Release | None) -> str | None:
     if existing is None:
         return None
     for event in reversed(ws.events(f"release:{existing.version}")):
-        if event.action == "release.published" and isinstance((event.after or {}).get("name"), str):
+        if (
+            event.action == "release.published"
+            and (event.after or {}).get("name")
+            and isinstance((event.after or {}).get("name"), str)
+        ):
             return str(event.after["name"])  # type: ignore[index]
-    try:
-        published = json.loads((Path(existing.path) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return published.get("name") if isinstance(published, dict) and isinstance(published.get("name"), str) else None
+    # older builds did not record the name: read it from the published manifest, where it was or, when the
+    # workspace folder has moved since, from its releases/ folder
+    for folder in (Path(existing.path), ws.root / "releases" / existing.version):
+        try:
+            published = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(published, dict) and isinstance(published.get("name"), str) and published["name"]:
+            return str(published["name"])
+    return None
 
 
 def _check_target(ws: Workspace, target: Path, existing: Release | None) -> None:

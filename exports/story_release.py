@@ -24,7 +24,7 @@ from curation.tables import Asset, Item
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 
-from .build import FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import FORMAT, BuildResult, _check_target, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .tables import Release
@@ -110,6 +110,7 @@ def _card(
     records: list[dict[str, Any]],
     screening: dict[str, Any],
     audit: dict[str, Any],
+    notes: str = "",
 ) -> str:
     funnel, review = screening["screening"], screening["review"]
     lines = [
@@ -174,6 +175,8 @@ def _card(
     ]
     for (collection, lic), n in sorted(Counter((r["collection"], r["license"]) for r in records).items()):
         lines.append(f"- {collection}: {n} transition(s), {lic}")
+    if notes.strip():
+        lines += ["", "## Release notes", "", notes.strip()]
     lines.append("")
     return "\n".join(lines)
 
@@ -256,13 +259,16 @@ def build_story_release(
     license: str = "CC-BY-4.0",
     name: str | None = None,
     actor: str = "cli",
+    notes: str = "",
 ) -> BuildResult:
     """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
     validate_version(version)
-    name = name or ws.root.name
     with ws.session() as s:
         existing = s.get(Release, version)
+    name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
     date = release_date(existing)
+    target = (out or ws.root / "releases" / version).resolve()
+    _check_target(ws, target, existing)
     statuses = derive_status(ws)
     released = sorted(st.id for st in statuses if st.kind == KIND and st.state == "admitted")
     if not released:
@@ -271,7 +277,6 @@ def build_story_release(
         items = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(released))).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i: StoryTransition.model_validate(items[i].extra) for i in released}
-    target = (out or ws.root / "releases" / version).resolve()
 
     def write(root: Path) -> BuildResult:
         from curation.screening.audits import audit_transitions
@@ -289,7 +294,9 @@ def build_story_release(
         audit = audit_transitions([_audited(i, transitions[i], ws, assets) for i in released]).to_json()
         writer.write_json("audit.json", audit)
         writer.write_json("croissant.json", _croissant(name, version, date, license, records, writer))
-        writer.write_bytes("README.md", _card(name, version, date, license, records, screening, audit).encode("utf-8"))
+        writer.write_bytes(
+            "README.md", _card(name, version, date, license, records, screening, audit, notes).encode("utf-8")
+        )
         entries = writer.entries()
         manifest = {
             "format": FORMAT,
@@ -309,7 +316,7 @@ def build_story_release(
         }
         manifest_entry = writer.write_bytes("manifest.json", canonical_json(manifest))
         total = sum(e.size for e in entries) + manifest_entry.size
-        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date)
+        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date, name=name)
 
     done: Future[list[str]] = Future()
     done.set_result([])
