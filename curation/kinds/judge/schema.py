@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, field_validator, model_validator
 
 from curation.schema import Identifier, NonEmpty
 
@@ -30,7 +30,8 @@ JUDGE_MODALITIES: tuple[str, ...] = ("text", "image", "audio", "video")
 MEDIA_MODALITIES: tuple[str, ...] = ("image", "audio", "video")
 
 Modality = Literal["text", "image", "audio", "video"]
-Score = Annotated[int, Field(ge=SCORE_MIN, le=SCORE_MAX)]
+Score = Annotated[StrictInt, Field(ge=SCORE_MIN, le=SCORE_MAX)]
+"""A whole number on the scale: ``true``, ``"4"`` and ``3.0`` are refused, never coerced."""
 Choice = Literal["first", "second", "tie"]
 
 
