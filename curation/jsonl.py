@@ -83,11 +83,15 @@ def _finished(pending: bytearray, tail: bytes, dropped: int, file: str, number: 
 
 
 def parse_line(
-    raw: bytes, file: str, number: int, loads: Callable[[bytes | str], Any] = json.loads
+    raw: bytes,
+    file: str,
+    number: int,
+    loads: Callable[[bytes | str], Any] = json.loads,
+    max_text: int | None = MAX_TEXT_CHARS,
 ) -> dict[str, Any] | Problem | None:
     """One line's object, or the Problem that refuses it (not UTF-8, invalid or too deeply nested JSON, not an
     object, a NUL or an over-long text anywhere); None for a blank line. Every JSONL reader goes through here,
-    whichever JSON parser it uses."""
+    whichever JSON parser it uses. ``max_text=None`` (recorded model runs) keeps every rule but the text limit."""
     if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -106,7 +110,7 @@ def parse_line(
         return Problem(f"invalid JSON: {message}", file=file, line=number)
     if not isinstance(obj, dict):
         return Problem("each line must be a JSON object", file=file, line=number)
-    problem = _text_problem(obj, line)
+    problem = _text_problem(obj, line, max_text)
     if problem is not None:
         message, field = problem
         return Problem(message, field=field, file=file, line=number)
@@ -125,17 +129,17 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
         raise ValidationFailed(exc.problems, "nothing was imported") from exc
 
 
-def _text_problem(obj: dict[str, Any], line: str) -> tuple[str, str] | None:
+def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
     """A NUL or an over-long text anywhere in the record, as (message, field)."""
     try:
         if "\\u0000" in line:
             field = _find_text(obj, lambda text: "\x00" in text)
             if field is not None:
                 return "contains a NUL character (\\u0000), which no text field may hold; remove it", field
-        if len(line) > MAX_TEXT_CHARS:
-            field = _find_text(obj, lambda text: len(text) > MAX_TEXT_CHARS)
+        if max_text is not None and len(line) > max_text:
+            field = _find_text(obj, lambda text: len(text) > max_text)
             if field is not None:
-                return f"text longer than the limit of {MAX_TEXT_CHARS:,} characters; shorten it", field
+                return f"text longer than the limit of {max_text:,} characters; shorten it", field
     except RecursionError:
         return "invalid JSON: nested too deeply", ""
     return None
