@@ -28,8 +28,8 @@ from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
 from .pipeline import selected_candidates
-from .revise import ReviseRecord, apply_revision, transition_from_record
-from .schema import StoryTransition
+from .revise import ReviseRecord, apply_revision, diff_against_proposal, transition_from_record
+from .schema import ANNOTATION_GROUPS, StoryTransition
 from .settings import ScreenSettings
 from .transitions import image_phash, transition_records
 
@@ -445,6 +445,29 @@ def resolve_story_cluster(
     return decision
 
 
+def _provenance_problems(item: StoryTransition, people: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(field, message) for what an imported transition claims of its authors that the workspace cannot back:
+    a reviser who is nobody here, or a value that differs from the model's proposal with no reviser named (the
+    model would be credited with a person's words)."""
+    found = []
+    for path, person in sorted(item.revised_by.items()):
+        if person not in people:
+            found.append((f"revised_by.{path}", f"{person!r} is not a person of this workspace; add them first"))
+        elif not people[person] & {"reviewer", "maintainer"}:
+            found.append((f"revised_by.{path}", f"{person!r} has neither the reviewer nor the maintainer role"))
+    if set(ANNOTATION_GROUPS) <= set(item.proposals):
+        for change in diff_against_proposal(item):
+            if not change.by:
+                found.append(
+                    (
+                        change.path,
+                        "differs from the model's proposal but revised_by names no reviewer; name who revised it "
+                        "(the proposal's model must not be credited with a person's value)",
+                    )
+                )
+    return found
+
+
 def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
     """Import story transitions as ``curate export items`` writes them (the item's content, media paths
     relative to the file): every line checked first (FILE:LINE: field: problem), then all in one transaction.
@@ -461,6 +484,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
     report = ImportReport()
     with ws.session() as s:
         existing = dict(s.execute(select(col(Item.id), col(Item.content_hash))).all())
+        people = {p.name: p.role_set for p in s.execute(select(Person)).scalars()}
     problems: list[Problem] = []
     prepared: Prepared = []
     first_line: dict[str, int] = {}
@@ -479,6 +503,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
                 Problem(f"duplicate id {parsed.id!r} (first on line {first_line[parsed.id]})", "id", number, file)
             )
             continue
+        problems += [Problem(m, f, number, file) for f, m in _provenance_problems(parsed, people)]
         first_line[parsed.id] = number
         media: dict[str, tuple[MediaInfo, Path]] = {}
         for side in ("current", "next"):
