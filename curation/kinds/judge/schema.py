@@ -19,7 +19,16 @@ import hashlib
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from curation.schema import Identifier, NonEmpty
 
@@ -215,9 +224,9 @@ class ResponseReviewRecord(_Strict):
     response: Identifier
     stage: Literal["response_review"] = "response_review"
     reviewer: Identifier
-    usable: bool
+    usable: StrictBool
     reason: str = ""
-    nsfw: bool = False
+    nsfw: StrictBool = False
 
     @model_validator(mode="after")
     def _reason_when_unusable(self) -> ResponseReviewRecord:

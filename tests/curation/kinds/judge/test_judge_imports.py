@@ -152,3 +152,13 @@ def test_cli_task_import_takes_by_for_ownership(workspace, sources):
     assert done.exit_code == 0, done.output
     with workspace.session() as s:
         assert set(s.execute(select(JudgeTask.created_by)).scalars()) == {"maya"}
+
+
+@pytest.mark.parametrize("usable", ["yes", 1, "true"])
+def test_a_response_review_verdict_is_a_json_boolean(judge_ws, tmp_path, usable):
+    response = store.responses(judge_ws)[0].id
+    line = {"response": response, "stage": "response_review", "reviewer": "ann3", "usable": usable}
+    path = _write(tmp_path / "r.jsonl", [line])
+    with pytest.raises(ValidationFailed, match=r"r.jsonl:1: usable:"):
+        store.import_records(judge_ws, path)
+    assert _count(judge_ws, JudgeRecord) == 0
