@@ -890,6 +890,7 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
         "response_review": ResponseReviewRecord,
     }
     parsed: list[tuple[int, str, BaseModel]] = []
+    first: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
             problems.append(obj)
@@ -900,9 +901,18 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
             continue
         data = {k: v for k, v in obj.items() if not (stage == ADJUDICATION and k == "stage")}
         try:
-            parsed.append((number, stage, models[stage].model_validate(data)))
+            record = models[stage].model_validate(data)
         except ValidationError as exc:
             problems += pydantic_problems(exc, file, number)
+            continue
+        subject = getattr(record, "task", None) or getattr(record, "response", None)
+        key = (subject, stage, getattr(record, "reviewer", None) or getattr(record, "adjudicator", None))
+        earlier = first.setdefault(key, (number, record.model_dump()))
+        if earlier[0] != number and earlier[1] != record.model_dump():  # the later would win silently
+            message = f"contradicts line {earlier[0]} (same {subject}, stage and reviewer); keep one of the two"
+            problems.append(Problem(message, "reviewer", number, file))
+            continue
+        parsed.append((number, stage, record))
     _refuse(problems, file)
     counts = dict.fromkeys(_RECORD_ORDER, 0)
     with ws.all_or_nothing():  # a refused line keeps nothing of the file

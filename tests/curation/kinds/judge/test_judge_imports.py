@@ -162,3 +162,12 @@ def test_a_response_review_verdict_is_a_json_boolean(judge_ws, tmp_path, usable)
     with pytest.raises(ValidationFailed, match=r"r.jsonl:1: usable:"):
         store.import_records(judge_ws, path)
     assert _count(judge_ws, JudgeRecord) == 0
+
+
+def test_contradicting_records_in_one_file_are_refused(judge_ws, tmp_path):
+    response = store.responses(judge_ws)[0].id
+    line = {"response": response, "stage": "response_review", "reviewer": "ann3", "usable": True}
+    path = _write(tmp_path / "r.jsonl", [line, {**line, "usable": False, "reason": "blank"}])
+    with pytest.raises(ValidationFailed, match=r"r.jsonl:2: reviewer: contradicts line 1"):
+        store.import_records(judge_ws, path)
+    assert _count(judge_ws, JudgeRecord) == 0
