@@ -24,13 +24,14 @@ import gc
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import String, select, type_coerce
 from sqlmodel import col
 
+from .authorship import former_authors
 from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts, StageOutcome
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
@@ -458,6 +459,9 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
         )
         for r in rows
     ]
+    former = former_authors(session)
+    if former:
+        items = [replace(i, former_authors=former[i.id]) if i.id in former else i for i in items]
     perturbed = dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
     return items, perturbed
 

@@ -24,7 +24,7 @@ from curation.tables import Asset, Item
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 
-from .build import FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import FORMAT, BuildResult, _check_target, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .story_duplicates import attribution_lines, duplicate_section
@@ -113,6 +113,7 @@ def _card(
     records: list[dict[str, Any]],
     screening: dict[str, Any],
     audit: dict[str, Any],
+    notes: str = "",
 ) -> str:
     funnel, review = screening["screening"], screening["review"]
     lines = [
@@ -180,6 +181,8 @@ def _card(
     for (collection, lic), n in sorted(Counter((r["collection"], r["license"]) for r in records).items()):
         lines.append(f"- {collection}: {n} transition(s), {lic}")
     lines += attribution_lines(records)
+    if notes.strip():
+        lines += ["", "## Release notes", "", notes.strip()]
     lines.append("")
     return "\n".join(lines)
 
@@ -262,13 +265,16 @@ def build_story_release(
     license: str = "CC-BY-4.0",
     name: str | None = None,
     actor: str = "cli",
+    notes: str = "",
 ) -> BuildResult:
     """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
     validate_version(version)
-    name = name or ws.root.name
     with ws.session() as s:
         existing = s.get(Release, version)
+    name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
     date = release_date(existing)
+    target = (out or ws.root / "releases" / version).resolve()
+    _check_target(ws, target, existing)
     statuses = derive_status(ws)
     released = sorted(st.id for st in statuses if st.kind == KIND and st.state == "admitted")
     if not released:
@@ -278,7 +284,6 @@ def build_story_release(
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i: StoryTransition.model_validate(items[i].extra) for i in released}
     policy = ws.settings.story.duplicates
-    target = (out or ws.root / "releases" / version).resolve()
 
     def write(root: Path) -> BuildResult:
         from curation.screening.audits import audit_transitions
@@ -298,7 +303,9 @@ def build_story_release(
         audit = {**report.to_json(), "duplicates": policy}
         writer.write_json("audit.json", audit)
         writer.write_json("croissant.json", _croissant(name, version, date, license, records, writer))
-        writer.write_bytes("README.md", _card(name, version, date, license, records, screening, audit).encode("utf-8"))
+        writer.write_bytes(
+            "README.md", _card(name, version, date, license, records, screening, audit, notes).encode("utf-8")
+        )
         entries = writer.entries()
         manifest = {
             "format": FORMAT,
@@ -318,7 +325,7 @@ def build_story_release(
         }
         manifest_entry = writer.write_bytes("manifest.json", canonical_json(manifest))
         total = sum(e.size for e in entries) + manifest_entry.size
-        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date)
+        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date, name=name)
 
     done: Future[list[str]] = Future()
     done.set_result([])

@@ -143,6 +143,14 @@ def _write(
     """
     replaced = [r["candidate_id"] for r in rows if stored is None or r["candidate_id"] in stored]
     with ws.writing() as s:
+        if stored is not None:  # another `curate screen` may have stored results since `stored` was read
+            fresh = [r["candidate_id"] for r in rows if r["candidate_id"] not in stored]
+            for ids in _chunks(fresh, 900):
+                replaced += s.execute(
+                    select(col(ScreenResult.candidate_id)).where(
+                        col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids)
+                    )
+                ).scalars()
         for ids in _chunks(replaced + list(stale), 900):
             s.execute(
                 delete(ScreenResult).where(col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids))

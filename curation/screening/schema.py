@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 EMOTIONS = ("angry", "happy", "neutral", "sad")
 SPEEDS = ("normal", "fast", "slow")
@@ -19,6 +19,10 @@ GENDERS = ("female", "male")
 CRITERIA = ("current_page_quality", "next_page_quality", "image_style_coherence", "transition_coherence")
 """The four screening criteria of §4.1, each scored 1–10 with a rationale."""
 ANNOTATION_GROUPS = ("book_meta", "conditions", "speech")
+
+
+PAGE_MAX = 2**31 - 1
+"""The largest page number both databases store (a bigger one is refused by name, never an OverflowError)."""
 
 
 class _Strict(BaseModel):
@@ -153,7 +157,7 @@ class CandidateLine(_Strict):
 
     id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
     book: str = Field(min_length=1, max_length=200)
-    page: int = Field(ge=0, description="the current page's number in its book")
+    page: StrictInt = Field(ge=0, le=PAGE_MAX, description="the current page's number in its book")
     title: str = ""
     source: Source
     current: Page

@@ -248,6 +248,7 @@ def test_exported_story_items_import_to_the_same_content(story_ws, make_workspac
     assert all(line["current"]["image"].startswith("media/") for line in lines)
 
     other = make_workspace("other")
+    other.add_person("rev2", ["reviewer"])  # every person a record names exists (issue 22)
     result = CliRunner().invoke(app, ["-w", str(other.root), "import", "items", str(out / "items.jsonl"), "--json"])
     assert result.exit_code == 0, result.output
     assert sorted(json.loads(result.output)["created"]) == items
