@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.components import current_user, flash, label_text, queue_picker, show_error, workspace
 from annotation_ui.judge_ui import require_annotator, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import store
@@ -43,7 +43,7 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
             continue
         st.markdown(f"**{rubric.capitalize()}**")
         for entry in entries:
-            if st.checkbox(entry.text, key=f"judge-cl-{stage}-{picked}-{entry.id}"):
+            if st.checkbox(label_text(entry.text), key=f"judge-cl-{stage}-{picked}-{entry.id}"):
                 selected.append(entry.id)
                 if curating:
                     text = st.text_input(
