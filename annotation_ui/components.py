@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +55,18 @@ def show_options(options: dict[str, str], answer: str | None = None) -> None:
 
 def with_article(noun: str) -> str:
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+OTHER_KIND_HINTS = {
+    "story_transition": "Story transitions are corrected by reviewers on the “Revise story annotations” page; "
+    "a dropped transition stays out of the release unless a maintainer restores it (`curate decide`).",
+    "judge_task": "Judge tasks are curated on the Judging pages and imported with `curate judge import`.",
+}
+
+
+def other_kind_hint(kind: str) -> str:
+    """Where an item of a kind the authoring form cannot edit is worked on instead."""
+    return OTHER_KIND_HINTS.get(kind, f"Items of the {kind} kind are imported with the command line (`curate`).")
 
 
 def workspace_root() -> str:
@@ -161,6 +176,28 @@ def show_error(exc: CurateError) -> None:
         st.error("\n".join(f"- **{p.field}**: {p.message}" if p.field else f"- {p.message}" for p in exc.problems))
     else:
         st.error(str(exc))
+
+
+log = logging.getLogger("annotation_ui")
+
+
+@contextmanager
+def guarded(where: str) -> Iterator[None]:
+    """Render a page (or a fragment of one) so that no traceback reaches the browser: a domain refusal is
+    shown in its own words; anything else is logged on the server with a reference, and the page names the
+    error and that reference. Streamlit's own stop and rerun signals are BaseExceptions and pass through."""
+    try:
+        yield
+    except CurateError as exc:
+        show_error(exc)
+    except Exception as exc:
+        reference = secrets.token_hex(4)
+        log.error("%s failed (reference %s)", where, reference, exc_info=exc)
+        st.error(
+            f"This page stopped on an unexpected error ({type(exc).__name__}). It is logged on the server with "
+            f"the reference {reference}: tell a maintainer, and reload the page to try again.",
+            icon=":material/error:",
+        )
 
 
 def checked_upload(ws: Workspace, kind: str, uploaded: Any, shown: Mapping[str, list[str]]) -> bool:

@@ -93,9 +93,7 @@ def dashboard_data(snap: Snapshot, kind: str = "mcq") -> DashboardData:
 
 def item_ids(snap: Snapshot, state: str | None = None, kind: str | None = None) -> list[str]:
     """Ids for the dashboard's item table, optionally of one state and one kind (the caller pages them)."""
-    return [
-        st.id for st in snap.statuses if (state is None or st.state == state) and (kind is None or st.kind == kind)
-    ]
+    return [st.id for st in snap.statuses if (state is None or st.state == state) and (kind is None or st.kind == kind)]
 
 
 def item_rows(snap: Snapshot, ids: list[str]) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ models wrote is shown as typed (``st.text``), never rendered as Markdown.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import streamlit as st
@@ -23,20 +24,22 @@ from curation.workspace import Workspace
 
 from .components import flash, show_error, show_flash
 from .logic import PageSpec, SignedIn, media_ref
+from .shortcuts import NEXT, PREVIOUS, SUBMIT, keys_help
 
 JUDGE_SECTION = "Judging"
+JUDGE = frozenset({"judge_task"})
 JUDGE_PAGES = [
-    PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:"),
-    PageSpec("pages/judge_responses.py", "Response review", ":material/rule:"),
-    PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:"),
-    PageSpec("pages/judge_pair.py", "Pair annotation", ":material/compare:"),
+    PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:", JUDGE),
+    PageSpec("pages/judge_responses.py", "Response review", ":material/rule:", JUDGE),
+    PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:", JUDGE),
+    PageSpec("pages/judge_pair.py", "Pair annotation", ":material/compare:", JUDGE),
 ]
 CURRENT = "judge-{kind}-current"
 
 
-def judge_pages_for(user: SignedIn | None) -> dict[str, list[PageSpec]]:
-    """The Judging section, for reviewers and maintainers."""
-    if user is None or not user.roles & {"reviewer", "maintainer"}:
+def judge_pages_for(user: SignedIn | None, present: Iterable[str] = ("judge_task",)) -> dict[str, list[PageSpec]]:
+    """The Judging section, for reviewers and maintainers of a workspace that holds judge tasks."""
+    if user is None or not user.roles & {"reviewer", "maintainer"} or not JUDGE & set(present):
         return {}
     return {JUDGE_SECTION: JUDGE_PAGES}
 
@@ -177,13 +180,24 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     with st.form(f"judge-{kind}-form-{row.position}"):
         _criterion_inputs(kind, row.position, draft)
         cols = st.columns(3)
-        previous = cols[0].form_submit_button("Previous", icon=":material/arrow_back:")
-        following = cols[1].form_submit_button("Next", icon=":material/arrow_forward:")
-        applied = cols[2].form_submit_button("Apply", type="primary", icon=":material/check:")
+        previous = cols[0].form_submit_button("Previous", icon=":material/arrow_back:", shortcut=PREVIOUS)
+        following = cols[1].form_submit_button("Next", icon=":material/arrow_forward:", shortcut=NEXT)
+        applied = cols[2].form_submit_button("Apply", type="primary", icon=":material/check:", shortcut=SUBMIT)
+    keys_help(
+        ("Tab and arrows", "choose on each criterion"),
+        (f"{PREVIOUS} / {NEXT}", "previous / next sample (keeps a draft)"),
+        (SUBMIT, "apply"),
+    )
     try:
         if applied:
             store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True)
-            _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), f"Applied {sample_name(row)}.")
+            _move(
+                ws,
+                user,
+                kind,
+                store.next_sample(ws, user.name, kind, after=row.position),
+                f"Applied {sample_name(row)}.",
+            )
         elif following:
             _save_draft(ws, user, kind, row)
             _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), None)

@@ -8,7 +8,15 @@ from datetime import datetime
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation_ui.components import PAGE_SIZES, dashboard_cache, gates_cache, require, snapshot, workspace
+from annotation_ui.components import (
+    PAGE_SIZES,
+    dashboard_cache,
+    gates_cache,
+    guarded,
+    require,
+    snapshot,
+    workspace,
+)
 from annotation_ui.dashboard import item_ids, item_rows, kinds_present
 from annotation_ui.logic import page_of
 from curation.kinds import kind_of
@@ -31,7 +39,13 @@ if len(present) > 1:
 @st.fragment(run_every=REFRESH_S)
 def figures(kind: str) -> None:
     """Everything counted, redrawn every REFRESH_S seconds from the latest snapshot (a fragment: the rest of
-    the page, and what the maintainer picked there, stays as it is)."""
+    the page, and what the maintainer picked there, stays as it is). A fragment reruns alone, outside the
+    app's guard, so it has its own."""
+    with guarded("the dashboard's figures"):
+        draw_figures(kind)
+
+
+def draw_figures(kind: str) -> None:
     snap = snapshot()
     if dashboard_cache().is_fresh(snap, kind) and (kind != MCQ.name or gates_cache().is_fresh(snap)):
         data = dashboard_cache().get(snap, kind)
