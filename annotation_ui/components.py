@@ -15,6 +15,7 @@ import streamlit as st
 
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
+from curation.guidelines import stage_guidelines
 from curation.workspace import Workspace
 
 from .dashboard import DashboardCache, GatesCache
@@ -247,6 +248,19 @@ def queue_picker(
     )
 
 
+def guidelines_panel(page: str) -> None:
+    """The maintainer's guidelines of this stage or page (``guidelines/<page>.md``), in a panel; nothing
+    when there are none. They are maintainer text, so they are rendered as Markdown."""
+    try:
+        text = stage_guidelines(workspace(), page)
+    except CurateError as exc:
+        show_error(exc)
+        return
+    if text:
+        with st.expander("Guidelines", icon=":material/menu_book:"):
+            st.markdown(text)
+
+
 def review_queue(
     title: str,
     caption: str,
@@ -261,6 +275,7 @@ def review_queue(
     ws = workspace()
     st.title(title)
     st.caption(caption)
+    guidelines_panel(stage)
     snap = snapshot()
     label = (lambda x: describe(snap, x)) if describe else None
     picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun, describe=label)

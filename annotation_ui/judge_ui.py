@@ -22,7 +22,7 @@ from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
 from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
 from curation.workspace import Workspace
 
-from .components import flash, show_error, show_flash
+from .components import flash, guidelines_panel, show_error, show_flash
 from .logic import PageSpec, SignedIn, media_ref
 from .shortcuts import NEXT, PREVIOUS, SUBMIT, keys_help
 
@@ -138,6 +138,7 @@ def _criterion_inputs(kind: str, number: int, draft: dict[str, Any]) -> None:
 def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     """The score or pair page: the current sample, its inputs and the Apply / Previous / Next form."""
     current_key = CURRENT.format(kind=kind)
+    guidelines_panel(kind)
     progress = store.progress(ws, user.name, kind)
     st.caption(
         f"{progress['mine']} applied by you · {progress['complete']} of {progress['samples']} samples have all their "

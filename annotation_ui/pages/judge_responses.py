@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.components import current_user, flash, guidelines_panel, queue_picker, show_error, workspace
 from annotation_ui.judge_ui import require_annotator, response_names, show_response, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import store
@@ -15,6 +15,7 @@ user = require_annotator(current_user())
 ws = workspace()
 st.title("Response review")
 st.caption("Mark each response usable, or unusable with a reason; NSFW content is never usable.")
+guidelines_panel("response_review")
 reviewed = store.response_reviews(ws)
 every = store.responses(ws)
 names = response_names(every)  # response ids name their system: the page shows neutral numbers only

@@ -8,21 +8,21 @@ import pytest
 from ui_helpers import APP, PASSWORD, advance, passing_record
 
 from annotation_ui.dashboard import agreement_plots, dashboard_data, gates_data, item_ids, item_rows
+from annotation_ui.judge_ui import judge_pages_for
 from annotation_ui.logic import (
     SignedIn,
     blind_item,
     checklist_view,
+    every_page,
     group_panel,
     history_rows,
     oidc_providers,
     page_of,
-    every_page,
     pages_for,
     queue,
     sign_in_by_email,
     submit_review,
 )
-from annotation_ui.judge_ui import judge_pages_for
 from annotation_ui.snapshot import SnapshotCache, load_snapshot
 from curation.errors import PermissionDenied, ValidationFailed
 from curation.reviews import review_queue

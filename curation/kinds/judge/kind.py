@@ -70,11 +70,12 @@ def _task_statuses(ws: Any) -> list[Any]:
 
 def _has_tasks(ws: Any) -> bool:
     from sqlalchemy import select
+    from sqlmodel import col
 
     from .tables import JudgeTask
 
     with ws.session() as s:
-        return s.execute(select(JudgeTask.id).limit(1)).first() is not None
+        return s.execute(select(col(JudgeTask.id)).limit(1)).first() is not None
 
 
 JUDGE_TASK = register_kind(
