@@ -8,7 +8,7 @@ from judge_helpers import build_judge_template, copy_workspace
 from streamlit.testing.v1 import AppTest
 from ui_helpers import APP
 
-from annotation_ui.components import USER_KEY
+from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn
 from curation.kinds.judge import store
 from curation.kinds.judge.rubrics import CRITERIA
@@ -178,3 +178,43 @@ def test_dashboard_counts_judge_tasks_at_their_own_stages(judge_ws):
     assert not any("Agreement" in m.value for m in at.markdown), "mcq gates are not judge gates"
     funnel = next(c for c in at.get("plotly_chart"))
     assert "grammar" not in funnel.proto.spec and "checklist_curation" in funnel.proto.spec
+
+
+def wire(at: AppTest) -> str:
+    """Every element the server sent, as its protobuf text: labels, options, values and widget ids alike."""
+    return "\n".join(str(getattr(node, "proto", "")) for block in (at.main, at.sidebar) for node in block)
+
+
+def test_judge_pages_never_name_systems_and_show_entries_as_typed(judge_ws):
+    systems = {r.system for r in store.responses(judge_ws)}
+    score = open_page("judge_score", "ann1", ("reviewer",))
+    sent = wire(score)
+    assert "Sample 1" in sent
+    for sample in store.samples(judge_ws, "score") + store.samples(judge_ws, "pair"):
+        assert sample.id not in sent
+    assert not [s for s in systems if s in sent], "a system name reached the score page"
+    assert {b.label: b.proto.shortcut for b in score.button} == {"Previous": "p", "Next": "n", "Apply": "ctrl+enter"}
+    pair = open_page("judge_pair", "ann2", ("reviewer",))
+    assert not [s for s in systems if s in wire(pair)], "a system name reached the pair page"
+    review = open_page("judge_responses", "ann1", ("reviewer",))
+    assert not [s for s in systems if s in wire(review)], "a system name reached the response review page"
+    # a drafted entry written as Markdown and HTML is a checkbox label shown as typed: no bold, no image
+    hostile = "Is it **bold**? ![x](http://192.0.2.1/x.png) <img src=http://192.0.2.1/y.png>"
+    task = hostile_draft(judge_ws, hostile)
+    curation = open_page("judge_checklist", "ann1", ("reviewer",))
+    curation.radio(key="judge-checklist_curation-pick").set_value(task).run()
+    [box] = [c for c in curation.checkbox if c.key.endswith("-rele-hostile")]
+    assert box.label == label_text(hostile) and "![x](" not in box.label and "**bold**" not in box.label
+
+
+def hostile_draft(ws, text: str) -> str:  # type: ignore[no-untyped-def]
+    """Task t2t-01 back before curation, with one more drafted entry whose text is TEXT; returns the task."""
+    from curation.kinds.judge.tables import JudgeRecord
+
+    with ws.writing() as s:
+        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
+            s.delete(row)
+    provenance = {"by": "model", "model": "hand", "prompt_sha256": "0" * 64}
+    entry = {"id": "rele-hostile", "rubric": "relevance", "text": text, "provenance": provenance}
+    store.store_draft(ws, "t2t-01", "hostile", "hand", "hand", {"entries": [entry]})
+    return "t2t-01"
