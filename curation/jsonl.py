@@ -116,9 +116,6 @@ def _plain_length_message(err: Any) -> str | None:
     """Pydantic's length errors in plain words ("choose at least 1 entry; none is given"), not its own
     ("List should have at least 1 item after validation, not 0"); None for every other error."""
     ctx = err.get("ctx") or {}
-    if err["type"] == "string_too_short":
-        n = int(ctx.get("min_length", 1))
-        return "must not be empty" if n <= 1 else f"needs at least {n} characters"
     if err["type"] == "too_short":
         n, actual = int(ctx.get("min_length", 1)), int(ctx.get("actual_length", 0))
         return f"choose at least {_entries(n)}; " + ("none is given" if actual == 0 else f"{actual} given")

@@ -336,7 +336,7 @@ def test_bad_uploads_are_named_beside_their_fields_and_every_problem_shows_at_on
     page.get_by_role("button", name="Save item").click()
     settled(page)
     alerts = page.locator('[data-testid="stAlertContentError"]')
-    expect(alerts.filter(has_text="question: is empty")).to_have_count(1)  # every problem of the form at once
+    expect(alerts.filter(has_text="Question: is empty")).to_have_count(1)  # every problem of the form at once
     expect(alerts.filter(has_text="not a readable image")).to_have_count(1)  # each once
     expect(alerts.filter(has_text="audio is truncated")).to_have_count(1)
     said = " ".join(alerts.all_inner_texts())
