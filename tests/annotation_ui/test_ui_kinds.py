@@ -87,3 +87,11 @@ def test_shortcuts_are_declared_and_said_on_the_page(ui_workspace):
     assert shortcuts == {"Previous view": "p", "Next view": "n", "Submit checklist": "ctrl+enter"}
     assert any(c.value.startswith("Keyboard: 1–5 tick an option") for c in at.caption)
     assert "data-omni-keys" in wire(at)  # the 1–9 keys script
+
+
+def test_the_mcq_dashboard_counts_mcq_stages_only(ui_workspace):
+    at = open_page("dashboard", "maya", ("maintainer", "reviewer"))
+    [funnel, *_] = at.get("plotly_chart")
+    assert '"grammar"' in funnel.proto.spec
+    for other in ("filter", "revise", "checklist_curation", "response_review"):
+        assert f'"{other}"' not in funnel.proto.spec, other
