@@ -2,7 +2,7 @@
 
 Buttons take Streamlit's own ``shortcut=`` (Streamlit shows the key on the button and ignores it while a text
 box has the focus). Checkboxes and radios have no such option, so :func:`number_keys` adds one small script:
-the keys 1–9 tick the page's n-th checkbox, or choose the n-th option of one radio, by clicking it as a person
+the keys 1–9 tick the page's n-th checkbox, or choose the n-th option of one radio, by clicking its input as a person
 would (the widget then reports its change the usual way). The script acts only while its marker is on the page,
 ignores keys typed into a text box and keys with Ctrl, Alt or Cmd, and loads nothing from anywhere.
 """
@@ -41,7 +41,7 @@ _SCRIPT = """<span data-omni-keys="%(scope)s" hidden></span><script>
       }
       const input = inputs[n - 1];
       if (input) {
-        (input.closest("label") || input).click();
+        input.click();  // the input itself: its label's press handler would swallow a scripted click
         event.preventDefault();
       }
       return;

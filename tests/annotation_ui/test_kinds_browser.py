@@ -190,6 +190,7 @@ def test_number_keys_tick_the_checklist(page: Page, streamlit_server):
     settled(page)
     boxes = page.locator('[data-testid="stCheckbox"] input')
     expect(page.get_by_text(re.compile(r"^Keyboard: 1–5 tick an option"))).to_be_visible()
+    expect(boxes).to_have_count(5)  # A–D and "no option fits"
     page.keyboard.press("2")
     expect(boxes.nth(1)).to_be_checked()
     settled(page)
