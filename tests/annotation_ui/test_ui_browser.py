@@ -129,6 +129,7 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     page.get_by_role("link", name="Subset checklist").click()
     for n, view in enumerate(CHECKLIST_VIEWS):
         expect(page.get_by_text(f"View {n + 1} of 7: {view}")).to_be_visible()
+        settled(page)  # the previous view's elements are gone only once the run has finished
         shown = set(view.split("+"))
         expect(page.locator('[data-testid="stImage"]')).to_have_count(1 if "image" in shown else 0)
         expect(page.locator('[data-testid="stAudio"]')).to_have_count(1 if "audio" in shown else 0)
