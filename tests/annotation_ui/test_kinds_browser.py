@@ -19,7 +19,7 @@ import pytest
 from judge_helpers import build_judge_template, copy_workspace
 from playwright.sync_api import Page, expect
 from test_judge_pages import hostile_draft
-from test_ui_browser import TIMEOUT, settled, sign_in, wait_for_session_cookie
+from test_ui_browser import TIMEOUT, records, settled, sign_in, wait_for_session_cookie
 from ui_helpers import PASSWORD, advance, promote_story
 
 from annotation_ui.logic import submit_review
@@ -197,3 +197,20 @@ def test_number_keys_tick_the_checklist(page: Page, streamlit_server):
     page.keyboard.press("n")
     expect(page.get_by_text("View 2 of 7")).to_be_visible()
     expect(page.get_by_text("1 of 7 views answered")).to_be_visible()
+
+
+def test_number_keys_answer_the_blind_check_and_ctrl_enter_submits(page: Page, streamlit_server):
+    url, ws, _media = streamlit_server
+    page.set_default_timeout(TIMEOUT)
+    advance(ws, "g1-a", "A", through="subset_checklist")
+    sign_in(page, url, "rev5")
+    page.get_by_role("link", name="Blind answer check").click()
+    answer = page.get_by_role("radiogroup", name="Your answer")
+    expect(answer.locator("input")).to_have_count(4)
+    settled(page)
+    expect(page.get_by_text(re.compile(r"^Keyboard: 1–4 choose an option"))).to_be_visible()
+    page.keyboard.press("2")
+    expect(answer.locator("input").nth(1)).to_be_checked()
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text("Recorded your answer for g1-a.")).to_be_visible()
+    assert [r.payload["answer"] for r in records(ws, "g1-a", "answer_check")] == ["B"]
