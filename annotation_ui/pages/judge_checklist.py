@@ -5,7 +5,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.components import (
+    current_user,
+    flash,
+    guidelines_panel,
+    label_text,
+    queue_picker,
+    show_error,
+    workspace,
+)
 from annotation_ui.judge_ui import require_annotator, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import store
@@ -26,6 +34,7 @@ crosscheck = [
 ]  # fmt: skip
 stage = st.radio("Stage", ["checklist_curation", "checklist_crosscheck"], horizontal=True,
                  format_func=lambda s: "Curate" if s == "checklist_curation" else "Cross-check (blind)")  # fmt: skip
+guidelines_panel(stage)
 picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" else crosscheck, noun="task")
 if picked is None:
     st.stop()
@@ -43,7 +52,7 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
             continue
         st.markdown(f"**{rubric.capitalize()}**")
         for entry in entries:
-            if st.checkbox(entry.text, key=f"judge-cl-{stage}-{picked}-{entry.id}"):
+            if st.checkbox(label_text(entry.text), key=f"judge-cl-{stage}-{picked}-{entry.id}"):
                 selected.append(entry.id)
                 if curating:
                     text = st.text_input(

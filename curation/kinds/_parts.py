@@ -303,6 +303,9 @@ class Kind:
     statuses: Callable[[Any], list[Any]] | None = None
     """Where each unit stands (``ItemStatus`` rows) for a kind whose units live in its own tables, not in the
     ``item`` table; given the workspace. None: the item table's derivation covers the kind."""
+    has_units: Callable[[Any], bool] | None = None
+    """Whether the workspace holds units of a kind that lives in its own tables (a cheap query, asked on every
+    page of the UI); None: the kind's units are rows of the ``item`` table."""
 
     def views(self, modalities: Sequence[str]) -> tuple[str, ...]:
         """Every view (``none`` first) of an item with these modalities."""

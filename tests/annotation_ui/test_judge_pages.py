@@ -8,7 +8,7 @@ from judge_helpers import build_judge_template, copy_workspace
 from streamlit.testing.v1 import AppTest
 from ui_helpers import APP
 
-from annotation_ui.components import USER_KEY
+from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn
 from curation.kinds.judge import store
 from curation.kinds.judge.rubrics import CRITERIA
@@ -36,10 +36,15 @@ def open_page(page: str, name: str, roles=("reviewer",)) -> AppTest:
     return at
 
 
+def criterion_radio(at: AppTest, kind: str, criterion: str):  # type: ignore[no-untyped-def]
+    """The page's radio of CRITERION (keyed by the sample's number: sample ids name systems)."""
+    [radio] = [r for r in at.radio if r.key.startswith(f"judge-{kind}-") and r.key.endswith(f"-{criterion}")]
+    return radio
+
+
 def fill(at: AppTest, kind: str, values: dict[str, object]) -> None:
-    sample = at.session_state[f"judge-{kind}-current"]
     for criterion, value in values.items():
-        at.radio(key=f"judge-{kind}-{sample}-{criterion}").set_value(value)
+        criterion_radio(at, kind, criterion).set_value(value)
 
 
 def click(at: AppTest, label: str) -> AppTest:
@@ -62,14 +67,14 @@ def test_score_page_apply_previous_next_and_resume(judge_ws):
     assert second != first and store.annotation(judge_ws, first, "ann1").applied is False
     click(at, "Previous")
     assert at.session_state["judge-score-current"] == first
-    assert at.radio(key=f"judge-score-{first}-overall").value == 2  # the draft is back
+    assert criterion_radio(at, "score", "overall").value == 2  # the draft is back
 
     click(at, "Apply")  # incomplete: refused, nothing applied, still here
     assert "no value for" in at.error[0].value and at.session_state["judge-score-current"] == first
     fill(at, "score", dict.fromkeys(CRITERIA, 3))
     click(at, "Apply")
     assert store.annotation(judge_ws, first, "ann1").applied and at.session_state["judge-score-current"] == second
-    assert "Applied" in at.success[0].value
+    assert at.success[0].value == "Applied Sample 1."
 
     # a fresh session (a reload) resumes after the last applied sample, never serving it again
     again = open_page("judge_score", "ann1")
@@ -87,7 +92,7 @@ def test_pair_page_records_choices_per_rubric(judge_ws):
     at = open_page("judge_pair", "ann2")
     sample = at.session_state["judge-pair-current"]
     assert {"First response", "Second response", "Checklist"} <= {h.value for h in at.subheader}
-    assert at.radio(key=f"judge-pair-{sample}-overall").options == ["first", "second", "tie"]
+    assert criterion_radio(at, "pair", "overall").options == ["first", "second", "tie"]
     fill(at, "pair", {c: ("tie" if c == "creativity" else "first") for c in CRITERIA})
     click(at, "Apply")
     saved = store.annotation(judge_ws, sample, "ann2")
@@ -155,14 +160,61 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
 
 
 def test_dashboard_counts_judge_tasks_at_their_own_stages(judge_ws):
-    from annotation_ui.dashboard import dashboard_data
+    from annotation_ui.dashboard import dashboard_data, kinds_present
     from annotation_ui.snapshot import load_snapshot
+    from curation.kinds import kinds_present as kinds_present_in
 
     snap = load_snapshot(judge_ws)
     assert sorted(st.id for st in snap.kind_statuses) == ["t2i-01", "t2t-01", "v2t-01"] and snap.statuses == []
-    data = dashboard_data(snap)
+    assert kinds_present(snap) == ["judge_task"] == kinds_present_in(judge_ws)
+    data = dashboard_data(snap, "judge_task")
     assert (data.total, data.states["admitted"]) == (3, 3)
     assert data.reached["checklist_curation"] == data.reached["response_review"] == 3
-    assert data.reached["grammar"] == 0, "a judge task never reaches another kind's stage"
+    assert list(data.stages) == ["checklist_curation", "checklist_crosscheck", "response_review"]
+    assert dashboard_data(snap, "mcq").total == 0, "a judge task is counted under its own kind only"
     at = open_page("dashboard", "maya", roles=("maintainer", "reviewer"))
     assert at.metric[0].value == "3"
+    assert not at.error, [e.value for e in at.error]  # no "Release blocked: subset-checklist alpha ..."
+    assert not any("Agreement" in m.value for m in at.markdown), "mcq gates are not judge gates"
+    funnel = next(c for c in at.get("plotly_chart"))
+    assert "grammar" not in funnel.proto.spec and "checklist_curation" in funnel.proto.spec
+
+
+def wire(at: AppTest) -> str:
+    """Every element the server sent, as its protobuf text: labels, options, values and widget ids alike."""
+    return "\n".join(str(getattr(node, "proto", "")) for block in (at.main, at.sidebar) for node in block)
+
+
+def test_judge_pages_never_name_systems_and_show_entries_as_typed(judge_ws):
+    systems = {r.system for r in store.responses(judge_ws)}
+    score = open_page("judge_score", "ann1", ("reviewer",))
+    sent = wire(score)
+    assert "Sample 1" in sent
+    for sample in store.samples(judge_ws, "score") + store.samples(judge_ws, "pair"):
+        assert sample.id not in sent
+    assert not [s for s in systems if s in sent], "a system name reached the score page"
+    assert {b.label: b.proto.shortcut for b in score.button} == {"Previous": "p", "Next": "n", "Apply": "ctrl+enter"}
+    pair = open_page("judge_pair", "ann2", ("reviewer",))
+    assert not [s for s in systems if s in wire(pair)], "a system name reached the pair page"
+    review = open_page("judge_responses", "ann1", ("reviewer",))
+    assert not [s for s in systems if s in wire(review)], "a system name reached the response review page"
+    # a drafted entry written as Markdown and HTML is a checkbox label shown as typed: no bold, no image
+    hostile = "Is it **bold**? ![x](http://192.0.2.1/x.png) <img src=http://192.0.2.1/y.png>"
+    task = hostile_draft(judge_ws, hostile)
+    curation = open_page("judge_checklist", "ann1", ("reviewer",))
+    curation.radio(key="judge-checklist_curation-pick").set_value(task).run()
+    [box] = [c for c in curation.checkbox if c.key.endswith("-rele-hostile")]
+    assert box.label == label_text(hostile) and "![x](" not in box.label and "**bold**" not in box.label
+
+
+def hostile_draft(ws, text: str) -> str:  # type: ignore[no-untyped-def]
+    """Task t2t-01 back before curation, with one more drafted entry whose text is TEXT; returns the task."""
+    from curation.kinds.judge.tables import JudgeRecord
+
+    with ws.writing() as s:
+        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
+            s.delete(row)
+    provenance = {"by": "model", "model": "hand", "prompt_sha256": "0" * 64}
+    entry = {"id": "rele-hostile", "rubric": "relevance", "text": text, "provenance": provenance}
+    store.store_draft(ws, "t2t-01", "hostile", "hand", "hand", {"entries": [entry]})
+    return "t2t-01"
