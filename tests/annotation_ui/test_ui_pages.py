@@ -401,7 +401,7 @@ def test_author_upload_errors_are_named_beside_the_field(ui_workspace, name, ima
     shown = [e.value for e in at.error]
     assert sum(words in e for e in shown) == 1, shown
     assert any(e.startswith("Item id: ") for e in shown), shown  # the form's labels, not JSON fields
-    assert any(e.startswith("Question: is empty") for e in shown), shown
+    assert any(e.startswith("Question: must hold at least 1 character") for e in shown), shown
     other = "audio" if field == "image" else "image"
     assert any(e.startswith(f"{other.capitalize()}: upload an {other}") for e in shown), shown
     page = texts(at)
