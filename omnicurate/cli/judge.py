@@ -74,7 +74,7 @@ def draft_cmd(
 def checklists_cmd(json_out: JsonFlag = False) -> None:
     """Where each task's checklist stands, the curator/cross-checker agreement and the adjudication queue."""
     from curation.kinds.judge import store
-    from curation.kinds.judge.checklists import adjudication_queue, selection_agreement
+    from curation.kinds.judge.checklists import adjudication_queue, rubric_counts, selection_agreement
 
     ws = open_workspace()
     tasks = store.task_checklists(ws)
@@ -85,6 +85,7 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
                 "kind": "judge_task",
                 "state": t.state,
                 "entries": [e.model_dump(mode="json") for e in t.final],
+                "per_rubric": rubric_counts(t.final),
             }
             for t in tasks
         ],
@@ -94,9 +95,10 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
     if json_out:
         print_json(document)
         return
-    table = Table("task", "state", "entries")
+    table = Table("task", "state", "entries", "per rubric")
     for row in document["tasks"]:
-        table.add_row(row["id"], row["state"], str(len(row["entries"])))
+        per_rubric = ", ".join(f"{rubric} {n}" for rubric, n in row["per_rubric"].items())
+        table.add_row(row["id"], row["state"], str(len(row["entries"])), per_rubric)
     out_console.print(table)
     agreement = document["agreement"]
     value = agreement["value"]

@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from curation.kinds.judge.rubrics import RUBRICS
 from omnicurate.cli.main import app
 
 runner = CliRunner()
@@ -30,7 +32,7 @@ def demo(tmp_path_factory) -> Path:
 def test_demo_report_and_release(demo: Path) -> None:
     report = json.loads(invoke("-w", str(demo), "judge", "report", "--json", "--bootstrap", "100").stdout)
     scores, pairs = report["scores"], report["pairs"]
-    assert (scores["samples"], scores["annotators"], pairs["samples"]) == (34, 2, 22)
+    assert (scores["samples"], scores["annotators"], pairs["samples"]) == (34, 3, 22)
     overall = scores["metrics"]["fusion"]["all"]["overall"]
     assert overall["n"] == 34 and 0.5 < overall["pearson"]["value"] <= 1 and len(overall["pearson"]["ci"]) == 2
     assert {"text->text", "text+video->text", "text->video"} <= set(scores["metrics"]["judge-gpt"]["by_modality_pair"])
@@ -48,13 +50,17 @@ def test_demo_report_and_release(demo: Path) -> None:
         json.loads(line)["annotator"]
         for line in (release / "data" / "score_annotations.jsonl").read_text().splitlines()
     }
-    assert people == {"annotator-1", "annotator-2"}  # pseudonymous
+    assert people == {"annotator-1", "annotator-2", "annotator-3"}  # pseudonymous, three per sample
     checklists = json.loads(invoke("-w", str(demo), "judge", "checklists", "--json").stdout)
     assert (
         checklists["adjudication_queue"] == [] and checklists["agreement"]["disagreements"] == 4
     )  # 2 tasks x (one kept, one dropped)
     assert {t["state"] for t in checklists["tasks"]} == {"final"}
-    assert all(1 <= len(t["entries"]) <= 6 for t in checklists["tasks"])
+    for task in checklists["tasks"]:
+        per_rubric = Counter(e["rubric"] for e in task["entries"])
+        assert len(per_rubric) == 6 and all(1 <= n <= 6 for n in per_rubric.values()), task["id"]
+        assert task["per_rubric"] == {r: per_rubric[r] for r in RUBRICS}
+    assert {len(t["entries"]) for t in checklists["tasks"]} == {10, 11}, "more than six entries per task"
 
 
 def test_demo_twice_changes_nothing(demo: Path) -> None:
