@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .judge_queries import app as queries_app
 
 app = typer.Typer(
     help="The judge_task kind: checklists, responses, score/pair samples, judges against people.", no_args_is_help=True
@@ -23,21 +24,47 @@ class ImportKind(StrEnum):
     records = "records"
     annotations = "annotations"
     outputs = "outputs"
+    queries = "queries"
 
 
 @app.command("import")
 def import_cmd(
     kind: Annotated[
-        ImportKind, typer.Argument(help="tasks, responses, records (stage records), annotations or outputs (judges).")
+        ImportKind,
+        typer.Argument(
+            help="tasks, responses, records (stage records), annotations, outputs (judges) or queries (candidates)."
+        ),
     ],
-    file: Annotated[Path, typer.Argument(help="JSON Lines file; media paths are relative to it.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="JSON Lines file (media paths relative to it); for queries also a Parquet/Arrow file or a folder."
+        ),
+    ],
+    mapping: Annotated[
+        list[str] | None,
+        typer.Option("--map", help="Queries: FIELD=COLUMN of a benchmark's table (repeatable).", show_default=False),
+    ] = None,
+    default: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Queries: FIELD=VALUE for a field no column holds (source, license, output)."),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Import a JSONL file; a bad line is named as FILE:LINE: field: problem and nothing is imported."""
     from curation.kinds.judge import store
 
-    ws = open_workspace()
+    from .judge_queries import import_queries, parse_defaults
+
     result: Any
+    if kind is ImportKind.queries:
+        result = import_queries(file, mapping or [], parse_defaults(default or []))
+        if json_out:
+            print_json({"kind": kind.value, **result})
+        else:
+            out_console.print(f"{kind.value}: " + ", ".join(f"{v} {k}" for k, v in result.items()))
+        return
+    ws = open_workspace()
     if kind is ImportKind.tasks:
         result = store.import_tasks(ws, file).as_dict()
     elif kind is ImportKind.responses:
@@ -206,6 +233,7 @@ ls_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(ls_app, name="ls")
+app.add_typer(queries_app, name="queries")
 
 
 class SampleKind(StrEnum):
