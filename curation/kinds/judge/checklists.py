@@ -42,9 +42,9 @@ class ChecklistBounds:
     maximum: int = 6
 
     def __post_init__(self) -> None:
-        if not (0 <= self.minimum <= self.maximum and self.maximum >= 1):
+        if not 1 <= self.minimum <= self.maximum:
             raise ValidationFailed(
-                [Problem(f"bounds {self.minimum}..{self.maximum} are not 0 <= minimum <= maximum", "checklist")]
+                [Problem(f"bounds {self.minimum}..{self.maximum} are not 1 <= minimum <= maximum", "checklist")]
             )
 
     def problems(self, chosen: Iterable[str], offered: Iterable[str], field: str = "selected") -> list[Problem]:
@@ -63,10 +63,6 @@ class ChecklistBounds:
                     )
                 )
         return out
-
-
-UNBOUNDED = ChecklistBounds(0, 10**6)
-"""For re-reading recorded selections: they were checked against the bounds in force when recorded."""
 
 
 def drafted_entries(task: str, draft: ChecklistDraft, model: str, prompt_sha256: str) -> list[ChecklistEntry]:
@@ -100,18 +96,22 @@ class Curation:
 
 
 def apply_curation(
-    candidates: Sequence[ChecklistEntry], record: ChecklistSelectionRecord, bounds: ChecklistBounds = ChecklistBounds()
+    candidates: Sequence[ChecklistEntry],
+    record: ChecklistSelectionRecord,
+    bounds: ChecklistBounds | None = ChecklistBounds(),
 ) -> Curation:
-    """Check a curator's record against the task's drafted entries and the bounds; raise with every problem."""
+    """Check a curator's record against the task's drafted entries and the bounds; raise with every problem.
+
+    ``bounds=None`` re-reads a recorded selection, which was checked against the bounds in force then."""
     by_id = {e.id: e for e in candidates}
     problems = [
         Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in by_id
     ]
     edits = {edit.entry: edit.text for edit in record.edits}
     problems += [Problem(f"entry {e!r} is edited but not selected", "edits") for e in edits if e not in record.selected]
-    if not problems:
-        chosen = [by_id[s].rubric for s in record.selected] + [a.rubric for a in record.added]
-        problems += bounds.problems(chosen, (e.rubric for e in candidates))
+    if not problems and bounds is not None:
+        rubrics = [by_id[s].rubric for s in record.selected] + [a.rubric for a in record.added]
+        problems += bounds.problems(rubrics, (e.rubric for e in candidates))
     if problems:
         raise ValidationFailed(problems, f"checklist of task {record.task} was not recorded")
     rewritten: dict[str, ChecklistEntry] = {}
@@ -303,7 +303,7 @@ def _selection_problems(
 
 def rubric_counts(entries: Iterable[ChecklistEntry]) -> dict[str, int]:
     """Entries per rubric, in rubric order (rubrics without an entry left out)."""
-    counts = Counter(e.rubric for e in entries)
+    counts: Counter[str] = Counter(e.rubric for e in entries)
     return {r: counts[r] for r in RUBRICS if counts[r]}
 
 

@@ -142,9 +142,7 @@ def test_nothing_cross_checked_gives_a_reason_not_a_number():
 
 def nineteen_over_six_rubrics(task: str = "t19") -> list:
     """A draft of five questions for each of the six rubrics (30 candidates)."""
-    draft = ChecklistDraft(
-        checklist={r: [f"Does the response meet {r} point {i}?" for i in range(5)] for r in RUBRICS}
-    )
+    draft = ChecklistDraft(checklist={r: [f"Does the response meet {r} point {i}?" for i in range(5)] for r in RUBRICS})
     return drafted_entries(task, draft, "gemini-replay", PROMPT)
 
 
