@@ -12,6 +12,7 @@ from rich.table import Table
 
 from .common import JsonFlag, err_console, open_workspace, out_console, print_json
 from .judge_queries import app as queries_app
+from .judge_runs import respond_cmd, run_cmd
 
 app = typer.Typer(
     help="The judge_task kind: checklists, responses, score/pair samples, judges against people.", no_args_is_help=True
@@ -203,6 +204,16 @@ def print_report(report: dict[str, Any]) -> None:
         for system in systems:
             table.add_row(system, *(f"{r[system]:.0f}" if system in r else "—" for r in elo.values()))
         out_console.print(table)
+    if report.get("consistency"):
+        table = Table("judge", "position consistency (pairs)", "run-to-run consistency (units)", title="Consistency")
+        for judge, figures in report["consistency"].items():
+            position, runs = figures["position"], figures["runs"]
+            table.add_row(
+                judge,
+                "—" if position["value"] is None else f"{position['value']:.3f} ({position['pairs']})",
+                "—" if runs["value"] is None else f"{runs['value']:.3f} ({runs['units']})",
+            )
+        out_console.print(table)
 
 
 @app.command("report")
@@ -214,12 +225,14 @@ def report_cmd(
     """Judges against people: scores (Pearson, Spearman, MAE, exact match), pairs (accuracy with and without
     ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry."""
     from curation.kinds.judge import store
+    from curation.kinds.judge.judging import consistency
     from curation.kinds.judge.report import ReportSettings
 
     ws = open_workspace()
     cfg = ws.settings.judge
     settings = ReportSettings(cfg.judge_scores, cfg.bootstrap if bootstrap is None else bootstrap, seed)
     report = store.report(ws, settings)
+    report["consistency"] = consistency(ws)
     if json_out:
         print_json(report)
     else:
@@ -234,6 +247,8 @@ ls_app = typer.Typer(
 )
 app.add_typer(ls_app, name="ls")
 app.add_typer(queries_app, name="queries")
+app.command("respond")(respond_cmd)
+app.command("run")(run_cmd)
 
 
 class SampleKind(StrEnum):
