@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+
+if TYPE_CHECKING:
+    from curation.kinds.judge.report import ReportSettings
+    from curation.workspace import Workspace
 from .judge_queries import app as queries_app
 from .judge_runs import respond_cmd, run_cmd
 
@@ -216,6 +220,16 @@ def print_report(report: dict[str, Any]) -> None:
         out_console.print(table)
 
 
+def full_report(ws: Workspace, settings: ReportSettings | None = None) -> dict[str, Any]:
+    """The judge-vs-human report with the judges' position and run-to-run consistency (§3.3)."""
+    from curation.kinds.judge import store
+    from curation.kinds.judge.judging import consistency
+
+    report = store.report(ws, settings)
+    report["consistency"] = consistency(ws)
+    return report
+
+
 @app.command("report")
 def report_cmd(
     bootstrap: Annotated[int | None, typer.Option(help="Bootstrap resamples (default: [judge] bootstrap).")] = None,
@@ -224,15 +238,12 @@ def report_cmd(
 ) -> None:
     """Judges against people: scores (Pearson, Spearman, MAE, exact match), pairs (accuracy with and without
     ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry."""
-    from curation.kinds.judge import store
-    from curation.kinds.judge.judging import consistency
     from curation.kinds.judge.report import ReportSettings
 
     ws = open_workspace()
     cfg = ws.settings.judge
     settings = ReportSettings(cfg.judge_scores, cfg.bootstrap if bootstrap is None else bootstrap, seed)
-    report = store.report(ws, settings)
-    report["consistency"] = consistency(ws)
+    report = full_report(ws, settings)
     if json_out:
         print_json(report)
     else:

@@ -1,6 +1,8 @@
-"""``curate demo --kind judge``: a dozen any-to-any tasks (text, image, audio, video), replayed checklist
+"""``curate demo --kind judge``: candidate queries audited, screened, refined and promoted to a dozen any-to-any
+tasks (text, image, audio, video), replayed checklist
 drafts, curation and a blind cross-check (two disagreements adjudicated), response review, score and pair
-samples, three annotators' scores and choices, replayed judge outputs, the report and a release.
+samples, three annotators' scores and choices, a judge run twice through a replay backend (Checklist
+setting, pairs in both orders), two replayed judges' outputs, the report and a release.
 
 Running it twice changes nothing: imports are idempotent, drafts come from the cache, records and
 annotations are the same, and the release rebuilds to the same bytes.
@@ -22,8 +24,6 @@ PEOPLE = {
     "rev1": ["reviewer"],
     "maya": ["maintainer", "reviewer"],
 }
-ANNOTATORS = ("ann1", "ann2", "ann3")
-"""Three annotators per sample, as in the paper's Table 2 (``[judge] annotators_per_sample``)."""
 PER_RUBRIC = {"relevance": 2, "trustworthiness": 2, "creativity": 1, "clarity": 2, "coherence": 1, "completeness": 2}
 """The curator's selection per rubric: 1-6 from each rubric's drafted entries (10 per task, 11 with the added one)."""
 DISAGREE = ("i2t-02", "v2a-01")
@@ -40,7 +40,8 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     from curation.workspace import Workspace
     from exports.judge_release import build_judge_release
 
-    from .judge_sources import human_choices, human_scores, judge_outputs, write_sources
+    from .judge_pipeline import curate_queries, run_demo_judge
+    from .judge_sources import ANNOTATORS, human_choices, human_scores, judge_outputs, write_sources
 
     ws = Workspace.init(directory)
     log(f"workspace: {ws.root}")
@@ -51,7 +52,7 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
             ws.set_password(name, DEMO_PASSWORD, actor="demo")
     log(f"people: {', '.join(PEOPLE)} (UI password: {DEMO_PASSWORD})")
     sources = write_sources(ws.root / "demo-sources")
-    log(f"tasks: {store.import_tasks(ws, sources['tasks'], actor='demo').as_dict()}")
+    curate_queries(ws, sources["tasks"], log)
     log(f"responses: {store.import_responses(ws, sources['responses'], actor='demo').as_dict()}")
     run = draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     log(f"checklist drafts (replayed): {len(run.drafted)} drafted, {len(run.cached)} from the cache")
@@ -101,6 +102,7 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
         for sample in store.samples(ws, kind):
             for person in ANNOTATORS:
                 store.save_annotation(ws, sample.id, person, make(sample.model_dump(), person), apply=True)  # type: ignore[arg-type]
+    run_demo_judge(ws, ws.root / "demo-sources", log)
     judges = ws.root / "demo-sources" / "judge_outputs.jsonl"
     lines: list[dict[str, Any]] = []
     for kind in ("score", "pair"):
