@@ -3,7 +3,7 @@ and judges (``curate judge run``): one call is a system instruction, a user text
 temperature and a seed, and returns the model's text.
 
 Backends: ``replay:<file.jsonl>`` (recorded answers, one line per call key: ``{"key", "output"}``, optionally
-``"model"``) and ``openai:<base-url>[,<base-url>…]#<model>`` (any OpenAI-compatible chat server, ``vllm serve``
+``"model"``), ``transformers:<model-folder>`` (a local model) and ``openai:<base-url>[,<base-url>…]#<model>`` (any OpenAI-compatible chat server, ``vllm serve``
 included; several URLs share the calls round-robin). The model id names the backend in provenance and in
 the resumption check, so a rerun with the same backend recomputes nothing.
 """
@@ -120,13 +120,67 @@ class OpenAIGenerator(Generator):
             raise BackendError(f"{base}: the chat request failed ({exc})") from exc
 
 
+class TransformersGenerator(Generator):
+    """``transformers:<model-folder>``: a local model (CPU or GPU) through its processor's chat template, with
+    image and audio inputs; a video input is refused (the systems and judges that take video are served)."""
+
+    def __init__(self, target: str, max_new_tokens: int = 256) -> None:
+        from .backends.hf import TransformersBackend
+
+        self.backend = TransformersBackend(target)
+        self.max_new_tokens = max_new_tokens
+
+    @property
+    def model_id(self) -> str:
+        return self.backend.model_id
+
+    def generate(
+        self, key: str, system: str, user: str, media: Sequence[tuple[str, Path]], temperature: float, seed: int
+    ) -> str:
+        import torch
+
+        from .media import load_audio, load_image
+
+        backend = self.backend
+        if any(m == "video" for m, _ in media):
+            raise BackendError(f"{key}: transformers: takes image and audio inputs, not video; serve the model")
+        parts: list[dict[str, Any]] = [{"type": m} for m, _ in media] + [{"type": "text", "text": user}]
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": parts}]
+        text = backend.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        kwargs: dict[str, Any] = {"text": [text], "return_tensors": "pt", "padding": True}
+        images = [load_image(p) for m, p in media if m == "image"]
+        audio = [load_audio(p, backend.sampling_rate) for m, p in media if m == "audio"]
+        if images:
+            kwargs["images"] = images
+        if audio:
+            kwargs["audio"] = audio
+        inputs = backend.processor(**kwargs).to(backend.device)
+        for name, value in inputs.items():
+            if torch.is_floating_point(value):
+                inputs[name] = value.to(backend.dtype)
+        torch.manual_seed(seed)
+        sampling = {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0} if temperature > 0 else {}
+        with torch.inference_mode():
+            out = backend.model.generate(
+                **inputs,
+                **sampling,
+                max_new_tokens=self.max_new_tokens,
+                pad_token_id=backend.tokenizer.pad_token_id,
+                eos_token_id=backend.tokenizer.eos_token_id,
+            )
+        tokens = out[0, inputs["input_ids"].shape[1] :]
+        return str(backend.tokenizer.decode(tokens, skip_special_tokens=True))
+
+
 def open_generator(spec: str) -> Generator:
     kind, _, target = spec.partition(":")
     if kind == "replay" and target:
         return ReplayGenerator(target)
     if kind == "openai" and target:
         return OpenAIGenerator(target)
+    if kind == "transformers" and target:
+        return TransformersGenerator(target)
     raise BackendError(
-        f"unknown generation backend {spec!r}; expected replay:<file.jsonl> or openai:<base-url>[,<base-url>…]#<model>"
-        " (transformers: and vllm: serve generation through `vllm serve` and openai: for now)"
+        f"unknown generation backend {spec!r}; expected replay:<file.jsonl>, transformers:<model-folder> or "
+        "openai:<base-url>[,<base-url>…]#<model> (a vLLM model: `vllm serve` it and use openai:)"
     )
