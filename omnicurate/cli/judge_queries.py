@@ -49,19 +49,53 @@ def parse_defaults(pairs: list[str]) -> dict[str, str]:
 def list_cmd(json_out: JsonFlag = False) -> None:
     """Every candidate query: held (audit), screen (waiting), dropped, ready, or promoted to a task."""
     from curation.kinds.judge.queries import query_statuses
+    from curation.kinds.judge.query_prescreen import suggestions
 
-    statuses = query_statuses(open_workspace())
+    ws = open_workspace()
+    statuses, suggested = query_statuses(ws), suggestions(ws)
     if json_out:
-        print_json([s.as_dict() for s in statuses])
+        print_json([{**s.as_dict(), "suggestion": suggested.get(s.id)} for s in statuses])
         return
-    table = Table("query", "state", "reasons", "task")
+    table = Table("query", "state", "reasons", "model suggests", "task")
     for s in statuses:
-        table.add_row(s.id, s.state, ", ".join(s.reasons), s.task or "")
+        table.add_row(s.id, s.state, ", ".join(s.reasons), suggested.get(s.id, ""), s.task or "")
     out_console.print(table)
     counts: dict[str, int] = {}
     for s in statuses:
         counts[s.state] = counts.get(s.state, 0) + 1
     out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no query imported yet")
+
+
+@app.command("prescreen")
+def prescreen_cmd(
+    backend: Annotated[
+        str, typer.Option("--backend", help="replay:<file.jsonl>, transformers:<folder> or openai:<url>#<model>.")
+    ],
+    by: Annotated[str, typer.Option("--by", help="The person who runs the pre-annotation (a reviewer).")],
+    json_out: JsonFlag = False,
+) -> None:
+    """A model suggests keep or drop (nsfw, low_quality, out_of_scope) for queries waiting for a screener;
+    the suggestion is shown in `queries list` and never decides. A replay file's keys are the query ids."""
+    from sqlalchemy import select
+
+    from checker.generation import open_generator
+    from curation.kinds.judge.query_prescreen import prescreen
+    from curation.tables import Asset
+
+    ws = open_workspace()
+    generator = open_generator(backend)
+    with ws.session() as s:
+        assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+
+    def suggest(query: str, system: str, user: str, media: tuple[tuple[str, str], ...]) -> str:
+        paths = [(m, ws.asset_path(assets[sha])) for m, sha in media]
+        return generator.generate(query, system, user, paths, 0.0, 0)
+
+    counts = prescreen(ws, by, generator.model_id, suggest)
+    if json_out:
+        print_json(counts)
+    else:
+        out_console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
 @app.command("records")

@@ -78,6 +78,24 @@ def test_query_curation_from_parquet_to_tasks_ready_for_drafting(workspace: Work
     assert listed["mm-5"]["reasons"] == ["duplicate:media", "duplicate:near_query"]
     assert listed["mm-2"]["state"] == listed["mm-4"]["state"] == "screen", "the first of a cluster is kept"
 
+    # a model pre-screens the queries waiting for a screener; its suggestions never decide
+    suggestions = {
+        "mm-1": {"decision": "keep", "reason": None},
+        "mm-2": {"decision": "keep", "reason": None},
+        "mm-4": {"decision": "keep", "reason": None},
+        "mm-6": {"decision": "keep", "reason": None},
+        "mm-7": {"decision": "drop", "reason": "nsfw"},
+        "mm-8": {"decision": "drop", "reason": "gibberish"},  # not a reason code: invalid, not repaired
+    }
+    replay = tmp_path / "prescreen.jsonl"
+    replay.write_text("".join(json.dumps({"key": q, "output": json.dumps(v)}) + "\n" for q, v in suggestions.items()))
+    pre = ["judge", "queries", "prescreen", "--backend", f"replay:{replay}", "--by", "ann1", "--json"]
+    assert json.loads(curate(workspace, *pre).stdout) == {"suggested": 5, "invalid": 1, "already": 0}
+    assert json.loads(curate(workspace, *pre).stdout) == {"suggested": 0, "invalid": 0, "already": 6}
+    listed = {q["id"]: q for q in json.loads(curate(workspace, "judge", "queries", "list", "--json").stdout)}
+    assert (listed["mm-7"]["suggestion"], listed["mm-8"]["suggestion"]) == ("drop:nsfw", "invalid")
+    assert listed["mm-7"]["state"] == "screen" and listed["mm-3"]["suggestion"] is None, "held ones are not asked"
+
     records = tmp_path / "screen.jsonl"
     lines = [
         {"query": "mm-1", "stage": "query_screen", "reviewer": "ann1", "decision": "keep"},
