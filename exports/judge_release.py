@@ -19,6 +19,7 @@ from sqlalchemy import select
 from curation.errors import CheckFailed
 from curation.kinds.judge import store
 from curation.kinds.judge.checklists import selection_agreement
+from curation.kinds.judge.queries import curation_summary
 from curation.kinds.judge.report import ReportSettings
 from curation.kinds.judge.rubrics import CRITERIA, DEFINITIONS
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSample
@@ -370,6 +371,7 @@ def build_judge_release(
             "judges": facts["judges"],
             "held": facts["held"],
             "checklist_per_rubric": [cfg.checklist_min, cfg.checklist_max],
+            "query_curation": curation_summary(ws),
             "files": [{"path": e.path, "sha256": e.sha256, "size": e.size} for e in listed],
         }
         entry = writer.write_bytes("manifest.json", canonical_json(manifest))

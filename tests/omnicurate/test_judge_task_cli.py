@@ -50,6 +50,11 @@ def test_demo_report_and_release(demo: Path) -> None:
     release = demo / "releases" / "1.0.0"
     manifest = json.loads((release / "manifest.json").read_text())
     assert manifest["kind"] == "judge_task" and manifest["counts"]["tasks"] == 12
+    assert manifest["query_curation"] == {
+        "candidates": 15,
+        "states": {"dropped": 2, "held": 1, "promoted": 12},
+        "reasons": {"duplicate:query": 1, "screen:low_quality": 1, "screen:nsfw": 1},
+    }  # why each candidate query is not in the benchmark
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/checklists.jsonl", "report.json", "README.md", "croissant.json"} <= paths
     assert any(p.endswith(".mp4") for p in paths)

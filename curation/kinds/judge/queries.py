@@ -11,6 +11,7 @@ the one kept), ``screen`` while nobody screened it, ``dropped`` (``screen:<reaso
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -308,3 +309,15 @@ def promote_queries(ws: Workspace, actor: str = "cli") -> dict[str, int]:
             record_event(s, actor, "judge.query.promote", f"judge_task:{q.id}", None, {**data, "query": q.id})
             added += 1
     return {"promoted": added}
+
+
+def curation_summary(ws: Workspace) -> dict[str, Any]:
+    """How the candidate queries fared, for a release's admission record: counts by state and by reason."""
+    statuses = query_statuses(ws)
+    states: Counter[str] = Counter(s.state for s in statuses)
+    reasons: Counter[str] = Counter(r for s in statuses for r in s.reasons)
+    return {
+        "candidates": len(statuses),
+        "states": dict(sorted(states.items())),
+        "reasons": dict(sorted(reasons.items())),
+    }
