@@ -44,7 +44,13 @@ def test_demo_report_and_release(demo: Path) -> None:
     assert consistency["position"]["pairs"] > 800 and 0.5 < consistency["position"]["value"] < 1
     assert consistency["runs"]["units"] == 56 * 7 and 0.5 < consistency["runs"]["value"] < 1
     queries = {q["id"]: q for q in json.loads(invoke("-w", str(demo), "judge", "queries", "list", "--json").stdout)}
-    assert queries["t2t-01b"] == {"id": "t2t-01b", "state": "held", "reasons": ["duplicate:query"], "task": None}
+    assert queries["t2t-01b"] == {
+        "id": "t2t-01b",
+        "state": "held",
+        "reasons": ["duplicate:query"],
+        "task": None,
+        "suggestion": None,
+    }
     assert queries["t2i-90"]["reasons"] == ["screen:nsfw"] and queries["t2t-90"]["reasons"] == ["screen:low_quality"]
     assert sum(q["state"] == "promoted" for q in queries.values()) == 12
     release = demo / "releases" / "1.0.0"
