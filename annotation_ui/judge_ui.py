@@ -26,6 +26,7 @@ from .logic import PageSpec, SignedIn, media_ref
 
 JUDGE_SECTION = "Judging"
 JUDGE_PAGES = [
+    PageSpec("pages/judge_queries.py", "Query screening", ":material/filter_alt:"),
     PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:"),
     PageSpec("pages/judge_responses.py", "Response review", ":material/rule:"),
     PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:"),

@@ -184,3 +184,44 @@ def test_dashboard_counts_judge_tasks_at_their_own_stages(judge_ws):
     assert data.reached["grammar"] == 0, "a judge task never reaches another kind's stage"
     at = open_page("dashboard", "maya", roles=("maintainer", "reviewer"))
     assert at.metric[0].value == "3"
+
+
+def test_query_screening_page_keeps_drops_and_refines_with_a_reason(judge_ws, tmp_path):
+    import json
+
+    from curation.kinds.judge.queries import import_queries, query_revisions, query_statuses
+
+    lines = [
+        {"id": "q-1", "instruction": "Describe **this** <b>sound</b>.", "output": "text", "source": "AirBench",
+         "license": "CC-BY-4.0"},
+        {"id": "q-2", "instruction": "Generate an explicit image.", "output": "image", "source": "T2ICompBench",
+         "license": "CC-BY-4.0"},
+    ]  # fmt: skip
+    path = tmp_path / "queries.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    import_queries(judge_ws, path)
+    at = open_page("judge_queries", "ann1")
+    assert at.radio(key="judge-queries-pick").value == "q-1"
+    assert "Describe **this** <b>sound</b>." in [t.value for t in at.text], "shown as typed"
+    click(at, "Submit")
+    assert "Choose keep or drop." in at.error[0].value
+    at.radio(key="judge-query-decision-q-1").set_value("drop")
+    click(at, "Submit")
+    assert "needs a reason: nsfw, low_quality, out_of_scope" in at.error[0].value
+    at.radio(key="judge-query-decision-q-1").set_value("keep")
+    at.text_area(key="judge-query-instruction-q-1").input("Describe this sound in one sentence.")
+    click(at, "Submit")
+    assert "why" in at.error[0].value, "a rewording needs its reason"
+    assert {s.id: s.state for s in query_statuses(judge_ws)}["q-1"] == "screen", "nothing recorded"
+    at.text_input(key="judge-query-why-q-1").input("the source asked for no length")
+    click(at, "Submit")
+    states = {s.id: s.state for s in query_statuses(judge_ws)}
+    assert states == {"q-1": "ready", "q-2": "screen"}
+    (revision,) = query_revisions(judge_ws, "q-1")
+    assert (revision["by"], revision["instruction"]) == ("ann1", "Describe this sound in one sentence.")
+    nxt = open_page("judge_queries", "ann2")
+    assert nxt.radio(key="judge-queries-pick").value == "q-2"
+    nxt.radio(key="judge-query-decision-q-2").set_value("drop")
+    nxt.selectbox(key="judge-query-reason-q-2").select("nsfw")
+    click(nxt, "Submit")
+    assert {s.id: s.reasons for s in query_statuses(judge_ws)}["q-2"] == ["screen:nsfw"]

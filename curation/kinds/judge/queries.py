@@ -231,6 +231,13 @@ def _put(s, record: QueryScreenRecord | QueryRefineRecord, why: str | None = Non
         record_event(s, record.reviewer, "judge.query_screen", f"judge_query:{query.id}", None, payload)
 
 
+def record_query(ws: Workspace, *records: QueryScreenRecord | QueryRefineRecord) -> None:
+    """Record screening decisions and refinements (the page's way in) in one transaction."""
+    with ws.writing() as s:
+        for record in records:
+            _put(s, record)
+
+
 def import_query_records(ws: Workspace, path: Path) -> dict[str, int]:
     """Screening and refinement records (JSONL); every line is checked first, then all land in one transaction."""
     file, problems = str(path), list[Problem]()
