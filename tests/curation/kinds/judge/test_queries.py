@@ -148,3 +148,31 @@ def test_query_curation_from_parquet_to_tasks_ready_for_drafting(workspace: Work
     assert task.instruction == "Describe the red shape." and task.modality_pair == "text+image->text"
     assert task.source == "MMBench-mini" and set(task.inputs) == {"image"}
     assert store.task(workspace, "mm-6").instruction == "请用一句话描述图中的黄色物体。"
+
+
+def test_a_datasets_folder_and_a_jsonl_of_query_lines(workspace: Workspace, tmp_path: Path) -> None:
+    """A `save_to_disk` folder (Arrow stream files, as `datasets` writes them) is read locally; a JSONL of
+    query lines is imported as it is, its problems named FILE:LINE."""
+    folder = tmp_path / "hf" / "train"
+    folder.mkdir(parents=True)
+    table = pa.table({"prompt": ["Compose a lullaby.", "Hum a tune."], "image": [None, png(tmp_path, "red")]})
+    sink = pa.OSFile(str(folder / "data-00000-of-00001.arrow"), "wb")
+    with sink, pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    (folder / "dataset_info.json").write_text("{}")
+    (folder / "state.json").write_text("{}")
+    args = ["judge", "import", "queries", str(tmp_path / "hf"), "--map", "instruction=prompt", "--set", "source=Mini"]
+    done = curate(workspace, *args, "--set", "license=MIT", "--set", "output=audio", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["added"] == 2
+    from curation.kinds.judge.queries import queries
+
+    stored = {q.id: q for q in queries(workspace)}
+    assert set(stored) == {"Mini-000001", "Mini-000002"} and set(stored["Mini-000002"].inputs) == {"image"}
+
+    lines = tmp_path / "queries.jsonl"
+    good = {"id": "j-1", "instruction": "Sing.", "output": "audio", "source": "S", "license": "MIT"}
+    lines.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "j-2", "output": "smell"}) + "\n")
+    refused = curate(workspace, "judge", "import", "queries", str(lines))
+    assert refused.exit_code == 2 and f"{lines}:2: output" in refused.stderr
+    assert "j-1" not in {q.id for q in queries(workspace)}, "nothing imported"
