@@ -26,9 +26,12 @@ def releasable_kinds() -> list[Kind]:
 
 
 def _kind_named(name: str) -> Kind:
+    """The kind of that name, or of that first word (``story`` for ``story_transition``, as `curate demo`
+    names it) when one kind's name starts so."""
     known = ", ".join(k.name for k in releasable_kinds())
+    short = [k for k in kinds() if k.name.split("_")[0] == name]
     try:
-        kind = kind_of(name)
+        kind = kind_of(short[0].name if len(short) == 1 and name not in {k.name for k in kinds()} else name)
     except KeyError:
         raise ValidationFailed([Problem(f"unknown kind {name!r}; kinds are {known}", "--kind")]) from None
     if kind.release is None or not kind.release.builder:

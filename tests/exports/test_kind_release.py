@@ -74,9 +74,9 @@ def test_every_releasable_kind_is_tested_here() -> None:
 
 
 def test_an_unknown_kind_lists_them_all_and_two_kinds_need_the_flag(admitted_ws: Workspace, judge_ws: Path) -> None:
-    unknown = curate(admitted_ws.root, "release", "build", "1.0.0", "--kind", "judge")
+    unknown = curate(admitted_ws.root, "release", "build", "1.0.0", "--kind", "judges")
     assert unknown.exit_code == 2
-    assert "unknown kind 'judge'; kinds are mcq, judge_task, story_transition" in unknown.stderr
+    assert "unknown kind 'judges'; kinds are mcq, judge_task, story_transition" in unknown.stderr
     tasks = curate(admitted_ws.root, "judge", "import", "tasks", str(judge_ws / "demo-sources" / "tasks.jsonl"))
     assert tasks.exit_code == 0, tasks.output
     both = curate(admitted_ws.root, "release", "build", "1.0.0")
@@ -84,5 +84,5 @@ def test_an_unknown_kind_lists_them_all_and_two_kinds_need_the_flag(admitted_ws:
     assert not (admitted_ws.root / "releases" / "1.0.0").exists()
     mcq = curate(admitted_ws.root, "release", "build", "1.0.0", "--kind", "mcq", "--json")
     assert mcq.exit_code == 0 and json.loads(mcq.stdout)["items"] == 4
-    refused = curate(admitted_ws.root, "release", "build", "1.0.1", "--kind", "judge_task")
+    refused = curate(admitted_ws.root, "release", "build", "1.0.1", "--kind", "judge")  # the demo's short name
     assert refused.exit_code == 1 and "no task has a final checklist yet" in refused.stderr
