@@ -29,6 +29,7 @@ from .shortcuts import NEXT, PREVIOUS, SUBMIT, keys_help
 JUDGE_SECTION = "Judging"
 JUDGE = frozenset({"judge_task"})
 JUDGE_PAGES = [
+    PageSpec("pages/judge_queries.py", "Query screening", ":material/filter_alt:", JUDGE),
     PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:", JUDGE),
     PageSpec("pages/judge_responses.py", "Response review", ":material/rule:", JUDGE),
     PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:", JUDGE),

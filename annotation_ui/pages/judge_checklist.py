@@ -1,4 +1,4 @@
-"""Checklist curation and cross-check (Judge Anything §2.2, App. B.3): select 1–6 of the model's entries,
+"""Checklist curation and cross-check (Judge Anything §2.2, App. B.3): select 1–6 of each rubric's entries,
 rewrite or add one (curator); a second person selects blind among the curated candidates (cross-check)."""
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ user = require_annotator(current_user())
 ws = workspace()
 limits = store.bounds(ws)
 st.title("Checklist curation")
-st.caption(f"Select {limits.minimum} to {limits.maximum} entries that help judge a response to this task.")
+st.caption(
+    f"For each rubric, select {limits.minimum} to {limits.maximum} entries that help judge a response to this task."
+)
 states = {t.task: t for t in store.task_checklists(ws)}
 drafted = {t.id for t in store.tasks(ws) if store.drafted_candidates(ws, t.id)}
 curate = [t for t in sorted(drafted) if states[t].curation is None and (states[t].crosscheck is None)]
@@ -51,6 +53,7 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
         if not entries:
             continue
         st.markdown(f"**{rubric.capitalize()}**")
+        before = len(selected)
         for entry in entries:
             if st.checkbox(label_text(entry.text), key=f"judge-cl-{stage}-{picked}-{entry.id}"):
                 selected.append(entry.id)
@@ -60,6 +63,7 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
                     )
                     if text.strip() and text.strip() != entry.text:
                         edits.append({"entry": entry.id, "text": text})
+        st.caption(f"{rubric}: {len(selected) - before} of {len(entries)} selected")
     if curating:
         st.markdown("**Add an entry (optional)**")
         rubric = st.selectbox("Rubric", RUBRICS, index=None, key=f"judge-cl-add-rubric-{picked}")

@@ -278,6 +278,9 @@ class ReleaseLayout:
     """The JSONL file of the release's units, one object with an ``id`` per line (None: the kind checks its own)."""
     media_fields: tuple[str, ...] = ()
     """The fields of a unit (and of its manifest record) that name a shipped medium."""
+    builder: str | None = None
+    """``module:function`` that builds a release of this kind (resolved by the release shell, as the app
+    resolves a :class:`UiPage`); called as ``function(ws, version, out=, license=, name=, actor=, ...)``."""
 
 
 # ----- the kind ------------------------------------------------------------------------------------

@@ -86,7 +86,11 @@ JUDGE_TASK = register_kind(
         default_modalities=("text",),
         stages=[ChecklistCuration(), ChecklistCrosscheck(), ResponseReview()],
         gates=(),
-        release=ReleaseLayout(data_files=RELEASE_FILES, columns=lambda modalities: TASK_COLUMNS),
+        release=ReleaseLayout(
+            data_files=RELEASE_FILES,
+            columns=lambda modalities: TASK_COLUMNS,
+            builder="exports.judge_release:build_judge_release",
+        ),
         min_modalities=1,
         has_answer=False,
         statuses=_task_statuses,

@@ -400,7 +400,7 @@ def _task_checklist(ws: Workspace, task_id: str, records: Sequence[JudgeRecord])
     curation = crosscheck = adjudication = None
     if "checklist_curation" in by_stage:
         record = ChecklistSelectionRecord.model_validate(by_stage["checklist_curation"].payload)
-        curation = apply_curation(drafted_candidates(ws, task_id), record, ChecklistBounds(1, 10**6))
+        curation = apply_curation(drafted_candidates(ws, task_id), record, None)
     if "checklist_crosscheck" in by_stage:
         crosscheck = ChecklistSelectionRecord.model_validate(by_stage["checklist_crosscheck"].payload)
     if ADJUDICATION in by_stage:

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0018_candidate_origin"
-down_revision = "0011_story_study"
+down_revision = "0017_judge_queries"
 branch_labels = None
 depends_on = None
 
