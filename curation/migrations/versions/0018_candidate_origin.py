@@ -2,7 +2,7 @@
 as ``curate import books`` reads it from the book's package (attribution, language, each page's place)
 
 Revision ID: 0018_candidate_origin
-Revises: 0011_story_study
+Revises: 0017_judge_queries
 """
 
 import sqlalchemy as sa
