@@ -39,7 +39,8 @@ def drafted(workspace: Workspace, tmp_path: Path) -> Workspace:
         sources[name].write_text("\n".join(keep) + "\n")
     for name in ("ann1", "ann2", "rev1"):
         workspace.add_person(name, ["reviewer"])
-    assert curate(workspace, "judge", "import", "tasks", str(sources["tasks"])).exit_code == 0
+    workspace.add_person("curator", ["maintainer"])
+    assert curate(workspace, "judge", "import", "tasks", str(sources["tasks"]), "--by", "curator").exit_code == 0
     assert curate(workspace, "judge", "import", "responses", str(sources["responses"])).exit_code == 0
     assert curate(workspace, "judge", "draft", "--backend", f"replay:{sources['drafts']}").exit_code == 0
     return workspace
