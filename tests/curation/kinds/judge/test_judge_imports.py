@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from checker.drafting import ReplayDrafter, draft_checklists
 from curation.errors import ValidationFailed
 from curation.kinds.judge import store
+from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistAdjudicationRecord, ChecklistSelectionRecord
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeRecord, JudgeTask
@@ -50,7 +51,7 @@ def test_a_refused_record_keeps_nothing_of_the_file(judge_ws, sources, tmp_path)
     draft_checklists(judge_ws, ReplayDrafter(str(sources["drafts"])))
     lines = []
     for task in store.tasks(judge_ws)[:3]:
-        ids = [e.id for e in store.drafted_candidates(judge_ws, task.id)][:3]
+        ids = first_per_rubric(store.drafted_candidates(judge_ws, task.id))
         lines.append({"task": task.id, "stage": "checklist_curation", "reviewer": "ann1", "selected": ids})
     first = store.tasks(judge_ws)[0].id
     ids = lines[0]["selected"]
@@ -72,7 +73,7 @@ def _annotation_lines(ws) -> list[dict]:  # type: ignore[no-untyped-def]
     return [
         {"sample": s.id, "annotator": person, "scores": dict.fromkeys(CRITERIA, 4)}
         for s in samples
-        for person in ("ann1", "ann2")
+        for person in ("ann1", "ann2", "ann3")
     ]
 
 
@@ -81,15 +82,15 @@ def test_a_refused_annotation_keeps_nothing_of_the_file(judge_ws, sources, tmp_p
     review_all(judge_ws)
     store.build_samples(judge_ws)
     lines = _annotation_lines(judge_ws)
-    third = {"sample": lines[0]["sample"], "annotator": "ann3", "scores": dict.fromkeys(CRITERIA, 2)}
-    path = _write(tmp_path / "annotations.jsonl", [*lines, third])  # a third annotator: the quota is two
+    fourth = {"sample": lines[0]["sample"], "annotator": "maya", "scores": dict.fromkeys(CRITERIA, 2)}
+    path = _write(tmp_path / "annotations.jsonl", [*lines, fourth])  # a fourth annotator: the quota is three
     with pytest.raises(ValidationFailed) as exc:
         store.import_annotations(judge_ws, path)
-    assert f"{path}:5: sample:" in str(exc.value) and "already has its 2 annotators" in str(exc.value)
+    assert f"{path}:7: sample:" in str(exc.value) and "already has its 3 annotators" in str(exc.value)
     assert _count(judge_ws, JudgeAnnotation) == 0
     assert all(store.sample_row(judge_ws, s.id).applied == 0 for s in store.samples(judge_ws, "score"))
-    assert store.import_annotations(judge_ws, _write(tmp_path / "ok.jsonl", lines)) == 4
-    assert _count(judge_ws, JudgeAnnotation) == 4
+    assert store.import_annotations(judge_ws, _write(tmp_path / "ok.jsonl", lines)) == 6
+    assert _count(judge_ws, JudgeAnnotation) == 6
 
 
 @pytest.mark.parametrize(
@@ -123,15 +124,15 @@ def test_judge_output_scores_are_strict(judge_ws, sources, tmp_path):
 def test_adjudication_needs_a_cross_check_in_dispute(judge_ws, sources):
     draft_checklists(judge_ws, ReplayDrafter(str(sources["drafts"])))
     task = store.tasks(judge_ws)[0].id
-    ids = [e.id for e in store.drafted_candidates(judge_ws, task)]
+    ids = first_per_rubric(store.drafted_candidates(judge_ws, task))
     store.record_selection(
-        judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_curation", reviewer="ann1", selected=ids[:3])
+        judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_curation", reviewer="ann1", selected=ids)
     )
-    adjudication = ChecklistAdjudicationRecord(task=task, adjudicator="maya", selected=ids[:3], reason="settled")
+    adjudication = ChecklistAdjudicationRecord(task=task, adjudicator="maya", selected=ids, reason="settled")
     with pytest.raises(ValidationFailed, match="no cross-check yet"):
         store.record_adjudication(judge_ws, adjudication)  # the blind cross-check cannot be skipped
     store.record_selection(
-        judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_crosscheck", reviewer="ann2", selected=ids[:3])
+        judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_crosscheck", reviewer="ann2", selected=ids)
     )
     with pytest.raises(ValidationFailed, match="agree; nothing to adjudicate"):
         store.record_adjudication(judge_ws, adjudication)
