@@ -167,6 +167,11 @@ class CheckerSettings(_Section):
     """``[checker.probes.NAME]`` tables: two providers, each with its own key variable, run together."""
 
 
+class ReleaseSettings(_Section):
+    authors: Literal["pseudonymous", "named"] = "pseudonymous"
+    """How authors appear in a release's admission record; reviewers are always pseudonymous."""
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
@@ -177,6 +182,7 @@ class Settings(_Section):
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
     checker: CheckerSettings = CheckerSettings()
+    release: ReleaseSettings = ReleaseSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:
