@@ -9,15 +9,18 @@ re-derives the outcomes from these files with the same derivation code.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import col
 
+from curation.errors import CurateError, NotFoundError, Problem, ValidationFailed
 from curation.exposure import exposure_code, exposures
 from curation.facts import ItemFacts, RecordFacts
 from curation.kinds import kind_of
@@ -57,6 +60,33 @@ DESCRIPTIONS = {
     "probes": "the probe outputs per item and view, in the checker's replay format",
     "rejected": "the items not released, with their state and reasons",
 }
+
+
+Lines = list[tuple[int, dict[str, Any]]]
+
+
+def read_lines(folder: Path, rel: str) -> Lines:
+    """A JSON Lines file of the release with each record's line number; malformed lines are FILE:LINE errors."""
+    path = folder / rel
+    if not path.is_file():
+        raise NotFoundError(f"{path} does not exist: this release carries no admission record (built before 0.1?)")
+    out: Lines = []
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(f"not JSON: {exc.msg}", file=rel, line=number))
+            continue
+        if not isinstance(record, dict):
+            problems.append(Problem("a line must be a JSON object", file=rel, line=number))
+            continue
+        out.append((number, record))
+    if problems:
+        raise ValidationFailed(problems, "the release's admission record is damaged")
+    return out
 
 
 def platform_version() -> str:
@@ -439,3 +469,35 @@ def croissant_parts(entries: Iterable[Any]) -> tuple[list[dict[str, Any]], list[
                 }
             )
     return files, sets
+
+
+def contradicted_attestations(folder: Path) -> list[tuple[str, str]]:
+    """``release verify``'s check of the blind statements against the released records: each attestation of
+    blindness whose reviewer, by the released units, records and exposures, knew the label before answering."""
+    try:
+        units = [u for _, u in read_lines(folder, FILES["units"])]
+        records = [r for _, r in read_lines(folder, FILES["records"])]
+        shown = [e for _, e in read_lines(folder, FILES["exposures"])]
+        stated = read_lines(folder, FILES["attestations"])
+        derived = {(a["item"], a["record"]): a for a in attest(units, records, shown)}
+    except (CurateError, KeyError, TypeError, ValueError) as exc:
+        return [(FILES["attestations"], f"the admission record cannot be read: {exc}")]
+    out = []
+    for n, a in stated:
+        mine = derived.get((a.get("item"), a.get("record")))
+        if mine is None:
+            out.append(
+                (
+                    f"{FILES['attestations']}:{n}",
+                    f"{a.get('item')}: record {a.get('record')} is no blind check of a released unit",
+                )
+            )
+        elif a.get("blind") and not mine["blind"]:
+            how = ", ".join(e["via"] for e in mine["exposed_by"])
+            out.append(
+                (
+                    f"{FILES['attestations']}:{n}",
+                    f"{a['item']}: attested blind, but {mine['reviewer']} knew the label before answering ({how})",
+                )
+            )
+    return out

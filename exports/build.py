@@ -296,7 +296,18 @@ def build_release(
             existing,
             workspace_gates,
             lambda temp: _write(
-                ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log,
+                ws,
+                temp,
+                version,
+                date,
+                released,
+                failures,
+                statuses,
+                gates,
+                notes,
+                license,
+                name,
+                log,
                 (inputs, rejected),
             ),
             actor,
@@ -530,7 +541,9 @@ def _write(
         stats = release_stats(snapshot.items, reports.get("agreement"))
         writer.write_json("stats.json", stats)
         write_leaf_agreement(writer, reports.get("leaf_agreement"))
-        admission_record = write_admission_record(writer, ws, version, record[0], statuses, released, dropped, record[1])
+        admission_record = write_admission_record(
+            writer, ws, version, record[0], statuses, released, dropped, record[1]
+        )
         media_copied.result()
     states: dict[str, int] = {}
     for st in statuses:

@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ai_images import card_lines as ai_image_lines
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
+from .ai_images import card_lines as ai_image_lines
 from .leaf_agreement import card_lines as leaf_card_lines
 from .leaf_agreement import croissant_files as leaf_croissant_files
 from .writer import FileEntry

@@ -25,13 +25,11 @@ from curation.tables import Decision, GateResult
 from curation.vocab import OPTION_KEYS
 from curation.workflow import Derivation
 
-from .admission_record import FILES, attest, platform_version, unit_outcomes
+from .admission_record import FILES, Lines, attest, platform_version, read_lines, unit_outcomes
 from .gates import public_agreement
 
 ProbeReplay = Callable[[Path, Sequence[Mapping[str, Any]], str | None], dict[str, str]]
 """(replay file, units, estimator name) -> verdict per unit: ``checker.reproduce.replay_verdicts``."""
-
-Lines = list[tuple[int, dict[str, Any]]]
 
 
 @dataclass
@@ -55,30 +53,6 @@ class ReproduceReport:
             "differences": self.differences,
             "notes": self.notes,
         }
-
-
-def read_lines(folder: Path, rel: str) -> Lines:
-    """A JSON Lines file of the release with each record's line number; malformed lines are FILE:LINE errors."""
-    path = folder / rel
-    if not path.is_file():
-        raise NotFoundError(f"{path} does not exist: this release carries no admission record (built before 0.1?)")
-    out: Lines = []
-    problems = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"not JSON: {exc.msg}", file=rel, line=number))
-            continue
-        if not isinstance(record, dict):
-            problems.append(Problem("a line must be a JSON object", file=rel, line=number))
-            continue
-        out.append((number, record))
-    if problems:
-        raise ValidationFailed(problems, "the release's admission record is damaged")
-    return out
 
 
 def _when(value: str | None) -> datetime:
@@ -137,7 +111,9 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
             [_facts(u) for _, u in units],
             {u["group"]: u["perturbed"] for _, u in units},
             [
-                RecordFacts(r["subject"], r["stage"], r["reviewer"], r["revision"], r["inputs_hash"], r["payload"], r["id"])
+                RecordFacts(
+                    r["subject"], r["stage"], r["reviewer"], r["revision"], r["inputs_hash"], r["payload"], r["id"]
+                )
                 for _, r in records
             ],
             [
@@ -162,7 +138,9 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
         )
         derived = unit_outcomes(d, d.derive_all(), [u["id"] for _, u in units])
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValidationFailed([Problem(f"a record lacks a field or has a wrong type: {exc}", file="admission/")]) from exc
+        raise ValidationFailed(
+            [Problem(f"a record lacks a field or has a wrong type: {exc}", file="admission/")]
+        ) from exc
     record_lines: dict[tuple[str, str], list[int]] = defaultdict(list)
     for number, r in records:
         record_lines[(r["subject"], r["stage"])].append(number)
@@ -171,7 +149,9 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     for item_id, mine in derived.items():
         n, theirs = recorded.get(item_id, (0, None))
         if theirs is None:
-            report.differences.append(f"{FILES['outcomes']}: {item_id}: no recorded outcome ({FILES['units']}:{unit_line[item_id]})")
+            report.differences.append(
+                f"{FILES['outcomes']}: {item_id}: no recorded outcome ({FILES['units']}:{unit_line[item_id]})"
+            )
             continue
         _compare_unit(report, n, item_id, theirs, mine, record_lines, unit_line, d.items[unit_line[item_id] - 1].group)
     for item_id in sorted(set(recorded) - set(derived)):
@@ -275,11 +255,17 @@ def _check_attestations(
         report.differences.append(f"{FILES['exposures']}: {item}: {person} ({via}, {at}) is missing")
     for n, e in exposures:
         if e["via"] != "exposed:shown" and (e["item"], e["person"], e["via"], e.get("at")) not in expected:
-            report.differences.append(f"{FILES['exposures']}:{n}: {e['item']}: {e['via']} of {e['person']} matches no unit or record")
+            report.differences.append(
+                f"{FILES['exposures']}:{n}: {e['item']}: {e['via']} of {e['person']} matches no unit or record"
+            )
 
 
 def _check_agreement(
-    report: ReproduceReport, folder: Path, d: Derivation, settings: Mapping[str, Any], units: Sequence[Mapping[str, Any]]
+    report: ReproduceReport,
+    folder: Path,
+    d: Derivation,
+    settings: Mapping[str, Any],
+    units: Sequence[Mapping[str, Any]],
 ) -> None:
     """The agreement figures of stats.json, recomputed from the records that counted, by the same reports."""
     try:

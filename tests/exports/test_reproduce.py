@@ -1,0 +1,142 @@
+"""`curate release reproduce`: the demo release re-derives from its folder alone, and a record changed after
+the build — with every hash fixed up, so `verify` passes — is caught with its file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from checker.reproduce import replay_verdicts
+from exports.reproduce import reproduce_release
+from exports.verify import verify_release
+from omnicurate.cli.main import app
+from tests.exports.admission_helpers import build_demo_workspace, copy_release, edit_line, lines
+
+
+@pytest.fixture(scope="module")
+def demo_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = build_demo_workspace(tmp_path_factory.mktemp("demo") / "ws")
+    return ws.root / "releases" / "0.1.0"
+
+
+@pytest.fixture
+def release(demo_release: Path, tmp_path: Path) -> Path:
+    """A copy to tamper with, outside any workspace."""
+    return copy_release(demo_release, tmp_path / "release")
+
+
+def _tampered(release: Path, rel: str, line: int, verify_ok: bool = True) -> list[str]:
+    assert verify_release(release).ok is verify_ok, "the tamperer fixed up every hash"
+    report = reproduce_release(release, replay_verdicts)
+    assert not report.ok
+    assert any(f"{rel}:{line}" in d for d in report.differences), report.differences
+    return report.differences
+
+
+def test_demo_release_reproduces_from_its_folder_alone(release: Path) -> None:
+    report = reproduce_release(release, replay_verdicts)
+    assert report.ok, report.differences
+    assert report.units == len(lines(release, "admission/units.jsonl")) >= 2
+    assert report.records == len(lines(release, "admission/records.jsonl")) > 0
+    outcomes = {o["id"]: o for o in lines(release, "admission/outcomes.jsonl")}
+    released = {i["id"] for i in lines(release, "data/items.jsonl")}
+    assert {i for i, o in outcomes.items() if o["state"] == "admitted"} >= released
+
+
+def test_cli_reproduce_exit_codes(release: Path) -> None:
+    runner = CliRunner()
+    ok = runner.invoke(app, ["release", "reproduce", str(release), "--json"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["ok"] is True
+    edit_line(
+        release,
+        "admission/records.jsonl",
+        lambda r: r["stage"] == "answer_check",
+        lambda r: r["payload"].update(answer="D"),
+    )
+    bad = runner.invoke(app, ["release", "reproduce", str(release)])
+    assert bad.exit_code == 1
+    assert "admission/records.jsonl:" in bad.stdout
+
+
+def test_a_changed_checklist_is_caught(release: Path) -> None:
+    def drop_label(record: dict[str, Any]) -> None:
+        full = record["payload"]["consistent"]
+        full["text+image+audio"] = ["B"] if full["text+image+audio"] != ["B"] else ["C"]
+
+    line = edit_line(release, "admission/records.jsonl", lambda r: r["stage"] == "subset_checklist", drop_label)
+    differences = _tampered(release, "admission/records.jsonl", line)
+    assert any("stage subset_checklist" in d for d in differences)
+
+
+def test_a_changed_blind_answer_is_caught(release: Path) -> None:
+    line = edit_line(
+        release,
+        "admission/records.jsonl",
+        lambda r: r["stage"] == "answer_check",
+        lambda r: r["payload"].update(answer="D" if r["payload"]["answer"] != "D" else "A"),
+    )
+    differences = _tampered(release, "admission/records.jsonl", line)
+    assert any("stage answer_check" in d for d in differences)
+    assert any(d.startswith("stats.json: agreement.answer_check") for d in differences), "kappa moves too"
+
+
+def test_a_changed_probe_output_is_caught(release: Path) -> None:
+    released = lines(release, "data/items.jsonl")[0]
+    wrong = next(o for o in "ABCD" if o != released["answer"])
+
+    def flip(record: dict[str, Any]) -> None:
+        record.pop("samples", None)
+        record["probs"] = {o: (0.97 if o == wrong else 0.01) for o in "ABCD"}
+
+    line = edit_line(
+        release,
+        "admission/probes.jsonl",
+        lambda p: p["item"] == released["id"] and p["view"] == "text+image+audio",
+        flip,
+    )
+    differences = _tampered(release, "admission/probes.jsonl", line)
+    assert any("probe verdict" in d and released["id"] in d for d in differences)
+
+
+def test_a_changed_exposure_is_caught(release: Path) -> None:
+    checker = next(r["reviewer"] for r in lines(release, "admission/records.jsonl") if r["stage"] == "answer_check")
+
+    def expose(e: dict[str, Any]) -> None:
+        e.update(person=checker, via="exposed:shown", at="2000-01-01T00:00:00")
+
+    line = edit_line(release, "admission/exposures.jsonl", lambda e: True, expose)
+    # verify checks the blind statements against the released exposures: this one is now contradicted
+    found = verify_release(release).mismatches
+    assert [m.path for m in found] == ["admission/attestations.jsonl:1"]
+    assert "knew the label before answering (exposed:shown)" in found[0].detail
+    differences = _tampered(release, "admission/exposures.jsonl", line, verify_ok=False)
+    assert any(d.startswith("admission/attestations.jsonl:1:") for d in differences)
+
+
+def test_a_changed_shipped_answer_is_caught(release: Path) -> None:
+    line = edit_line(release, "data/items.jsonl", lambda i: True, lambda i: i.update(answer="D"))
+    report = reproduce_release(release, replay_verdicts)
+    assert any(d.startswith(f"data/items.jsonl:{line}:") and "answer" in d for d in report.differences)
+
+
+def test_a_release_without_record_is_a_clear_error(release: Path) -> None:
+    (release / "admission" / "settings.json").unlink()
+    runner = CliRunner()
+    result = runner.invoke(app, ["release", "reproduce", str(release)])
+    assert result.exit_code == 2
+    assert "admission record" in result.output
+
+
+def test_a_damaged_line_names_file_and_line(release: Path) -> None:
+    path = release / "admission" / "records.jsonl"
+    text = path.read_text(encoding="utf-8").split("\n")
+    text[2] = "{not json"
+    path.write_text("\n".join(text), encoding="utf-8")
+    result = CliRunner().invoke(app, ["release", "reproduce", str(release)])
+    assert result.exit_code == 2
+    assert "admission/records.jsonl:3" in result.output
