@@ -70,7 +70,14 @@ def test_card_croissant_and_manifest_describe_the_record(demo_workspace: Workspa
     release = demo_workspace.root / "releases" / "0.1.0"
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     listed = {f["path"] for f in manifest["files"]}
-    for name in ("settings.json", "units.jsonl", "records.jsonl", "attestations.jsonl", "probes.jsonl", "rejected.jsonl"):
+    for name in (
+        "settings.json",
+        "units.jsonl",
+        "records.jsonl",
+        "attestations.jsonl",
+        "probes.jsonl",
+        "rejected.jsonl",
+    ):
         assert f"admission/{name}" in listed
     croissant = json.loads((release / "croissant.json").read_text(encoding="utf-8"))
     sets = {r["@id"]: r for r in croissant["recordSet"]}
