@@ -4,6 +4,7 @@ the build — with every hash fixed up, so `verify` passes — is caught with it
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,10 +12,16 @@ import pytest
 from typer.testing import CliRunner
 
 from checker.reproduce import replay_verdicts
+from curation.items import import_items
+from curation.reviews import import_reviews
+from curation.workspace import Workspace
+from exports.build import build_release
 from exports.reproduce import reproduce_release
 from exports.verify import verify_release
 from omnicurate.cli.main import app
+from tests.curation.kinds import test_mcq_modalities as modalities_case
 from tests.exports.admission_helpers import build_demo_workspace, copy_release, edit_line, lines
+from tests.exports.workspace_factory import fill_workspace, group_rows
 
 
 @pytest.fixture(scope="module")
@@ -140,3 +147,40 @@ def test_a_damaged_line_names_file_and_line(release: Path) -> None:
     result = CliRunner().invoke(app, ["release", "reproduce", str(release)])
     assert result.exit_code == 2
     assert "admission/records.jsonl:3" in result.output
+
+
+def test_a_release_of_chinese_and_english_items_reproduces(
+    make_workspace: Callable[[str], Workspace], tmp_path: Path
+) -> None:
+    ws = make_workspace("ws")
+    chinese = group_rows("g2", options=3, language="zh")
+    for row in chinese:
+        row["context"] = "小明把钥匙落在了厨房的桌子上，他说话的语气听起来很平静。"
+        row["options"] = {"A": "感激", "B": "讽刺", "C": "矛盾"}
+    fill_workspace(ws, tmp_path / "input", group_rows("g1") + chinese)
+    result = build_release(ws, "1.0.0", out=tmp_path / "release")
+    report = reproduce_release(result.path, replay_verdicts)
+    assert report.ok, report.differences
+    units = lines(result.path, "admission/units.jsonl")
+    assert report.units == len(units) == 4
+    assert any(ord(ch) > 0x4E00 for u in units if u["group"] == "g2" for ch in u["context"])
+    line = edit_line(
+        result.path,
+        "admission/records.jsonl",
+        lambda r: r["stage"] == "grammar" and r["subject"].startswith("item:g2"),
+        lambda r: r["payload"].update(verdict="fail"),
+    )
+    differences = _tampered(result.path, "admission/records.jsonl", line)
+    assert any("stage grammar" in d for d in differences)
+
+
+def test_a_release_of_text_image_items_reproduces(make_workspace: Callable[[str], Workspace], tmp_path: Path) -> None:
+    ws = make_workspace("ws")
+    import_items(ws, modalities_case.setup(ws, tmp_path / "in"))
+    import_reviews(ws, modalities_case.write(tmp_path / "r.jsonl", modalities_case.reviews({"ti-a": "A", "ti-b": "B"})))
+    result = build_release(ws, "1.0.0", out=tmp_path / "release")
+    report = reproduce_release(result.path, replay_verdicts)
+    assert report.ok, report.differences
+    outcome = lines(result.path, "admission/outcomes.jsonl")[0]
+    assert "audio_signoff" not in outcome["stages"] and outcome["state"] == "admitted"
+    assert not (result.path / "admission" / "probes.jsonl").read_text(encoding="utf-8")
