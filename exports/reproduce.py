@@ -21,6 +21,7 @@ from curation.agreement.review_agreement import ReviewedItem, agreement_report
 from curation.config import AgreementSettings, ReviewSettings
 from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.facts import ItemFacts, RecordFacts
+from curation.kinds import kind_of
 from curation.tables import Decision, GateResult
 from curation.vocab import OPTION_KEYS
 from curation.workflow import Derivation
@@ -157,7 +158,7 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     for item_id in sorted(set(recorded) - set(derived)):
         report.differences.append(f"{FILES['outcomes']}:{recorded[item_id][0]}: {item_id}: an outcome for no unit")
     unit_rows = [u for _, u in units]
-    _check_released(report, folder, unit_rows, derived, unit_line)
+    _check_released(report, folder, unit_rows, derived, unit_line, str(settings.get("kind", "mcq")))
     _check_attestations(report, folder, unit_rows, [r for _, r in records])
     _check_agreement(report, folder, d, settings, unit_rows)
     if replay is not None:
@@ -199,25 +200,28 @@ def _check_released(
     units: Sequence[Mapping[str, Any]],
     derived: Mapping[str, Mapping[str, Any]],
     unit_line: Mapping[str, int],
+    kind: str,
 ) -> None:
-    """The released items are exactly the admitted units marked released, with the content the units hold."""
-    items = {n: r for n, r in read_lines(folder, "data/items.jsonl")}
-    shipped = {r.get("id"): (n, r) for n, r in items.items()}
+    """The released units are exactly the admitted units marked released, with the content the units hold
+    (the fields the kind's unit file shares with them)."""
+    layout = kind_of(kind).release
+    unit_file = layout.unit_file if layout is not None and layout.unit_file else "data/items.jsonl"
+    shipped = {r.get("id"): (n, r) for n, r in read_lines(folder, unit_file)}
     for u in units:
         where = f"{FILES['units']}:{unit_line[u['id']]}: {u['id']}"
         if u.get("released") and derived[u["id"]]["state"] != "admitted":
             report.differences.append(f"{where}: released, but re-derived {derived[u['id']]['state']!r}")
         if bool(u.get("released")) != (u["id"] in shipped):
-            report.differences.append(f"{where}: released={u.get('released')} disagrees with data/items.jsonl")
+            report.differences.append(f"{where}: released={u.get('released')} disagrees with {unit_file}")
         if u["id"] not in shipped:
             continue
         n, row = shipped[u["id"]]
         options = [u["options"][k] for k in OPTION_KEYS[: len(u["options"])]]
         for key, value in (("question", u["question"]), ("answer", u["answer"]), ("options", options)):
-            if _canon(row.get(key)) != _canon(value):
-                report.differences.append(f"data/items.jsonl:{n}: {u['id']}: {key} differs from {where}")
-        if "context" in row and row["context"] is not None and row["context"] != u["context"]:
-            report.differences.append(f"data/items.jsonl:{n}: {u['id']}: context differs from {where}")
+            if key in row and _canon(row[key]) != _canon(value):
+                report.differences.append(f"{unit_file}:{n}: {u['id']}: {key} differs from {where}")
+        if row.get("context") is not None and row["context"] != u["context"]:
+            report.differences.append(f"{unit_file}:{n}: {u['id']}: context differs from {where}")
 
 
 def _check_attestations(
@@ -268,6 +272,8 @@ def _check_agreement(
     units: Sequence[Mapping[str, Any]],
 ) -> None:
     """The agreement figures of stats.json, recomputed from the records that counted, by the same reports."""
+    if not (folder / "stats.json").exists():
+        return  # a kind whose release publishes no agreement figures (a listed file gone is verify's finding)
     try:
         stats = json.loads((folder / "stats.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

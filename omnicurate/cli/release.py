@@ -60,7 +60,9 @@ def build_cmd(
     if kind in ("story", "story_transition"):
         from exports.story_release import build_story_release
 
-        result = build_story_release(open_workspace(), version, out=out, license=license, name=name, actor=actor)
+        result = build_story_release(
+            open_workspace(), version, out=out, license=license, name=name, actor=actor, rejected=not no_rejected
+        )
         if json_out:
             print_json(result.as_json())
         else:

@@ -184,3 +184,25 @@ def test_a_release_of_text_image_items_reproduces(make_workspace: Callable[[str]
     outcome = lines(result.path, "admission/outcomes.jsonl")[0]
     assert "audio_signoff" not in outcome["stages"] and outcome["state"] == "admitted"
     assert not (result.path / "admission" / "probes.jsonl").read_text(encoding="utf-8")
+
+
+def test_the_story_demo_release_reproduces_and_a_changed_filter_decision_is_caught(tmp_path: Path) -> None:
+    from omnicurate.demo.story import build_story_demo
+
+    ws = build_story_demo(tmp_path / "story", log=lambda _: None)
+    release = copy_release(ws.root / "releases" / "0.1.0", tmp_path / "release")
+    report = reproduce_release(release, replay_verdicts)
+    assert report.ok, report.differences
+    shipped = {t["id"] for t in lines(release, "data/transitions.jsonl")}
+    assert {u["id"] for u in lines(release, "admission/units.jsonl") if u["released"]} == shipped
+    rejected = {r["id"]: r for r in lines(release, "admission/rejected.jsonl")}
+    assert any("filter:drop" in r["reasons"] for r in rejected.values())
+    assert "### Admission record" in (release / "README.md").read_text(encoding="utf-8")
+    line = edit_line(
+        release,
+        "admission/records.jsonl",
+        lambda r: r["stage"] == "filter" and r["subject"].removeprefix("item:") in shipped,
+        lambda r: r["payload"].update(verdict="drop"),
+    )
+    differences = _tampered(release, "admission/records.jsonl", line)
+    assert any("stage filter" in d for d in differences)
