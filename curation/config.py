@@ -10,7 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
-from .screening.settings import ScreenSettings
+from .screening.settings import ScreenSettings, StorySettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -36,15 +36,18 @@ class ReviewSettings(_Section):
     answer_check_quorum: int = Field(1, ge=1)
     group_integration_quorum: int = Field(1, ge=1)
     min_group_size: int = Field(2, ge=1)
-    group_answers: Literal["not_all_same", "all_distinct"] = "not_all_same"
-    """``group:duplicate_answers`` when all sisters share one answer, or (stricter) when any two do."""
+    group_answers: Literal["not_all_same", "all_distinct"] = "all_distinct"
+    """``group:duplicate_answers`` when any two sisters share an answer (TRIAD C.2 step 6: "distinct answers"),
+    or (``not_all_same``, looser) only when all sisters share one."""
     group_options: Literal["reviewer", "exact"] = "reviewer"
     """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
     adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
     difference is ``group:option_mismatch``."""
     separation: Literal["triad", "author_only"] = "triad"
-    """Who may review what. ``triad`` (TRIAD C.2): per item the author, grammar reviewers, audio listeners, blind
-    answer checker and group reviewer are different people; checklist reviewers hold B, C or D, never A or E.
+    """Who may review what. ``triad`` (TRIAD C.2 as its pool of five ran it, ``curation.kinds.mcq.separation``):
+    the author (A) reviews nothing; the blind answer checker (D) holds no role but the checklist; the group
+    reviewer (E) is neither D nor a checklist reviewer; the first grammar reviewer (B) and first listener (C) may
+    give each other's second sign-off, E either; checklist reviewers hold B, C or D.
     ``author_only``: only "nobody reviews what they authored". Exposure refuses blind checks either way."""
 
 
@@ -182,6 +185,7 @@ class Settings(_Section):
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
     checker: CheckerSettings = CheckerSettings()
+    story: StorySettings = StorySettings()
     release: ReleaseSettings = ReleaseSettings()
 
     @classmethod
@@ -201,4 +205,4 @@ class Settings(_Section):
             raise ValidationFailed(problems, "fix curate.toml and try again") from exc
 
     def save(self, path: Path) -> None:
-        path.write_text(tomli_w.dumps(self.model_dump(mode="json")), encoding="utf-8")
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)), encoding="utf-8")

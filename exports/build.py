@@ -229,7 +229,7 @@ def _manifest_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _stale_builds(parent: Path, name: str) -> None:
     """Remove temporary folders left by killed builds of this destination (not those of live builds)."""
-    for lock_path in parent.glob(f".{name}.tmp-*.lock"):
+    for lock_path in parent.glob(".*.tmp-*.lock"):
         with lock_path.open("a") as fh:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -326,13 +326,22 @@ def _published_name(ws: Workspace, existing: Release | None) -> str | None:
     if existing is None:
         return None
     for event in reversed(ws.events(f"release:{existing.version}")):
-        if event.action == "release.published" and isinstance((event.after or {}).get("name"), str):
+        if (
+            event.action == "release.published"
+            and (event.after or {}).get("name")
+            and isinstance((event.after or {}).get("name"), str)
+        ):
             return str(event.after["name"])  # type: ignore[index]
-    try:
-        published = json.loads((Path(existing.path) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return published.get("name") if isinstance(published, dict) and isinstance(published.get("name"), str) else None
+    # older builds did not record the name: read it from the published manifest, where it was or, when the
+    # workspace folder has moved since, from its releases/ folder
+    for folder in (Path(existing.path), ws.root / "releases" / existing.version):
+        try:
+            published = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(published, dict) and isinstance(published.get("name"), str) and published["name"]:
+            return str(published["name"])
+    return None
 
 
 def _check_target(ws: Workspace, target: Path, existing: Release | None) -> None:
@@ -373,6 +382,7 @@ def _publish(
     it lost. A journal written before the rename and removed after the commit lets the next command register
     a release whose build died between the two (:func:`reconcile_releases`).
     """
+    _check_target(ws, target, existing)  # every kind's builder publishes here, so none can skip the check
     target.parent.mkdir(parents=True, exist_ok=True)
     _stale_builds(target.parent, target.name)
     token = uuid.uuid4().hex[:12]

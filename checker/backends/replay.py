@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.jsonl import parse_line, read_lines
+from curation.media import sha256_file
 
 from ..estimators import EstimatorConfig
 from ..prompts import ProbeRequest
@@ -19,20 +19,18 @@ from .base import ProbeBackend, ProbeOutput
 
 def read_replay_file(path: Path, problems: list[Problem]) -> tuple[str, list[tuple[dict[str, Any], Any]]]:
     """A recorded run's digest (its model id) and its JSON lines with where each stands; a line that is not
-    JSON goes to ``problems``. Lines end at ``\\n`` only: U+2028 in a recorded answer is text."""
+    UTF-8 JSON (or nests too deeply) goes to ``problems`` as FILE:LINE. Read by the shared bounded reader
+    (curation.jsonl): lines end at ``\\n`` only, so U+2028 in a recorded answer is text."""
     if not path.is_file():
         raise NotFoundError(f"replay file {path} does not exist")
-    raw = path.read_bytes()
     records: list[tuple[dict[str, Any], Any]] = []
-    for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        where: dict[str, Any] = {"file": str(path), "line": number}
-        try:
-            records.append((where, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"not JSON: {exc.msg}", **where))
-    return hashlib.sha256(raw).hexdigest()[:16], records
+    for number, raw in read_lines(path):
+        record = raw if isinstance(raw, Problem) else parse_line(raw, str(path), number, max_text=None)
+        if isinstance(record, Problem):
+            problems.append(record)
+        elif record is not None:
+            records.append(({"file": str(path), "line": number}, record))
+    return sha256_file(path)[:16], records
 
 
 class ReplayBackend(ProbeBackend):
