@@ -228,7 +228,8 @@ def write_admission_record(
     )
     pseudonym = Pseudonyms(workspace_key(ws.root), version)
     named_authors = ws.settings.release.authors == "named"
-    groups = {i.group for i in inputs.items if i.id in set(released)}
+    shipped = set(released)
+    groups = {i.group for i in inputs.items if i.id in shipped}
     units = [i for i in inputs.items if i.group in groups]
     unit_ids = {i.id for i in units}
     subjects = {f"item:{i}" for i in unit_ids} | {f"group:{g}" for g in groups}
@@ -242,7 +243,7 @@ def write_admission_record(
             ).all()
         )
         seen = exposures(s, sorted(unit_ids))
-    unit_rows = [_unit_row(i, inputs.perturbed, pseudonym, named_authors, set(released)) for i in units]
+    unit_rows = [_unit_row(i, inputs.perturbed, pseudonym, named_authors, shipped) for i in units]
     record_rows = [_record_row(r, pseudonym, created.get(r.id)) for r in records]
     exposure_rows = [
         {"item": item_id, "person": pseudonym(e.person), "via": exposure_code(e), "at": _at(e.at)}
@@ -254,7 +255,7 @@ def write_admission_record(
     probes = [
         line
         for g in gate_rows
-        if g.gate == "probe" and g.item_id in set(released) and (g.details or {}).get("result")
+        if g.gate == "probe" and g.item_id in shipped and (g.details or {}).get("result")
         for line in probe_replay_lines(g.item_id, g.details["result"])  # type: ignore[index]
     ]
     probe_details = next((g.details for g in gate_rows if g.gate == "probe" and g.details), None) or {}
@@ -320,7 +321,7 @@ def write_admission_record(
         rows = [
             {"id": st.id, "group": st.group, "state": st.state, "stage": st.stage, "reasons": st.reasons}
             for st in statuses
-            if st.id not in set(released)
+            if st.id not in shipped
         ]
         for row in rows:
             if row["id"] in dropped:

@@ -19,7 +19,7 @@ from typing import Any
 
 from curation.agreement.review_agreement import ReviewedItem, agreement_report
 from curation.config import AgreementSettings, ReviewSettings
-from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.errors import CurateError, NotFoundError, Problem, ValidationFailed
 from curation.facts import ItemFacts, RecordFacts
 from curation.kinds import kind_of
 from curation.tables import Decision, GateResult
@@ -138,6 +138,8 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
             lambda gate: modes.get(gate, "block"),
         )
         derived = unit_outcomes(d, d.derive_all(), [u["id"] for _, u in units])
+    except CurateError:
+        raise
     except (KeyError, TypeError, ValueError) as exc:
         raise ValidationFailed(
             [Problem(f"a record lacks a field or has a wrong type: {exc}", file="admission/")]
@@ -146,6 +148,7 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     for number, r in records:
         record_lines[(r["subject"], r["stage"])].append(number)
     unit_line = {u["id"]: n for n, u in units}
+    group_of = {u["id"]: u["group"] for _, u in units}
     recorded = {o["id"]: (n, o) for n, o in outcomes}
     for item_id, mine in derived.items():
         n, theirs = recorded.get(item_id, (0, None))
@@ -154,15 +157,23 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
                 f"{FILES['outcomes']}: {item_id}: no recorded outcome ({FILES['units']}:{unit_line[item_id]})"
             )
             continue
-        _compare_unit(report, n, item_id, theirs, mine, record_lines, unit_line, d.items[unit_line[item_id] - 1].group)
+        _compare_unit(report, n, item_id, theirs, mine, record_lines, unit_line, group_of[item_id])
     for item_id in sorted(set(recorded) - set(derived)):
         report.differences.append(f"{FILES['outcomes']}:{recorded[item_id][0]}: {item_id}: an outcome for no unit")
     unit_rows = [u for _, u in units]
-    _check_released(report, folder, unit_rows, derived, unit_line, str(settings.get("kind", "mcq")))
-    _check_attestations(report, folder, unit_rows, [r for _, r in records])
-    _check_agreement(report, folder, d, settings, unit_rows)
-    if replay is not None:
-        _check_probes(report, folder, unit_rows, gates, settings, replay)
+    try:
+        _check_released(report, folder, unit_rows, derived, unit_line, str(settings.get("kind", "mcq")))
+        _check_attestations(report, folder, unit_rows, [r for _, r in records])
+        _check_agreement(report, folder, d, settings, unit_rows)
+        if replay is not None:
+            _check_probes(report, folder, unit_rows, gates, settings, replay)
+    except CurateError:
+        raise  # already names its file and line
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValidationFailed(
+            [Problem(f"a record lacks a field or has a wrong type: {exc!r}", file="admission/")],
+            "the release's admission record is damaged",
+        ) from exc
     return report
 
 

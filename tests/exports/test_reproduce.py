@@ -206,3 +206,10 @@ def test_the_story_demo_release_reproduces_and_a_changed_filter_decision_is_caug
     )
     differences = _tampered(release, "admission/records.jsonl", line)
     assert any("stage filter" in d for d in differences)
+
+
+def test_a_malformed_probe_line_is_bad_input_naming_its_line(release: Path) -> None:
+    line = edit_line(release, "admission/probes.jsonl", lambda p: True, lambda p: p.update(view="smell"))
+    result = CliRunner().invoke(app, ["release", "reproduce", str(release)])
+    assert result.exit_code == 2
+    assert f"probes.jsonl:{line}" in result.output and "unknown view 'smell'" in result.output
