@@ -463,7 +463,8 @@ def croissant_parts(entries: Iterable[Any]) -> tuple[list[dict[str, Any]], list[
                             "@id": f"admission-{key}/{name}",
                             "name": name,
                             "dataType": dtype,
-                            "source": {"fileObject": {"@id": path}, "extract": {"jsonPath": f"$.{name}"}},
+                            "source": {"fileObject": {"@id": path}, "extract": {"column": name}},
+                            **({"isArray": True, "arrayShape": "-1"} if name == "reasons" else {}),
                         }
                         for name, dtype in RECORD_SET_FIELDS[key]
                     ],
