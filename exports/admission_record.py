@@ -44,6 +44,7 @@ FILES = {
     "attestations": "admission/attestations.jsonl",
     "probes": "admission/probes.jsonl",
     "rejected": "admission/rejected.jsonl",
+    "tasks": "admission/tasks.jsonl",
 }
 DESCRIPTIONS = {
     "settings": "platform version, rule settings (quorums, combination rule, separation, group answers), gate "
@@ -59,6 +60,8 @@ DESCRIPTIONS = {
     "attestations": "per blind check: whether its reviewer had any exposure to the label before answering",
     "probes": "the probe outputs per item and view, in the checker's replay format",
     "rejected": "the items not released, with their state and reasons",
+    "tasks": "judge releases: per task, the drafted candidates, the checklist-curation records (curation, "
+    "cross-check, adjudication) and the checklist they derive",
 }
 
 
@@ -276,7 +279,11 @@ def write_admission_record(
         "pseudonyms": RULE,
         "authors": "named (author_name)" if named_authors else "pseudonymous",
         "rejected": "included" if rejected else "left out by the maintainer",
-        "files": {FILES[k]: v for k, v in DESCRIPTIONS.items() if k != "rejected" or rejected},
+        "files": {
+            FILES[k]: v
+            for k, v in DESCRIPTIONS.items()
+            if k not in ("rejected", "tasks") or (rejected and k == "rejected")
+        },
     }
     writer.write_json(FILES["settings"], settings)
     writer.write_bytes(FILES["units"], jsonl_bytes(unit_rows))

@@ -28,6 +28,8 @@ from curation.workflow import Derivation
 
 from .admission_record import FILES, Lines, attest, platform_version, read_lines, unit_outcomes
 from .gates import public_agreement
+from .judge_admission import KIND as JUDGE_KIND
+from .judge_admission import reproduce_judge
 
 ProbeReplay = Callable[[Path, Sequence[Mapping[str, Any]], str | None], dict[str, str]]
 """(replay file, units, estimator name) -> verdict per unit: ``checker.reproduce.replay_verdicts``."""
@@ -98,6 +100,9 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     built_with = settings.get("platform", {}).get("version")
     if built_with != platform_version():
         report.notes.append(f"built with omnicurate {built_with}; re-derived with {platform_version()}")
+    if settings.get("kind") == JUDGE_KIND:
+        report.units, report.records = reproduce_judge(folder, report.differences, report.notes)
+        return report
     units = read_lines(folder, FILES["units"])
     records = read_lines(folder, FILES["records"])
     decisions = read_lines(folder, FILES["decisions"])

@@ -213,3 +213,29 @@ def test_a_malformed_probe_line_is_bad_input_naming_its_line(release: Path) -> N
     result = CliRunner().invoke(app, ["release", "reproduce", str(release)])
     assert result.exit_code == 2
     assert f"probes.jsonl:{line}" in result.output and "unknown view 'smell'" in result.output
+
+
+def test_the_judge_demo_release_reproduces_and_a_changed_crosscheck_is_caught(tmp_path: Path) -> None:
+    from omnicurate.demo.judge import VERSION, build_judge_demo
+
+    ws = build_judge_demo(tmp_path / "judge", log=lambda _: None)
+    release = copy_release(ws.root / "releases" / VERSION, tmp_path / "release")
+    report = reproduce_release(release, replay_verdicts)
+    assert report.ok, report.differences
+    tasks = lines(release, "admission/tasks.jsonl")
+    assert report.units == len(tasks) > 0 and all(t["released"] for t in tasks)
+    assert all(r["reviewer"].startswith("p-") for t in tasks for r in t["records"])
+    assert "### Admission record" in (release / "README.md").read_text(encoding="utf-8")
+
+    def drop_one(task: dict[str, Any]) -> None:
+        check = next(r for r in task["records"] if r["stage"] == "checklist_crosscheck")
+        check["payload"]["selected"] = check["payload"]["selected"][1:]
+
+    line = edit_line(
+        release,
+        "admission/tasks.jsonl",
+        lambda t: any(r["stage"] == "checklist_crosscheck" for r in t["records"]),
+        drop_one,
+    )
+    differences = _tampered(release, "admission/tasks.jsonl", line)
+    assert any(d.startswith("agreement.json: checklist_selection") for d in differences)
