@@ -429,7 +429,7 @@ def card_lines(summary: Mapping[str, Any] | None) -> list[str]:
         "",
         "Items not released: "
         + (
-            "listed with their state and reasons in `admission/rejected.jsonl`."
+            f"listed with their state and reasons in `{summary.get('rejected_file', FILES['rejected'])}`."
             if summary["rejected"]
             else "left out of this release by the maintainer (`--no-rejected`)."
         ),

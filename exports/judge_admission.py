@@ -85,6 +85,7 @@ def write_judge_admission_record(
         "attested": 0,
         "not_attested": [],
         "rejected": rejected,
+        "rejected_file": TASKS,
         "authors": f"not applicable ({len(people)} curator(s) and cross-checker(s), pseudonymous)",
     }
 
