@@ -1,17 +1,20 @@
-"""The annotation UI's one entrypoint: routes every page with ``st.navigation``, per the person's roles.
+"""The annotation UI's one entrypoint: routes every page with ``st.navigation``, per the person's roles and the
+kinds the workspace holds.
 
 Started by ``curate ui``; the workspace comes from ``$CURATE_WORKSPACE``.
 """
 
 from __future__ import annotations
 
+import runpy
 from pathlib import Path
 
 import streamlit as st
 
-from annotation_ui.components import current_user, workspace, write_session_cookie
-from annotation_ui.judge_ui import judge_pages_for
-from annotation_ui.logic import pages_for
+from annotation_ui.components import current_user, guarded, workspace, write_session_cookie
+from annotation_ui.judge_ui import JUDGE_PAGES, judge_pages_for
+from annotation_ui.logic import SIGN_IN, PageSpec, every_page, pages_for
+from curation.kinds import kinds_present
 
 HERE = Path(__file__).parent
 
@@ -29,22 +32,34 @@ def page_icon():  # type: ignore[no-untyped-def]
     return icon
 
 
+def sign_in_here() -> None:
+    """The sign-in page, run at the address of another page: after signing in, the rerun opens that page."""
+    runpy.run_path(str(HERE / SIGN_IN.path), run_name="__main__")
+
+
+def page(spec: PageSpec) -> st.Page:
+    return st.Page(HERE / spec.path, title=spec.title, icon=spec.icon)
+
+
 st.set_page_config(page_title="omnicurate", page_icon=page_icon(), layout="wide")
 user = current_user()
-sections = pages_for(user)
-account = sections.pop("Account", None)
-sections.update(judge_pages_for(user))
-if account is not None:
+if user is None:  # every address of the app leads to the sign-in form, and stays the address (a deep link)
+    deep_links = [
+        st.Page(sign_in_here, title=spec.title, url_path=Path(spec.path).stem) for spec in every_page() + JUDGE_PAGES
+    ]
+    navigation = st.navigation([page(SIGN_IN), *deep_links], position="hidden")
+else:
+    present = kinds_present(workspace())
+    sections = pages_for(user, present)
+    account = sections.pop("Account")
+    sections.update(judge_pages_for(user, present))
     sections["Account"] = account
-navigation = st.navigation(
-    {
-        section: [st.Page(HERE / spec.path, title=spec.title, icon=spec.icon) for spec in specs]
-        for section, specs in sections.items()
-    }
-)
+    navigation = st.navigation({section: [page(spec) for spec in specs] for section, specs in sections.items()})
 with st.sidebar:
     write_session_cookie()
-    st.caption(f"Workspace: `{workspace().root}`")
     if user is not None:
         st.caption(f"Signed in as **{user.name}** ({', '.join(sorted(user.roles))})")
-navigation.run()
+        if "maintainer" in user.roles:  # the server's folders are the maintainers' business only
+            st.caption(f"Workspace: `{workspace().root}`")
+with guarded(f"page {navigation.title}"):
+    navigation.run()

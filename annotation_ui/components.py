@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +15,7 @@ import streamlit as st
 
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
+from curation.guidelines import stage_guidelines
 from curation.workspace import Workspace
 
 from .dashboard import DashboardCache, GatesCache
@@ -52,6 +56,18 @@ def show_options(options: dict[str, str], answer: str | None = None) -> None:
 
 def with_article(noun: str) -> str:
     return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+OTHER_KIND_HINTS = {
+    "story_transition": "Story transitions are corrected by reviewers on the “Revise story annotations” page; "
+    "a dropped transition stays out of the release unless a maintainer restores it (`curate decide`).",
+    "judge_task": "Judge tasks are curated on the Judging pages and imported with `curate judge import`.",
+}
+
+
+def other_kind_hint(kind: str) -> str:
+    """Where an item of a kind the authoring form cannot edit is worked on instead."""
+    return OTHER_KIND_HINTS.get(kind, f"Items of the {kind} kind are imported with the command line (`curate`).")
 
 
 def workspace_root() -> str:
@@ -163,6 +179,28 @@ def show_error(exc: CurateError) -> None:
         st.error(str(exc))
 
 
+log = logging.getLogger("annotation_ui")
+
+
+@contextmanager
+def guarded(where: str) -> Iterator[None]:
+    """Render a page (or a fragment of one) so that no traceback reaches the browser: a domain refusal is
+    shown in its own words; anything else is logged on the server with a reference, and the page names the
+    error and that reference. Streamlit's own stop and rerun signals are BaseExceptions and pass through."""
+    try:
+        yield
+    except CurateError as exc:
+        show_error(exc)
+    except Exception as exc:
+        reference = secrets.token_hex(4)
+        log.error("%s failed (reference %s)", where, reference, exc_info=exc)
+        st.error(
+            f"This page stopped on an unexpected error ({type(exc).__name__}). It is logged on the server with "
+            f"the reference {reference}: tell a maintainer, and reload the page to try again.",
+            icon=":material/error:",
+        )
+
+
 def checked_upload(ws: Workspace, kind: str, uploaded: Any, shown: Mapping[str, list[str]]) -> bool:
     """Decode an uploaded medium once per upload and show what is wrong with it right here (messages
     ``shown`` already lists are not repeated); True when it can be previewed."""
@@ -210,6 +248,19 @@ def queue_picker(
     )
 
 
+def guidelines_panel(page: str) -> None:
+    """The maintainer's guidelines of this stage or page (``guidelines/<page>.md``), in a panel; nothing
+    when there are none. They are maintainer text, so they are rendered as Markdown."""
+    try:
+        text = stage_guidelines(workspace(), page)
+    except CurateError as exc:
+        show_error(exc)
+        return
+    if text:
+        with st.expander("Guidelines", icon=":material/menu_book:"):
+            st.markdown(text)
+
+
 def review_queue(
     title: str,
     caption: str,
@@ -224,6 +275,7 @@ def review_queue(
     ws = workspace()
     st.title(title)
     st.caption(caption)
+    guidelines_panel(stage)
     snap = snapshot()
     label = (lambda x: describe(snap, x)) if describe else None
     picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun, describe=label)

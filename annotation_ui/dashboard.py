@@ -10,7 +10,8 @@ from typing import Any
 
 from sqlalchemy import select
 
-from curation.kinds import kinds, stage_names
+from curation.kinds import kind_of, kinds
+from curation.kinds.mcq import MCQ
 from curation.staffing import summary
 from curation.tables import GateResult, Item
 from curation.taxonomy import TAXONOMY
@@ -30,6 +31,7 @@ class LeafCount:
 
 @dataclass(frozen=True)
 class DashboardData:
+    kind: str
     total: int
     states: dict[str, int]
     reached: dict[str, int]
@@ -45,47 +47,57 @@ class DashboardData:
     """Stages the workspace's reviewers cannot staff under the rule, with the fix (``curation.staffing``)."""
 
 
-def dashboard_data(snap: Snapshot) -> DashboardData:
-    """Funnel, admission rate, reasons, taxonomy leaf counts, group sizes and reviewers' workload."""
-    f = funnel(snap.statuses + snap.kind_statuses)
-    live = [st for st in snap.statuses if st.state != "discarded"]
-    every_live = live + [st for st in snap.kind_statuses if st.state != "discarded"]
-    per_leaf = Counter((m, snap.taxonomy[st.id][m]) for st in live for m in MODALITIES if st.id in snap.taxonomy)
-    leaves = [LeafCount(m, leaf, per_leaf.get((m, leaf), 0)) for m in MODALITIES for leaf in TAXONOMY[m]]
-    stages = stage_names()  # every registered stage, each kind's in its order
+def kinds_present(snap: Snapshot) -> list[str]:
+    """The kinds that have units in the workspace, in the registry's order (mcq first)."""
+    present = {st.kind for st in snap.statuses} | {st.kind for st in snap.kind_statuses}
+    return [k.name for k in kinds() if k.name in present]
+
+
+def dashboard_data(snap: Snapshot, kind: str = "mcq") -> DashboardData:
+    """Funnel, admission rate, reasons, taxonomy leaf counts, group sizes and reviewers' workload of one kind:
+    a kind's units reach only its own stages, and only mcq items have TRIAD taxonomy leaves."""
+    units = [st for st in snap.statuses + snap.kind_statuses if st.kind == kind]
+    f = funnel(units)
+    live = [st for st in units if st.state != "discarded"]
+    stages = kind_of(kind).stage_names
     order = {stage: n for n, stage in enumerate(stages)}
-    kind_of_stage = {s.name: k.name for k in kinds() for s in k.stages}
-    reached = {  # a unit reaches only its own kind's stages
+    per_leaf: Counter[tuple[str, str]] = Counter()
+    if kind == MCQ.name:
+        for st in live:
+            leaves_of = snap.taxonomy.get(st.id) or {}
+            per_leaf.update((m, leaves_of[m]) for m in MODALITIES if leaves_of.get(m))
+    leaves = [LeafCount(m, leaf, per_leaf.get((m, leaf), 0)) for m in MODALITIES for leaf in TAXONOMY[m]]
+    reached = {  # pending there, failed there, or past it
         stage: sum(
-            1
-            for st in every_live
-            if st.kind == kind_of_stage[stage]
-            and (st.state in ("held", "admitted") or order.get(st.stage or "", -1) >= order[stage])
+            1 for st in live if st.state in ("held", "admitted") or order.get(st.stage or "", -1) >= order[stage]
         )
         for stage in stages
     }
-    sizes = Counter(Counter(st.group for st in live).values())
+    in_items = {st.id for st in units if st.id in snap.status_by_id}
+    sizes = Counter(Counter(st.group for st in live if st.id in in_items).values())
     workload = [
-        {"reviewer": name, **{stage: counts.get(stage, 0) for stage in stages}, "total": sum(counts.values())}
+        {"reviewer": name, **{stage: counts.get(stage, 0) for stage in stages}, "total": sum(counts[s] for s in stages)}
         for name, counts in sorted(snap.workload.items())
+        if any(counts.get(stage) for stage in stages)
     ]
     return DashboardData(
+        kind=kind,
         total=f["total"],
         states={state: f["states"].get(state, 0) for state in STATES},
         reached=reached,
-        stages=f["stages"],
+        stages={stage: f["stages"].get(stage, {}) for stage in stages},
         admission_rate=f["admission_rate"],
         reasons=[(r["reason"], r["count"]) for r in f["reasons"]],
         leaves=leaves,
         group_sizes=dict(sorted(sizes.items())),
         workload=workload,
-        staffing=summary(snap.derived.staffing) if snap.derived is not None else [],
+        staffing=summary(snap.derived.staffing) if snap.derived is not None and kind == MCQ.name else [],
     )
 
 
-def item_ids(snap: Snapshot, state: str | None = None) -> list[str]:
-    """Ids for the dashboard's item table, optionally of one state (the caller pages them)."""
-    return [st.id for st in snap.statuses if state is None or st.state == state]
+def item_ids(snap: Snapshot, state: str | None = None, kind: str | None = None) -> list[str]:
+    """Ids for the dashboard's item table, optionally of one state and one kind (the caller pages them)."""
+    return [st.id for st in snap.statuses if (state is None or st.state == state) and (kind is None or st.kind == kind)]
 
 
 def item_rows(snap: Snapshot, ids: list[str]) -> list[dict[str, Any]]:
@@ -107,20 +119,21 @@ def item_rows(snap: Snapshot, ids: list[str]) -> list[dict[str, Any]]:
 
 
 class DashboardCache:
-    """One DashboardData per snapshot: a rerun of an unchanged workspace does no aggregation."""
+    """One DashboardData per snapshot and kind: a rerun of an unchanged workspace does no aggregation."""
 
     def __init__(self) -> None:
         self._key: tuple[Any, ...] | None = None
-        self._data: DashboardData | None = None
+        self._data: dict[str, DashboardData] = {}
 
-    def is_fresh(self, snap: Snapshot) -> bool:
-        return self._data is not None and self._key == snap.stamp
+    def is_fresh(self, snap: Snapshot, kind: str = "mcq") -> bool:
+        return self._key == snap.stamp and kind in self._data
 
-    def get(self, snap: Snapshot) -> DashboardData:
-        if self._data is None or self._key != snap.stamp:
-            self._data = dashboard_data(snap)
-            self._key = snap.stamp
-        return self._data
+    def get(self, snap: Snapshot, kind: str = "mcq") -> DashboardData:
+        if self._key != snap.stamp:
+            self._data, self._key = {}, snap.stamp
+        if kind not in self._data:
+            self._data[kind] = dashboard_data(snap, kind)
+        return self._data[kind]
 
 
 @dataclass(frozen=True)

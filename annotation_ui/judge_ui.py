@@ -10,6 +10,7 @@ models wrote is shown as typed (``st.text``), never rendered as Markdown.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import streamlit as st
@@ -18,25 +19,28 @@ from curation.errors import CurateError
 from curation.kinds.judge import store
 from curation.kinds.judge.rubrics import CHOICES, CRITERIA, DEFINITIONS, SCALE
 from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
-from curation.kinds.judge.tables import JudgeResponse, JudgeTask
+from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
 from curation.workspace import Workspace
 
-from .components import flash, show_error, show_flash
+from .components import flash, guidelines_panel, show_error, show_flash
 from .logic import PageSpec, SignedIn, media_ref
+from .shortcuts import NEXT, PREVIOUS, SUBMIT, keys_help
 
 JUDGE_SECTION = "Judging"
+JUDGE = frozenset({"judge_task"})
 JUDGE_PAGES = [
-    PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:"),
-    PageSpec("pages/judge_responses.py", "Response review", ":material/rule:"),
-    PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:"),
-    PageSpec("pages/judge_pair.py", "Pair annotation", ":material/compare:"),
+    PageSpec("pages/judge_queries.py", "Query screening", ":material/filter_alt:", JUDGE),
+    PageSpec("pages/judge_checklist.py", "Checklist curation", ":material/fact_check:", JUDGE),
+    PageSpec("pages/judge_responses.py", "Response review", ":material/rule:", JUDGE),
+    PageSpec("pages/judge_score.py", "Score annotation", ":material/star_rate:", JUDGE),
+    PageSpec("pages/judge_pair.py", "Pair annotation", ":material/compare:", JUDGE),
 ]
 CURRENT = "judge-{kind}-current"
 
 
-def judge_pages_for(user: SignedIn | None) -> dict[str, list[PageSpec]]:
-    """The Judging section, for reviewers and maintainers."""
-    if user is None or not user.roles & {"reviewer", "maintainer"}:
+def judge_pages_for(user: SignedIn | None, present: Iterable[str] = ("judge_task",)) -> dict[str, list[PageSpec]]:
+    """The Judging section, for reviewers and maintainers of a workspace that holds judge tasks."""
+    if user is None or not user.roles & {"reviewer", "maintainer"} or not JUDGE & set(present):
         return {}
     return {JUDGE_SECTION: JUDGE_PAGES}
 
@@ -57,6 +61,21 @@ def show_medium(ws: Workspace, modality: str, sha256: str) -> None:
         st.audio(ref.path, format=ref.mime)
     else:
         st.video(ref.path, format=ref.mime)
+
+
+def sample_name(row: JudgeSample) -> str:
+    """What annotators call a sample: its number. Sample ids name the systems judged (``p:t:sys-a~sys-b``)."""
+    return f"Sample {row.position + 1}"
+
+
+def response_names(responses: list[JudgeResponse]) -> dict[str, str]:
+    """Response id -> "Task T · response N" (numbered per task in id order): response ids name their system."""
+    numbers: dict[str, int] = {}
+    names = {}
+    for response in sorted(responses, key=lambda r: (r.task, r.id)):
+        numbers[response.task] = numbers.get(response.task, 0) + 1
+        names[response.id] = f"Task {response.task} · response {numbers[response.task]}"
+    return names
 
 
 def show_task(ws: Workspace, task: JudgeTask) -> None:
@@ -84,26 +103,31 @@ def show_checklist(entries: list[ChecklistEntry], criterion: str | None = None) 
         st.text(f"[{entry.rubric}] {entry.text}")
 
 
-def _values(kind: str, sample_id: str) -> dict[str, Any]:
+def _slot(kind: str, number: int, criterion: str) -> str:
+    """A widget key of sample NUMBER: widget keys reach the browser, and sample ids name the systems."""
+    return f"judge-{kind}-{number}-{criterion}"
+
+
+def _values(kind: str, number: int) -> dict[str, Any]:
     out = {}
     for criterion in CRITERIA:
-        value = st.session_state.get(f"judge-{kind}-{sample_id}-{criterion}")
+        value = st.session_state.get(_slot(kind, number, criterion))
         if value is not None:
             out[criterion] = value
     return out
 
 
-def _save_draft(ws: Workspace, user: SignedIn, kind: str, sample_id: str) -> None:
-    values = _values(kind, sample_id)
+def _save_draft(ws: Workspace, user: SignedIn, kind: str, row: JudgeSample) -> None:
+    values = _values(kind, row.position)
     if values:
-        store.save_annotation(ws, sample_id, user.name, values, apply=False)
+        store.save_annotation(ws, row.id, user.name, values, apply=False)
 
 
-def _criterion_inputs(kind: str, sample_id: str, draft: dict[str, Any]) -> None:
+def _criterion_inputs(kind: str, number: int, draft: dict[str, Any]) -> None:
     """One horizontal radio per criterion (keyboard: Tab to it, arrows to choose); drafts preselected."""
     options: list[Any] = list(range(1, 6)) if kind == "score" else list(CHOICES)
     for criterion in CRITERIA:
-        key = f"judge-{kind}-{sample_id}-{criterion}"
+        key = _slot(kind, number, criterion)
         if key not in st.session_state and criterion in draft:
             st.session_state[key] = draft[criterion]
         help_text = DEFINITIONS[criterion]
@@ -115,6 +139,7 @@ def _criterion_inputs(kind: str, sample_id: str, draft: dict[str, Any]) -> None:
 def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     """The score or pair page: the current sample, its inputs and the Apply / Previous / Next form."""
     current_key = CURRENT.format(kind=kind)
+    guidelines_panel(kind)
     progress = store.progress(ws, user.name, kind)
     st.caption(
         f"{progress['mine']} applied by you · {progress['complete']} of {progress['samples']} samples have all their "
@@ -135,7 +160,7 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     draft = (mine.payload.get("scores") or mine.payload.get("choices") or {}) if mine else {}
     task = store.task(ws, row.task)
     checklist = store.task_checklist(ws, task.id).final
-    st.markdown(f"**Sample {row.position + 1}** · `{row.id}`" + (" · applied by you" if mine and mine.applied else ""))
+    st.markdown(f"**{sample_name(row)}**" + (" · applied by you" if mine and mine.applied else ""))
     show_task(ws, task)
     responses = {r.id: r for r in store.responses(ws, task.id)}
     if kind == "score":
@@ -154,21 +179,32 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
             show_response(ws, responses[pair.second], "Second response")
         with side:
             show_checklist(checklist)
-    with st.form(f"judge-{kind}-form-{row.id}"):
-        _criterion_inputs(kind, row.id, draft)
+    with st.form(f"judge-{kind}-form-{row.position}"):
+        _criterion_inputs(kind, row.position, draft)
         cols = st.columns(3)
-        previous = cols[0].form_submit_button("Previous", icon=":material/arrow_back:")
-        following = cols[1].form_submit_button("Next", icon=":material/arrow_forward:")
-        applied = cols[2].form_submit_button("Apply", type="primary", icon=":material/check:")
+        previous = cols[0].form_submit_button("Previous", icon=":material/arrow_back:", shortcut=PREVIOUS)
+        following = cols[1].form_submit_button("Next", icon=":material/arrow_forward:", shortcut=NEXT)
+        applied = cols[2].form_submit_button("Apply", type="primary", icon=":material/check:", shortcut=SUBMIT)
+    keys_help(
+        ("Tab and arrows", "choose on each criterion"),
+        (f"{PREVIOUS} / {NEXT}", "previous / next sample (keeps a draft)"),
+        (SUBMIT, "apply"),
+    )
     try:
         if applied:
-            store.save_annotation(ws, row.id, user.name, _values(kind, row.id), apply=True)
-            _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), f"Applied {row.id}.")
+            store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True)
+            _move(
+                ws,
+                user,
+                kind,
+                store.next_sample(ws, user.name, kind, after=row.position),
+                f"Applied {sample_name(row)}.",
+            )
         elif following:
-            _save_draft(ws, user, kind, row.id)
+            _save_draft(ws, user, kind, row)
             _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), None)
         elif previous:
-            _save_draft(ws, user, kind, row.id)
+            _save_draft(ws, user, kind, row)
             target = store.previous_sample(ws, user.name, kind, before=row.position)
             if target is None:
                 st.warning("This is the first sample you can see.")

@@ -7,6 +7,7 @@ which enforces roles and the no-self-review rule again whatever the page offered
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +16,8 @@ from sqlalchemy import select
 
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
-from curation.kinds import all_stages, stage_named
+from curation.kinds import kinds as kinds_registered
+from curation.kinds import stage_named
 from curation.reviews import PendingReview, ReviewReport, history, queue_from, record_reviews
 from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
@@ -68,39 +70,58 @@ class PageSpec:
     path: str
     title: str
     icon: str
+    kinds: frozenset[str] | None = None
+    """The kinds whose units the page works on; None: a page of every kind."""
 
 
+MCQ_ONLY = frozenset({"mcq"})
+IN_ITEM_TABLE = frozenset({"mcq", "story_transition"})
 SIGN_IN = PageSpec("pages/sign_in.py", "Sign in", ":material/login:")
 PAGES_BY_ROLE: dict[str, list[PageSpec]] = {  # reviewers get one page per registered stage (stage_pages)
     "author": [
-        PageSpec("pages/author.py", "Write or edit an item", ":material/edit_note:"),
-        PageSpec("pages/returned.py", "Returned to you", ":material/undo:"),
+        PageSpec("pages/author.py", "Write or edit an item", ":material/edit_note:", MCQ_ONLY),
+        PageSpec("pages/returned.py", "Returned to you", ":material/undo:", IN_ITEM_TABLE),
     ],
     "maintainer": [
         PageSpec("pages/dashboard.py", "Dashboard", ":material/monitoring:"),
-        PageSpec("pages/adjudication.py", "Adjudicate checklists", ":material/gavel:"),
-        PageSpec("pages/history.py", "Item history", ":material/history:"),
+        PageSpec("pages/adjudication.py", "Adjudicate checklists", ":material/gavel:", MCQ_ONLY),
+        PageSpec("pages/history.py", "Item history", ":material/history:", IN_ITEM_TABLE),
     ],
 }
 SECTIONS = {"author": "Authoring", "reviewer": "Review", "maintainer": "Maintain"}
 
 
-def pages_for(user: SignedIn | None) -> dict[str, list[PageSpec]]:
-    """The navigation of one person: sections in a fixed order, only for roles they hold."""
+def pages_for(user: SignedIn | None, present: Iterable[str] = ("mcq",)) -> dict[str, list[PageSpec]]:
+    """The navigation of one person: sections in a fixed order, only for roles they hold and only pages of
+    the kinds PRESENT in the workspace (an empty workspace counts as mcq: its first item is written here)."""
     if user is None:
         return {"": [SIGN_IN]}
-    pages = {
-        SECTIONS[role]: stage_pages() if role == "reviewer" else PAGES_BY_ROLE[role]
-        for role in ("author", "reviewer", "maintainer")
-        if role in user.roles
-    }
+    kinds = set(present) or {"mcq"}
+    pages: dict[str, list[PageSpec]] = {}
+    for role in ("author", "reviewer", "maintainer"):
+        if role not in user.roles:
+            continue
+        offered = stage_pages() if role == "reviewer" else PAGES_BY_ROLE[role]
+        shown = [p for p in offered if p.kinds is None or p.kinds & kinds]
+        if shown:
+            pages[SECTIONS[role]] = shown
     pages["Account"] = [SIGN_IN]
     return pages
 
 
+def every_page() -> list[PageSpec]:
+    """Every page the app has (whoever may open it): a signed-out deep link must name a known page."""
+    return [*PAGES_BY_ROLE["author"], *stage_pages(), *PAGES_BY_ROLE["maintainer"]]
+
+
 def stage_pages() -> list[PageSpec]:
     """The review pages, one per registered stage that declares one, in the stages' order."""
-    return [PageSpec(s.page.path, s.page.title, s.page.icon) for s in all_stages() if s.page is not None]
+    return [
+        PageSpec(s.page.path, s.page.title, s.page.icon, frozenset({k.name}))
+        for k in kinds_registered()
+        for s in k.stages
+        if s.page is not None
+    ]
 
 
 # ----- queues -----------------------------------------------------------------------------------

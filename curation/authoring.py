@@ -203,7 +203,8 @@ def returned_inbox(ws: Workspace, author: str, statuses: list[ItemStatus] | None
         )
         notes: dict[str, list[ReviewerNote]] = {}
         for rec in records:
-            note = str(rec.payload.get("note") or "").strip()
+            # a stage's free text is its note, or its reason where the record requires one (a filter drop)
+            note = "\n".join(str(rec.payload.get(k) or "").strip() for k in ("reason", "note")).strip()
             current = rec.revision == 0 or rec.revision == mine[rec.subject.removeprefix("item:")][0]
             if note and current:
                 notes.setdefault(rec.subject, []).append(ReviewerNote(rec.stage, rec.reviewer, note))

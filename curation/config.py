@@ -139,11 +139,13 @@ class JudgeSettings(_Section):
 
     checklist_min: int = Field(1, ge=1)
     checklist_max: int = Field(6, ge=1)
-    """A curated checklist holds checklist_min..checklist_max entries (the paper: 1 to 6)."""
+    """A curated checklist holds checklist_min..checklist_max entries per rubric, for every rubric its
+    candidates cover (the paper: 1 to 6 from each rubric's checklist, ~19 per query)."""
     pairs_per_task: int = Field(2, ge=1)
     sample_seed: int = 0
-    annotators_per_sample: int = Field(2, ge=1)
-    """Each score and pair sample is served to this many people (cross-validation), never twice to one."""
+    annotators_per_sample: int = Field(3, ge=1)
+    """Each score and pair sample is served to this many people (cross-validation), never twice to one; the
+    paper's Table 2 has three annotators per sample."""
     judge_scores: Literal["mean", "median"] = "mean"
     """How a judge's several samples of one score are combined (choices: majority)."""
     bootstrap: int = Field(1000, ge=0)

@@ -165,6 +165,23 @@ def _find_text(value: Any, bad: Callable[[str], bool], where: str = "") -> str |
     return None
 
 
+def _entries(n: int) -> str:
+    return f"{n} {'entry' if n == 1 else 'entries'}"
+
+
+def _plain_length_message(err: Any) -> str | None:
+    """Pydantic's length errors in plain words ("choose at least 1 entry; none is given"), not its own
+    ("List should have at least 1 item after validation, not 0"); None for every other error."""
+    ctx = err.get("ctx") or {}
+    if err["type"] == "too_short":
+        n, actual = int(ctx.get("min_length", 1)), int(ctx.get("actual_length", 0))
+        return f"choose at least {_entries(n)}; " + ("none is given" if actual == 0 else f"{actual} given")
+    if err["type"] == "too_long":
+        n, actual = int(ctx.get("max_length", 0)), int(ctx.get("actual_length", 0))
+        return f"at most {_entries(n)} allowed; {actual} given"
+    return None
+
+
 def pydantic_problems(exc: ValidationError, file: str, line: int) -> list[Problem]:
     """One Problem per pydantic error, with a dotted field path."""
     problems = []
@@ -175,6 +192,8 @@ def pydantic_problems(exc: ValidationError, file: str, line: int) -> list[Proble
             message = "required field is missing"
         elif err["type"] == "extra_forbidden":
             message = "unknown field"
+        else:
+            message = _plain_length_message(err) or message
         problems.append(Problem(message, field=field, file=file, line=line))
     return problems
 

@@ -95,6 +95,7 @@ def check_judge_release(folder: Path, manifest: dict[str, Any], listed: dict[str
     for row in data.get(CHECKLISTS, []):
         if row.get("task") not in tasks:
             broken(CHECKLISTS, f"checklist of {row.get('task')}: the task is not in {TASKS}")
+    problems += [("invalid", CHECKLISTS, p) for p in checklist_problems(data.get(CHECKLISTS, []), manifest)]
     samples: dict[str, set[Any]] = {}
     for kind, rel in SAMPLES.items():
         samples[kind] = {s.get("id") for s in data[rel]}
@@ -125,3 +126,31 @@ def check_judge_release(folder: Path, manifest: dict[str, Any], listed: dict[str
         if counts.get(key) != value:
             problems.append(("invalid", "manifest.json", f"counts.{key} is {counts.get(key)}, the data has {value}"))
     return len(data[TASKS]), problems
+
+
+def checklist_problems(rows: list[dict[str, Any]], manifest: dict[str, Any]) -> list[str]:
+    """Each checklist holds entries of the six rubrics only, each rubric it covers within the per-rubric bounds
+    the manifest states (the paper's 1 to 6 where it states none), and no entry twice."""
+    from curation.kinds.judge.rubrics import RUBRICS
+
+    bounds = manifest.get("checklist_per_rubric")
+    low, high = bounds if isinstance(bounds, list) and len(bounds) == 2 else (1, 6)
+    problems = []
+    for row in rows:
+        entries = row.get("entries") if isinstance(row.get("entries"), list) else []
+        rubrics = [e.get("rubric") if isinstance(e, dict) else None for e in entries]
+        ids = [e.get("id") if isinstance(e, dict) else None for e in entries]
+        unknown = sorted({str(r) for r in rubrics if r not in RUBRICS})
+        if not entries:
+            problems.append(f"checklist of {row.get('task')}: no entry")
+        if unknown:
+            problems.append(f"checklist of {row.get('task')}: unknown rubric(s) {', '.join(unknown)}")
+        if len(set(ids)) != len(ids):
+            problems.append(f"checklist of {row.get('task')}: an entry appears twice")
+        for rubric in RUBRICS:
+            count = rubrics.count(rubric)
+            if count and not low <= count <= high:
+                problems.append(
+                    f"checklist of {row.get('task')}: {count} {rubric} entries; a rubric holds {low} to {high}"
+                )
+    return problems

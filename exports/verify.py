@@ -456,6 +456,7 @@ def diff_releases(old: Path, new: Path) -> dict[str, Any]:
         if fields:
             changed.append({"id": item_id, "fields": fields})
     return {
+        "kind": kind_a,
         "old": {"path": str(old), "version": _version(old)},
         "new": {"path": str(new), "version": _version(new)},
         "added": sorted(set(b) - set(a)),

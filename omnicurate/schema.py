@@ -18,6 +18,7 @@ TABLE_MODULES = (
     "exports.tables",
     "checker.tables",
     "curation.kinds.judge.tables",
+    "curation.kinds.judge.query_tables",
     "curation.screening.tables",
     "curation.study.tables",
 )

@@ -35,7 +35,10 @@ def serve(workspace: Path) -> Iterator[str]:
         port = sock.getsockname()[1]
     env = {**os.environ, "CURATE_WORKSPACE": str(workspace)}
     proc = subprocess.Popen(
-        streamlit_command(APP, "127.0.0.1", port), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        streamlit_command(APP.parent / "entry" / "main.py", "127.0.0.1", port),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     try:

@@ -40,6 +40,7 @@ from .projects import (
     audio_html,
     export_tasks,
     image_html,
+    instructions,
     known_project,
     media_url,
     push_tasks,
@@ -207,6 +208,7 @@ def push_judge(ws: Workspace, connection: Connection, kind: str, recreate: bool 
         ws.settings.judge.annotators_per_sample,
         wanted,
         recreate,
+        instruction=instructions(ws, kind),
     )
 
 

@@ -190,6 +190,17 @@ def data_hash(data: Any) -> str:
 
 
 # ----- projects -----------------------------------------------------------------------------------
+def instructions(ws: Workspace, page: str) -> str | None:
+    """The guidelines of a stage or judge page (``guidelines/<page>.md``) as the HTML of a project's
+    instructions; None when the maintainer wrote none. Raw HTML in the file is not passed through."""
+    from markdown_it import MarkdownIt
+
+    from curation.guidelines import stage_guidelines
+
+    text = stage_guidelines(ws, page)
+    return None if text is None else MarkdownIt("commonmark", {"html": False}).enable("table").render(text)
+
+
 def ensure_project(
     ws: Workspace,
     server: Server,
@@ -198,6 +209,7 @@ def ensure_project(
     label_config: str,
     maximum: int,
     recreate: bool = False,
+    instruction: str | None = None,
 ) -> tuple[int, bool]:
     """The server project for ``key`` and whether the config was sent: created the first time, else brought in line.
 
@@ -212,6 +224,8 @@ def ensure_project(
     wanted: dict[str, Any] = dict(
         title=title, label_config=label_config, maximum_annotations=maximum, **PROJECT_SETTINGS
     )
+    if instruction is not None:  # the maintainer's guidelines, shown before annotating
+        wanted.update(expert_instruction=instruction, show_instruction=True)
     if known is not None and not recreate:
         if not same_server(known.server_url, url):
             raise ProjectDeleted(
@@ -527,6 +541,7 @@ def push_tasks(
     wanted: list[TaskSpec],
     recreate: bool = False,
     in_order: bool = False,
+    instruction: str | None = None,
 ) -> PushReport:
     """Refuse before touching the server when a medium is missing, then bring the project and its tasks in line.
 
@@ -535,7 +550,7 @@ def push_tasks(
     check_media(ws, {blob: spec.subject for spec in wanted for blob in spec.media})
     server = Server(connection)
     maximum = maximum_annotations(quorum, in_order)
-    project_id, config_sent = ensure_project(ws, server, key, title, label_config, maximum, recreate)
+    project_id, config_sent = ensure_project(ws, server, key, title, label_config, maximum, recreate, instruction)
     report = sync_tasks(ws, server, key, project_id, wanted, quorum, maximum)
     report.config_sent = config_sent
     showing = [(report.active[spec.ref], spec) for spec in wanted if spec.exposes and spec.ref in report.active]

@@ -41,6 +41,7 @@ from .projects import (
     audio_html,
     export_tasks,
     image_html,
+    instructions,
     known_project,
     media_url,
     push_tasks,
@@ -258,6 +259,7 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
         wanted,
         recreate,
         in_order=_stage(stage).labelstudio.per_view,  # type: ignore[union-attr]
+        instruction=instructions(ws, stage),
     )
 
 

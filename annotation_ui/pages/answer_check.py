@@ -9,6 +9,7 @@ import streamlit as st
 
 from annotation_ui.components import label_text, record_review, review_queue, show_audio, show_image, show_text
 from annotation_ui.logic import blind_item
+from annotation_ui.shortcuts import SUBMIT, keys_help, number_keys
 
 user, ws, snap, item_id = review_queue(
     "Blind answer check",
@@ -32,7 +33,9 @@ with st.form(f"blind-{item_id}"):
         format_func=lambda key: label_text(f"{key}. {item.options[key]}"),
     )
     note = st.text_area("Note", placeholder="Anything that made the answer hard to pick")
-    submitted = st.form_submit_button("Submit", type="primary")
+    submitted = st.form_submit_button("Submit", type="primary", shortcut=SUBMIT)
+number_keys("blind", "radio", "Your answer")
+keys_help((f"1–{len(item.options)}", "choose an option"), (SUBMIT, "submit"))
 if submitted:
     if choice is None:
         st.error("Pick the option you think is right.")

@@ -13,6 +13,7 @@ from sqlalchemy import select
 from annotation_ui.components import (
     checked_upload,
     flash,
+    other_kind_hint,
     require,
     reveal_gate,
     show_audio,
@@ -22,6 +23,7 @@ from annotation_ui.components import (
 )
 from curation.authoring import Upload, item_fields, save_uploaded_item
 from curation.errors import CurateError, ValidationFailed
+from curation.kinds.mcq import MCQ
 from curation.tables import Item
 from curation.taxonomy import TAXONOMY
 from curation.vocab import AUDIO_SOURCES, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, PERTURBED
@@ -35,9 +37,15 @@ snap = snapshot()
 st.title("Write or edit an item")
 
 with ws.session() as s:
-    mine = list(s.execute(select(Item.id).where(Item.author == user.name).order_by(Item.id)).scalars())
-choices = [NEW, *mine]
+    authored = s.execute(select(Item.id, Item.kind).where(Item.author == user.name).order_by(Item.id)).all()
+mine = [item for item, kind in authored if kind == MCQ.name]  # this form writes TRIAD items (the mcq kind)
+elsewhere = {item: kind for item, kind in authored if kind != MCQ.name}
 wanted = st.session_state.pop(EDIT_ITEM, None)
+if wanted in elsewhere:
+    st.info(
+        f"{wanted} is a {elsewhere[wanted]} item, which this page cannot edit. {other_kind_hint(elsewhere[wanted])}"
+    )
+choices = [NEW, *mine]
 if wanted in mine:
     st.session_state["author-target"] = wanted
 target = st.selectbox("Item", choices, key="author-target")
@@ -54,12 +62,36 @@ def recorded_source(prov: dict[str, Any], kind: str, sources: tuple[str, ...]) -
     return sources.index(source) if source in sources else 0
 
 
+FIELD_LABELS = {
+    "id": "Item id",
+    "group": "Scene group id",
+    "perturbed": "Perturbed modality",
+    "language": "Language",
+    "context": "Context",
+    "question": "Question",
+    "options": "Options",
+    "answer": "Answer",
+    "taxonomy": "Ambiguity taxonomy",
+    "ambiguous": "Ambiguous modalities",
+    "provenance": "Provenance",
+    "image": "Image",
+    "audio": "Audio",
+    "item": "The item",
+}
+
+
+def field_label(name: str) -> str:
+    """A problem's field as the form labels it ("Ambiguous modalities", "Options › B"), not its JSON path."""
+    head, *rest = name.split(".")
+    return " › ".join([FIELD_LABELS.get(head, head), *rest])
+
+
 def errors_for(*fields: str) -> None:
-    """Show the problems of these fields (and their sub-fields) right here."""
+    """Show the problems of these fields (and their sub-fields) right here, in the form's own words."""
     for name, messages in problems.items():
         if any(name == f or name.startswith(f"{f}.") for f in fields):
             for message in messages:
-                st.error(f"{name}: {message}", icon=":material/error:")
+                st.error(f"{field_label(name)}: {message}", icon=":material/error:")
 
 
 if editing:

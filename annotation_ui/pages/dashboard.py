@@ -3,123 +3,170 @@ group sizes), who reviews how much, and every item one click away from its histo
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import plotly.graph_objects as go
 import streamlit as st
 
-from annotation_ui.components import PAGE_SIZES, dashboard_cache, gates_cache, require, snapshot, workspace
-from annotation_ui.dashboard import item_ids, item_rows
+from annotation_ui.components import (
+    PAGE_SIZES,
+    dashboard_cache,
+    gates_cache,
+    guarded,
+    require,
+    snapshot,
+    workspace,
+)
+from annotation_ui.dashboard import item_ids, item_rows, kinds_present
 from annotation_ui.logic import page_of
-from curation.kinds import stage_names
+from curation.kinds import kind_of
+from curation.kinds.mcq import MCQ
 from curation.staffing import describe
 from curation.vocab import STATES
 
-STAGES = stage_names()
+REFRESH_S = 5  # how often the figures redraw themselves: another session's records show within this many seconds
 
 require("maintainer")
 st.title("Dashboard")
-snap = snapshot()
-if dashboard_cache().is_fresh(snap) and gates_cache().is_fresh(snap):
-    data, gates = dashboard_cache().get(snap), gates_cache().get(workspace(), snap)
-else:  # after a change: the figures are computed again, once
-    with st.spinner("Counting stages, reasons and agreement…"):
-        data, gates = dashboard_cache().get(snap), gates_cache().get(workspace(), snap)
+present = kinds_present(snapshot())
+if not present:
+    st.info("Nothing here yet: import items (`curate import items`), story candidates or judge tasks first.")
+    st.stop()
+kind = present[0]
+if len(present) > 1:
+    kind = st.segmented_control("Kind", present, default=present[0], key="dash-kind") or present[0]
 
-for row in data.staffing:  # a pool too small for the separation rule: say which stage and what would fix it
-    st.warning(describe(row), icon=":material/group_add:")
 
-cols = st.columns(4)
-cols[0].metric("Items", data.total)
-cols[1].metric("Admitted", data.states["admitted"])
-cols[2].metric("Admission rate", "–" if data.admission_rate is None else f"{data.admission_rate:.0%}")
-cols[3].metric("Returned to authors", data.states["returned"])
+@st.fragment(run_every=REFRESH_S)
+def figures(kind: str) -> None:
+    """Everything counted, redrawn every REFRESH_S seconds from the latest snapshot (a fragment: the rest of
+    the page, and what the maintainer picked there, stays as it is). A fragment reruns alone, outside the
+    app's guard, so it has its own."""
+    with guarded("the dashboard's figures"):
+        draw_figures(kind)
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Funnel by stage")
-    funnel = go.Figure(
-        go.Funnel(y=[*STAGES, "admitted"], x=[*data.reached.values(), data.states["admitted"]], textinfo="value")
-    )
-    funnel.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=320)
-    st.plotly_chart(funnel, width="stretch")
-    st.dataframe(
-        [{"stage": stage, **{state: data.stages[stage].get(state, 0) for state in STATES}} for stage in STAGES]
-        + [{"stage": "(every stage passed)", **{state: data.states[state] for state in ("held", "admitted")}}],
-        hide_index=True,
-    )
-with right:
-    st.subheader("Taxonomy leaves")
-    leaves = [leaf for leaf in data.leaves if leaf.items]
-    if leaves:
-        modalities = sorted({leaf.modality for leaf in leaves})
-        sunburst = go.Figure(
-            go.Sunburst(
-                ids=[*modalities, *(f"{leaf.modality}/{leaf.leaf}" for leaf in leaves)],
-                labels=[*modalities, *(leaf.leaf for leaf in leaves)],
-                parents=[*("" for _ in modalities), *(leaf.modality for leaf in leaves)],
-                values=[*(0 for _ in modalities), *(leaf.items for leaf in leaves)],
+
+def draw_figures(kind: str) -> None:
+    snap = snapshot()
+    if dashboard_cache().is_fresh(snap, kind) and (kind != MCQ.name or gates_cache().is_fresh(snap)):
+        data = dashboard_cache().get(snap, kind)
+    else:  # after a change: the figures are computed again, once
+        with st.spinner("Counting stages, reasons and agreement…"):
+            data = dashboard_cache().get(snap, kind)
+    st.caption(f"Updated {datetime.now().strftime('%H:%M:%S')} · refreshes itself every {REFRESH_S} s")
+    stages = list(data.stages)
+    for row in data.staffing:  # a pool too small for the separation rule: say which stage and what would fix it
+        st.warning(describe(row), icon=":material/group_add:")
+    cols = st.columns(4)
+    cols[0].metric("Items", data.total)
+    cols[1].metric("Admitted", data.states["admitted"])
+    cols[2].metric("Admission rate", "–" if data.admission_rate is None else f"{data.admission_rate:.0%}")
+    cols[3].metric("Returned to authors", data.states["returned"])
+
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Funnel by stage")
+        funnel = go.Figure(
+            go.Funnel(y=[*stages, "admitted"], x=[*data.reached.values(), data.states["admitted"]], textinfo="value")
+        )
+        funnel.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=320)
+        st.plotly_chart(funnel, width="stretch")
+        st.dataframe(
+            [{"stage": stage, **{state: data.stages[stage].get(state, 0) for state in STATES}} for stage in stages]
+            + [{"stage": "(every stage passed)", **{state: data.states[state] for state in ("held", "admitted")}}],
+            hide_index=True,
+        )
+    with right:
+        st.subheader("Taxonomy leaves" if kind == MCQ.name else "States")
+        leaves = [leaf for leaf in data.leaves if leaf.items]
+        if kind != MCQ.name:  # only TRIAD items have taxonomy leaves
+            st.dataframe([{"state": k, "units": n} for k, n in data.states.items()], hide_index=True)
+        elif leaves:
+            modalities = sorted({leaf.modality for leaf in leaves})
+            sunburst = go.Figure(
+                go.Sunburst(
+                    ids=[*modalities, *(f"{leaf.modality}/{leaf.leaf}" for leaf in leaves)],
+                    labels=[*modalities, *(leaf.leaf for leaf in leaves)],
+                    parents=[*("" for _ in modalities), *(leaf.modality for leaf in leaves)],
+                    values=[*(0 for _ in modalities), *(leaf.items for leaf in leaves)],
+                )
             )
-        )
-        sunburst.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=360)
-        st.plotly_chart(sunburst, width="stretch")
-    else:
-        st.info("No items yet.")
+            sunburst.update_layout(margin=dict(l=10, r=10, t=10, b=10), height=360)
+            st.plotly_chart(sunburst, width="stretch")
+        else:
+            st.info("No items yet.")
 
-left, right = st.columns(2)
-with left:
-    st.subheader("Reasons")
-    if data.reasons:
-        top = data.reasons[:20]
-        bars = go.Figure(go.Bar(x=[c for _, c in top], y=[r for r, _ in top], orientation="h"))
-        bars.update_layout(
-            margin=dict(l=10, r=10, t=10, b=10), height=40 + 24 * len(top), yaxis=dict(autorange="reversed")
-        )
-        st.plotly_chart(bars, width="stretch")
-    else:
-        st.caption("No open reasons.")
-    st.subheader("Group sizes")
-    st.dataframe(
-        [{"sisters": size, "groups": n} for size, n in data.group_sizes.items()], hide_index=True, width="content"
-    )
-with right:
-    st.subheader("Reviewers' workload")
-    st.dataframe(data.workload, hide_index=True)
+    left, right = st.columns(2)
+    with left:
+        st.subheader("Reasons")
+        if data.reasons:
+            top = data.reasons[:20]
+            bars = go.Figure(go.Bar(x=[c for _, c in top], y=[r for r, _ in top], orientation="h"))
+            bars.update_layout(
+                margin=dict(l=10, r=10, t=10, b=10), height=40 + 24 * len(top), yaxis=dict(autorange="reversed")
+            )
+            st.plotly_chart(bars, width="stretch")
+        else:
+            st.caption("No open reasons.")
+        if kind == MCQ.name:
+            st.subheader("Group sizes")
+            st.dataframe(
+                [{"sisters": size, "groups": n} for size, n in data.group_sizes.items()],
+                hide_index=True,
+                width="content",
+            )
+    with right:
+        st.subheader("Reviewers' workload")
+        st.dataframe(data.workload, hide_index=True)
 
-st.subheader("Gates: agreement, audits, probes")
-left, right = st.columns(2)
-with left:
-    st.markdown("**Agreement** (`curate agreement`)")
-    st.dataframe(gates.agreement, hide_index=True)
-    for message in gates.agreement_failures:
-        st.error(f"Release blocked: {message}")
-    if not gates.agreement_failures:
-        st.caption("Every agreement threshold of curate.toml is met.")
-    st.markdown(f"**Adjudication queue** ({len(gates.adjudication)})")
-    if gates.adjudication:
-        st.dataframe(gates.adjudication, hide_index=True)
-with right:
-    st.markdown(f"**Duplicate clusters** ({len(gates.clusters)}, from the last `curate audit`)")
-    if gates.clusters:
-        st.dataframe(gates.clusters, hide_index=True)
-    st.markdown(f"**Leaks** ({len(gates.leaks)})")
-    if gates.leaks:
-        st.dataframe(gates.leaks, hide_index=True)
-    st.markdown("**Probe checker verdicts** (`curate check`)")
-    if gates.probe_verdicts:
-        st.dataframe([{"verdict": v, "items": n} for v, n in gates.probe_verdicts.items()], hide_index=True)
-    else:
-        st.caption("No probe run on the current content yet.")
+    if kind != MCQ.name:
+        gates = kind_of(kind).gates
+        held = f"its gates ({', '.join(gates)}) hold units with the reasons above" if gates else "it has no gates"
+        st.caption(f"Gates of the {kind} kind: {held}. Agreement figures and probe verdicts belong to mcq items.")
+        return
+    gates = gates_cache().get(workspace(), snap)
+    st.subheader("Gates: agreement, audits, probes")
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Agreement** (`curate agreement`)")
+        st.dataframe(gates.agreement, hide_index=True)
+        for message in gates.agreement_failures:
+            st.error(f"Release blocked: {message}")
+        if not gates.agreement_failures:
+            st.caption("Every agreement threshold of curate.toml is met.")
+        st.markdown(f"**Adjudication queue** ({len(gates.adjudication)})")
+        if gates.adjudication:
+            st.dataframe(gates.adjudication, hide_index=True)
+    with right:
+        st.markdown(f"**Duplicate clusters** ({len(gates.clusters)}, from the last `curate audit`)")
+        if gates.clusters:
+            st.dataframe(gates.clusters, hide_index=True)
+        st.markdown(f"**Leaks** ({len(gates.leaks)})")
+        if gates.leaks:
+            st.dataframe(gates.leaks, hide_index=True)
+        st.markdown("**Probe checker verdicts** (`curate check`)")
+        if gates.probe_verdicts:
+            st.dataframe([{"verdict": v, "items": n} for v, n in gates.probe_verdicts.items()], hide_index=True)
+        else:
+            st.caption("No probe run on the current content yet.")
 
-if st.toggle("Show agreement plots (heatmaps, per-view and per-leaf bars)", key="dash-plots"):
-    with st.spinner("Drawing the agreement plots…"):
-        plots = gates_cache().plots(workspace(), snap)
-    for title, png in plots:
-        st.image(png, caption=title)
+    if st.toggle("Show agreement plots (heatmaps, per-view and per-leaf bars)", key="dash-plots"):
+        with st.spinner("Drawing the agreement plots…"):
+            plots = gates_cache().plots(workspace(), snap)
+        for title, png in plots:
+            st.image(png, caption=title)
+
+
+figures(kind)
+snap = snapshot()
+if not any(st.kind == kind for st in snap.statuses):
+    st.stop()  # judge tasks live apart from the item table: they have no item history
 
 st.subheader("Items")
 st.caption("Select a row to open the item's history.")
 f1, f2, f3 = st.columns(3)
 state = f1.selectbox("State", ["all", *STATES], key="dash-state")
-ids = item_ids(snap, None if state == "all" else state)
+ids = item_ids(snap, None if state == "all" else state, kind)
 size = f2.selectbox("Per page", PAGE_SIZES, index=1, key="dash-size")
 pages = max(1, -(-len(ids) // size))
 number = f3.number_input(f"Page (of {pages})", min_value=1, max_value=pages, value=1, key="dash-page")

@@ -1,11 +1,19 @@
-"""Checklist curation and cross-check (Judge Anything §2.2, App. B.3): select 1–6 of the model's entries,
+"""Checklist curation and cross-check (Judge Anything §2.2, App. B.3): select 1–6 of each rubric's entries,
 rewrite or add one (curator); a second person selects blind among the curated candidates (cross-check)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
+from annotation_ui.components import (
+    current_user,
+    flash,
+    guidelines_panel,
+    label_text,
+    queue_picker,
+    show_error,
+    workspace,
+)
 from annotation_ui.judge_ui import require_annotator, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import store
@@ -16,7 +24,9 @@ user = require_annotator(current_user())
 ws = workspace()
 limits = store.bounds(ws)
 st.title("Checklist curation")
-st.caption(f"Select {limits.minimum} to {limits.maximum} entries that help judge a response to this task.")
+st.caption(
+    f"For each rubric, select {limits.minimum} to {limits.maximum} entries that help judge a response to this task."
+)
 states = {t.task: t for t in store.task_checklists(ws)}
 drafted = {t.id for t in store.tasks(ws) if store.drafted_candidates(ws, t.id)}
 curate = [t for t in sorted(drafted) if states[t].curation is None and (states[t].crosscheck is None)]
@@ -26,6 +36,7 @@ crosscheck = [
 ]  # fmt: skip
 stage = st.radio("Stage", ["checklist_curation", "checklist_crosscheck"], horizontal=True,
                  format_func=lambda s: "Curate" if s == "checklist_curation" else "Cross-check (blind)")  # fmt: skip
+guidelines_panel(stage)
 picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" else crosscheck, noun="task")
 if picked is None:
     st.stop()
@@ -42,8 +53,9 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
         if not entries:
             continue
         st.markdown(f"**{rubric.capitalize()}**")
+        before = len(selected)
         for entry in entries:
-            if st.checkbox(entry.text, key=f"judge-cl-{stage}-{picked}-{entry.id}"):
+            if st.checkbox(label_text(entry.text), key=f"judge-cl-{stage}-{picked}-{entry.id}"):
                 selected.append(entry.id)
                 if curating:
                     text = st.text_input(
@@ -51,6 +63,7 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
                     )
                     if text.strip() and text.strip() != entry.text:
                         edits.append({"entry": entry.id, "text": text})
+        st.caption(f"{rubric}: {len(selected) - before} of {len(entries)} selected")
     if curating:
         st.markdown("**Add an entry (optional)**")
         rubric = st.selectbox("Rubric", RUBRICS, index=None, key=f"judge-cl-add-rubric-{picked}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from annotation_ui.components import current_user, flash, queue_picker, show_error, workspace
-from annotation_ui.judge_ui import require_annotator, show_response, show_task
+from annotation_ui.components import current_user, flash, guidelines_panel, queue_picker, show_error, workspace
+from annotation_ui.judge_ui import require_annotator, response_names, show_response, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import store
 from curation.kinds.judge.schema import ResponseReviewRecord
@@ -15,15 +15,18 @@ user = require_annotator(current_user())
 ws = workspace()
 st.title("Response review")
 st.caption("Mark each response usable, or unusable with a reason; NSFW content is never usable.")
+guidelines_panel("response_review")
 reviewed = store.response_reviews(ws)
-waiting = [r.id for r in store.responses(ws) if not reviewed.get(r.id)]
-picked = queue_picker("judge-responses", waiting, noun="response")
+every = store.responses(ws)
+names = response_names(every)  # response ids name their system: the page shows neutral numbers only
+waiting = [r.id for r in every if not reviewed.get(r.id)]
+picked = queue_picker("judge-responses", waiting, noun="response", describe=names.__getitem__)
 if picked is None:
     st.stop()
-response = next(r for r in store.responses(ws) if r.id == picked)
+response = next(r for r in every if r.id == picked)
 show_task(ws, store.task(ws, response.task))
-show_response(ws, response, f"Response of {response.system}")
-with st.form(f"judge-review-{picked}"):
+show_response(ws, response, names[picked].split(" · ")[-1].capitalize())
+with st.form(f"judge-review-{waiting.index(picked)}"):
     usable = st.radio("Usable as a judging sample?", ["usable", "unusable"], index=None, horizontal=True)
     nsfw = st.checkbox("NSFW (not safe for work)")
     reason = st.text_input("Reason (needed when unusable)")
@@ -39,7 +42,7 @@ if submitted:
                     response=picked, reviewer=user.name, usable=usable == "usable", reason=reason, nsfw=nsfw
                 ),
             )
-            flash(f"Recorded your review of {picked}.")
+            flash(f"Recorded your review of {names[picked].lower()}.")
             st.rerun()
         except CurateError as exc:
             show_error(exc)

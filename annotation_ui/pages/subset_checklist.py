@@ -14,6 +14,7 @@ import streamlit as st
 
 from annotation_ui.components import label_text, record_review, review_queue, show_audio, show_image, show_text
 from annotation_ui.logic import checklist_view
+from annotation_ui.shortcuts import NEXT, PREVIOUS, SUBMIT, keys_help, number_keys
 from curation.vocab import checklist_views_of
 
 user, ws, snap, item_id = review_queue(
@@ -117,12 +118,27 @@ with st.container(border=True):
 
 back, forward, _ = st.columns([1, 1, 3])
 options = list(item.options)
-back.button("Previous view", on_click=move, args=(item_id, options, -1), disabled=position == 0)
-forward.button("Next view", on_click=move, args=(item_id, options, 1), disabled=position == len(VIEWS) - 1)
+back.button("Previous view", on_click=move, args=(item_id, options, -1), disabled=position == 0, shortcut=PREVIOUS)
+forward.button(
+    "Next view", on_click=move, args=(item_id, options, 1), disabled=position == len(VIEWS) - 1, shortcut=NEXT
+)
+number_keys("checklist", "checkbox")
+keys_help(
+    (f"1–{len(content.options) + 1}", "tick an option (the last: no option fits)"),
+    (f"{PREVIOUS} / {NEXT}", "previous / next view"),
+    (SUBMIT, "submit once every view is answered"),
+)
 here_answered = bool(ticked_here) != none_here
 ready = here_answered and all(answered(v) for v in VIEWS if v != view)
 note = st.text_area("Note", key=f"cl-note-{item_id}", placeholder="Anything the author should know")
-if st.button("Submit checklist", type="primary", disabled=not ready, on_click=keep_ticks, args=(item_id, options)):
+if st.button(
+    "Submit checklist",
+    type="primary",
+    disabled=not ready,
+    on_click=keep_ticks,
+    args=(item_id, options),
+    shortcut=SUBMIT,
+):
     record = {
         "item": item_id,
         "stage": "subset_checklist",

@@ -10,7 +10,7 @@ Public API (everything else in this package is private)::
 
     Kind, Stage, GroupStage, UiPage, LabelStudioSpec, Control, ReleaseLayout, Gate, GateFinding, ADJUDICATION,
     StageOutcome, ItemFacts, RecordFacts, not_author, no_sister_author, verdict_counts,
-    register_kind, kind_of, kinds, kind_statuses, all_stages, stage_named, stage_names, stage_registered
+    register_kind, kind_of, kinds, kind_statuses, kinds_present, all_stages, stage_named, stage_names, stage_registered
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from ._registry import (
     kind_of,
     kind_statuses,
     kinds,
+    kinds_present,
     register_kind,
     stage_named,
     stage_names,
@@ -66,6 +67,7 @@ __all__ = [
     "UiPage",
     "kind_of",
     "kind_statuses",
+    "kinds_present",
     "kinds",
     "no_sister_author",
     "not_author",

@@ -278,6 +278,9 @@ class ReleaseLayout:
     """The JSONL file of the release's units, one object with an ``id`` per line (None: the kind checks its own)."""
     media_fields: tuple[str, ...] = ()
     """The fields of a unit (and of its manifest record) that name a shipped medium."""
+    builder: str | None = None
+    """``module:function`` that builds a release of this kind (resolved by the release shell, as the app
+    resolves a :class:`UiPage`); called as ``function(ws, version, out=, license=, name=, actor=, ...)``."""
 
 
 # ----- the kind ------------------------------------------------------------------------------------
@@ -303,6 +306,9 @@ class Kind:
     statuses: Callable[[Any], list[Any]] | None = None
     """Where each unit stands (``ItemStatus`` rows) for a kind whose units live in its own tables, not in the
     ``item`` table; given the workspace. None: the item table's derivation covers the kind."""
+    has_units: Callable[[Any], bool] | None = None
+    """Whether the workspace holds units of a kind that lives in its own tables (a cheap query, asked on every
+    page of the UI); None: the kind's units are rows of the ``item`` table."""
 
     def views(self, modalities: Sequence[str]) -> tuple[str, ...]:
         """Every view (``none`` first) of an item with these modalities."""

@@ -59,6 +59,18 @@ def stage_names() -> tuple[str, ...]:
     return tuple(s.name for s in all_stages())
 
 
+def kinds_present(ws: Any) -> list[str]:
+    """The kinds that have units in the workspace, in the registry's order: what the UI offers pages for."""
+    from sqlalchemy import select
+    from sqlmodel import col
+
+    from ..tables import Item
+
+    with ws.session() as s:
+        in_items = set(s.execute(select(col(Item.kind)).distinct()).scalars())
+    return [k.name for k in kinds() if k.name in in_items or (k.has_units is not None and k.has_units(ws))]
+
+
 def kind_statuses(ws: Any) -> list[Any]:
     """The ``ItemStatus`` rows of every kind whose units live apart from the ``item`` table, kind by kind:
     what ``curate status``, ``curate funnel`` and the dashboard add to the items' own statuses."""

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+
+if TYPE_CHECKING:
+    from curation.kinds.judge.report import ReportSettings
+    from curation.workspace import Workspace
+from .judge_queries import app as queries_app
+from .judge_runs import respond_cmd, run_cmd
 
 app = typer.Typer(
     help="The judge_task kind: checklists, responses, score/pair samples, judges against people.", no_args_is_help=True
@@ -23,19 +29,36 @@ class ImportKind(StrEnum):
     records = "records"
     annotations = "annotations"
     outputs = "outputs"
+    queries = "queries"
 
 
 @app.command("import")
 def import_cmd(
     kind: Annotated[
-        ImportKind, typer.Argument(help="tasks, responses, records (stage records), annotations or outputs (judges).")
+        ImportKind,
+        typer.Argument(
+            help="tasks, responses, records (stage records), annotations, outputs (judges) or queries (candidates)."
+        ),
     ],
-    file: Annotated[Path, typer.Argument(help="JSON Lines file; media paths are relative to it.")],
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="JSON Lines file (media paths relative to it); for queries also a Parquet/Arrow file or a folder."
+        ),
+    ],
     by: Annotated[
         str | None,
         typer.Option(
             "--by", help="Who imports the tasks (required for tasks): they own them and never annotate their samples."
         ),
+    ] = None,
+    mapping: Annotated[
+        list[str] | None,
+        typer.Option("--map", help="Queries: FIELD=COLUMN of a benchmark's table (repeatable).", show_default=False),
+    ] = None,
+    default: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Queries: FIELD=VALUE for a field no column holds (source, license, output)."),
     ] = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -43,8 +66,17 @@ def import_cmd(
     from curation.errors import Problem, ValidationFailed
     from curation.kinds.judge import store
 
-    ws = open_workspace()
+    from .judge_queries import import_queries, parse_defaults
+
     result: Any
+    if kind is ImportKind.queries:
+        result = import_queries(file, mapping or [], parse_defaults(default or []))
+        if json_out:
+            print_json({"kind": kind.value, **result})
+        else:
+            out_console.print(f"{kind.value}: " + ", ".join(f"{v} {k}" for k, v in result.items()))
+        return
+    ws = open_workspace()
     if kind is ImportKind.tasks:
         if by is None:
             raise ValidationFailed(
@@ -86,7 +118,7 @@ def draft_cmd(
 def checklists_cmd(json_out: JsonFlag = False) -> None:
     """Where each task's checklist stands, the curator/cross-checker agreement and the adjudication queue."""
     from curation.kinds.judge import store
-    from curation.kinds.judge.checklists import adjudication_queue, selection_agreement
+    from curation.kinds.judge.checklists import adjudication_queue, rubric_counts, selection_agreement
 
     ws = open_workspace()
     tasks = store.task_checklists(ws)
@@ -97,6 +129,7 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
                 "kind": "judge_task",
                 "state": t.state,
                 "entries": [e.model_dump(mode="json") for e in t.final],
+                "per_rubric": rubric_counts(t.final),
             }
             for t in tasks
         ],
@@ -106,9 +139,10 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
     if json_out:
         print_json(document)
         return
-    table = Table("task", "state", "entries")
+    table = Table("task", "state", "entries", "per rubric")
     for row in document["tasks"]:
-        table.add_row(row["id"], row["state"], str(len(row["entries"])))
+        per_rubric = ", ".join(f"{rubric} {n}" for rubric, n in row["per_rubric"].items())
+        table.add_row(row["id"], row["state"], str(len(row["entries"])), per_rubric)
     out_console.print(table)
     agreement = document["agreement"]
     value = agreement["value"]
@@ -186,6 +220,26 @@ def print_report(report: dict[str, Any]) -> None:
         for system in systems:
             table.add_row(system, *(f"{r[system]:.0f}" if system in r else "—" for r in elo.values()))
         out_console.print(table)
+    if report.get("consistency"):
+        table = Table("judge", "position consistency (pairs)", "run-to-run consistency (units)", title="Consistency")
+        for judge, figures in report["consistency"].items():
+            position, runs = figures["position"], figures["runs"]
+            table.add_row(
+                judge,
+                "—" if position["value"] is None else f"{position['value']:.3f} ({position['pairs']})",
+                "—" if runs["value"] is None else f"{runs['value']:.3f} ({runs['units']})",
+            )
+        out_console.print(table)
+
+
+def full_report(ws: Workspace, settings: ReportSettings | None = None) -> dict[str, Any]:
+    """The judge-vs-human report with the judges' position and run-to-run consistency (§3.3)."""
+    from curation.kinds.judge import store
+    from curation.kinds.judge.judging import consistency
+
+    report = store.report(ws, settings)
+    report["consistency"] = consistency(ws)
+    return report
 
 
 @app.command("report")
@@ -196,13 +250,12 @@ def report_cmd(
 ) -> None:
     """Judges against people: scores (Pearson, Spearman, MAE, exact match), pairs (accuracy with and without
     ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry."""
-    from curation.kinds.judge import store
     from curation.kinds.judge.report import ReportSettings
 
     ws = open_workspace()
     cfg = ws.settings.judge
     settings = ReportSettings(cfg.judge_scores, cfg.bootstrap if bootstrap is None else bootstrap, seed)
-    report = store.report(ws, settings)
+    report = full_report(ws, settings)
     if json_out:
         print_json(report)
     else:
@@ -216,6 +269,9 @@ ls_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(ls_app, name="ls")
+app.add_typer(queries_app, name="queries")
+app.command("respond")(respond_cmd)
+app.command("run")(run_cmd)
 
 
 class SampleKind(StrEnum):

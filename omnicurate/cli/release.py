@@ -43,8 +43,13 @@ def build_cmd(
     name: Annotated[str | None, typer.Option("--name", help="Dataset name (default: the workspace folder's).")] = None,
     actor: Annotated[str, typer.Option(help="Who publishes (recorded in the event log).")] = "cli",
     kind: Annotated[
-        str, typer.Option("--kind", help="mcq (default) or story_transition: which kind's admitted items to release.")
-    ] = "mcq",
+        str | None,
+        typer.Option(
+            "--kind",
+            help="Which kind's units to release (any kind `curate kinds` lists); not needed when the workspace "
+            "holds one kind.",
+        ),
+    ] = None,
     no_rejected: Annotated[
         bool,
         typer.Option(
@@ -55,48 +60,16 @@ def build_cmd(
     json_out: JsonFlag = False,
 ) -> None:
     """Re-run the gates on the admitted items and write the release; refuse listing every blocking item."""
-    from exports.build import build_release
+    from exports.build import validate_version
+    from exports.kind_release import build_kind_release, release_kind
 
-    if kind in ("story", "story_transition"):
-        from exports.story_release import build_story_release
-
-        if allow_partial:
-            raise ValidationFailed(
-                [
-                    Problem(
-                        "a story release has no item gates to leave items out by: it holds exactly the admitted "
-                        "transitions (see `curate status`); build without --allow-partial",
-                        "--allow-partial",
-                    )
-                ]
-            )
-        notes_text = _read_notes(notes) if notes else ""
-        result = build_story_release(
-            open_workspace(),
-            version,
-            out=out,
-            license=license,
-            name=name,
-            actor=actor,
-            notes=notes_text,
-            rejected=not no_rejected,
-        )
-        if json_out:
-            print_json(result.as_json())
-        else:
-            out_console.print(
-                f"release {result.version} (story_transition): {result.items} transitions, {result.files} files\n"
-                f"{result.path}\nmanifest sha256 {result.manifest_sha256}",
-                highlight=False,
-                markup=False,
-                soft_wrap=True,
-            )
-        return
-    if kind != "mcq":
-        raise ValidationFailed([Problem(f"unknown kind {kind!r}; use mcq or story_transition", "--kind")])
+    validate_version(version)
     notes_text = _read_notes(notes) if notes else ""
-    result = build_release(
-        open_workspace(),
+    ws = open_workspace()
+    chosen = release_kind(ws, kind)
+    result = build_kind_release(
+        ws,
+        chosen,
         version,
         out=out,
         notes=notes_text,
@@ -108,14 +81,14 @@ def build_cmd(
         rejected=not no_rejected,
     )
     if json_out:
-        print_json(result.as_json())
+        print_json({"kind": chosen.name, **result.as_json()})
         return
     for item, reasons in result.dropped.items():
         err_console.print(f"left out {item}: {', '.join(reasons)}", highlight=False, markup=False, soft_wrap=True)
     what = "already built, identical" if result.unchanged else "built"
     out_console.print(
-        f"release {result.version} {what}: {result.items} items, {result.files} files, {result.bytes:,} bytes, "
-        f"dated {result.release_date}\n{result.path}\nmanifest sha256 {result.manifest_sha256}",
+        f"release {result.version} ({chosen.name}) {what}: {result.items} units, {result.files} files, "
+        f"{result.bytes:,} bytes, dated {result.release_date}\n{result.path}\nmanifest sha256 {result.manifest_sha256}",
         highlight=False,
         markup=False,
         soft_wrap=True,
@@ -143,17 +116,19 @@ def verify_cmd(
     json_out: JsonFlag = False,
 ) -> None:
     """Check every file against manifest.json, list extra files and broken media references; exit 1 on any."""
+    from exports.kind_release import manifest_kind
     from exports.verify import verify_release
 
     report = verify_release(folder, manifest_sha256)
+    kind = manifest_kind(folder.resolve()) or "?"
     if json_out:
-        print_json(report.as_json())
+        print_json({"kind": kind, **report.as_json()})
     else:
         for m in report.mismatches:
             out_console.print(f"{m.kind}: {m.path}: {m.detail}", highlight=False, markup=False, soft_wrap=True)
         verdict = "OK" if report.ok else f"{len(report.mismatches)} mismatch(es)"
         out_console.print(
-            f"release {report.version or '?'}: {report.files} files, {report.items} items: {verdict}",
+            f"release {report.version or '?'} ({kind}): {report.files} files, {report.items} items: {verdict}",
             highlight=False,
             markup=False,
             soft_wrap=True,
@@ -176,7 +151,7 @@ def diff_cmd(
         print_json(diff)
         return
     out_console.print(
-        f"{diff['old']['version'] or old} -> {diff['new']['version'] or new}: {len(diff['added'])} added, "
+        f"{diff['kind']} {diff['old']['version'] or old} -> {diff['new']['version'] or new}: {len(diff['added'])} added, "
         f"{len(diff['removed'])} removed, {len(diff['changed'])} changed, {diff['unchanged']} unchanged",
         highlight=False,
         markup=False,
@@ -196,8 +171,9 @@ def diff_cmd(
 def list_cmd(json_out: JsonFlag = False) -> None:
     """Published versions of this workspace, in version order, with their date, size and manifest digest."""
     from exports.build import list_releases
+    from exports.kind_release import manifest_kind
 
-    releases = list_releases(open_workspace())
+    releases = [{**r, "kind": manifest_kind(Path(r["path"]))} for r in list_releases(open_workspace())]
     if json_out:
         print_json(releases)
         return
@@ -206,7 +182,8 @@ def list_cmd(json_out: JsonFlag = False) -> None:
     for r in releases:
         flags = (" partial" if r["partial"] else "") + ("" if r["present"] else " (folder missing)")
         out_console.print(
-            f"{r['version']}  {r['release_date']}  {r['items']} items  {r['manifest_sha256'][:12]}  {r['path']}{flags}",
+            f"{r['version']}  {r['kind'] or '?'}  {r['release_date']}  {r['items']} items  {r['manifest_sha256'][:12]}  "
+            f"{r['path']}{flags}",
             highlight=False,
             markup=False,
             soft_wrap=True,

@@ -48,7 +48,7 @@ def ui(
     ws = open_workspace()
     if importlib.util.find_spec("streamlit") is None:
         raise fail("the annotation UI is not installed: pip install 'omnicurate[ui]'")
-    spec = importlib.util.find_spec("annotation_ui.app")
+    spec = importlib.util.find_spec("annotation_ui.entry.main")
     if spec is None or spec.origin is None:
         raise fail("the annotation UI's entry script is missing: reinstall omnicurate")
     entry = Path(spec.origin)

@@ -121,12 +121,11 @@ def demo_cmd(
         build_story_demo(directory, log=log)
         return
     if kind == "judge":
-        from curation.kinds.judge import store
         from omnicurate.demo.judge import build_judge_demo
 
-        from .judge import print_report
+        from .judge import full_report, print_report
 
-        print_report(store.report(build_judge_demo(directory, log=log)))
+        print_report(full_report(build_judge_demo(directory, log=log)))
         return
     if kind != "mcq":
         raise fail(f"unknown demo kind {kind!r}; use mcq, story or judge")

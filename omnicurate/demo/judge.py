@@ -1,6 +1,8 @@
-"""``curate demo --kind judge``: a dozen any-to-any tasks (text, image, audio, video), replayed checklist
+"""``curate demo --kind judge``: candidate queries audited, screened, refined and promoted to a dozen any-to-any
+tasks (text, image, audio, video), replayed checklist
 drafts, curation and a blind cross-check (two disagreements adjudicated), response review, score and pair
-samples, two annotators' scores and choices, replayed judge outputs, the report and a release.
+samples, three annotators' scores and choices, a judge run twice through a replay backend (Checklist
+setting, pairs in both orders), two replayed judges' outputs, the report and a release.
 
 Running it twice changes nothing: imports are idempotent, drafts come from the cache, records and
 annotations are the same, and the release rebuilds to the same bytes.
@@ -15,7 +17,15 @@ from typing import Any
 
 from . import DEMO_PASSWORD
 
-PEOPLE = {"ann1": ["reviewer"], "ann2": ["reviewer"], "rev1": ["reviewer"], "maya": ["maintainer", "reviewer"]}
+PEOPLE = {
+    "ann1": ["reviewer"],
+    "ann2": ["reviewer"],
+    "ann3": ["reviewer"],
+    "rev1": ["reviewer"],
+    "maya": ["maintainer", "reviewer"],
+}
+PER_RUBRIC = {"relevance": 2, "trustworthiness": 2, "creativity": 1, "clarity": 2, "coherence": 1, "completeness": 2}
+"""The curator's selection per rubric: 1-6 from each rubric's drafted entries (10 per task, 11 with the added one)."""
 DISAGREE = ("i2t-02", "v2a-01")
 """Tasks whose cross-checker keeps other entries than the curator: a maintainer adjudicates them."""
 UNUSABLE = {"t2t-01:sys-c": (False, "off-topic: does not attempt the haiku"), "t2v-01:sys-c": (True, "NSFW frame")}
@@ -25,11 +35,13 @@ VERSION = "1.0.0"
 def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
     from checker.drafting import ReplayDrafter, draft_checklists
     from curation.kinds.judge import store
+    from curation.kinds.judge.checklists import first_per_rubric
     from curation.kinds.judge.schema import ChecklistAdjudicationRecord, ChecklistSelectionRecord, ResponseReviewRecord
     from curation.workspace import Workspace
     from exports.judge_release import build_judge_release
 
-    from .judge_sources import human_choices, human_scores, judge_outputs, write_sources
+    from .judge_pipeline import curate_queries, run_demo_judge
+    from .judge_sources import ANNOTATORS, human_choices, human_scores, judge_outputs, write_sources
 
     ws = Workspace.init(directory)
     log(f"workspace: {ws.root}")
@@ -40,19 +52,14 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
             ws.set_password(name, DEMO_PASSWORD, actor="demo")
     log(f"people: {', '.join(PEOPLE)} (UI password: {DEMO_PASSWORD})")
     sources = write_sources(ws.root / "demo-sources")
-    log(f"tasks: {store.import_tasks(ws, sources['tasks'], actor='demo').as_dict()}")
+    curate_queries(ws, sources["tasks"], log)
     log(f"responses: {store.import_responses(ws, sources['responses'], actor='demo').as_dict()}")
     run = draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     log(f"checklist drafts (replayed): {len(run.drafted)} drafted, {len(run.cached)} from the cache")
 
     for task in store.tasks(ws):
         entries = store.drafted_candidates(ws, task.id)
-        picked = [
-            entries[0].id,
-            entries[3].id,
-            entries[9].id,
-            entries[15].id,
-        ]  # relevance, trust, clarity, completeness
+        picked = first_per_rubric(entries, PER_RUBRIC)
         edits = (
             [{"entry": entries[3].id, "text": entries[3].text.replace("?", " or the input?")}]
             if task.id.startswith("v2")
@@ -93,8 +100,9 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     log(f"samples: +{added['score']} score, +{added['pair']} pair")
     for kind, make in (("score", human_scores), ("pair", human_choices)):
         for sample in store.samples(ws, kind):
-            for person in ("ann1", "ann2"):
+            for person in ANNOTATORS:
                 store.save_annotation(ws, sample.id, person, make(sample.model_dump(), person), apply=True)  # type: ignore[arg-type]
+    run_demo_judge(ws, ws.root / "demo-sources", log)
     judges = ws.root / "demo-sources" / "judge_outputs.jsonl"
     lines: list[dict[str, Any]] = []
     for kind in ("score", "pair"):

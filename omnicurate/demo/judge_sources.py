@@ -1,6 +1,6 @@
 """Sources of the judge demo, written into a folder: a dozen any-to-any tasks with their media, three
-systems' responses, recorded checklist drafts (replay) and recorded judge outputs (replay), and the two
-annotators' scores and choices. Media are made here (PIL, a sine tone, PyAV), so nothing large is bundled,
+systems' responses, recorded checklist drafts (replay) and recorded judge outputs (replay), and the
+three annotators' scores and choices. Media are made here (PIL, a sine tone, PyAV), so nothing large is bundled,
 and everything is seeded: the same folder every time.
 """
 
@@ -20,7 +20,8 @@ from curation.kinds.judge.rubrics import CRITERIA
 SYSTEMS = ("sys-a", "sys-b", "sys-c")
 QUALITY = {"sys-a": 4.2, "sys-b": 3.0, "sys-c": 2.0}
 """Each system's typical score: the annotators and the judges see it through their own noise."""
-ANNOTATORS = ("ann1", "ann2")
+ANNOTATORS = ("ann1", "ann2", "ann3")
+"""Three annotators per sample, as in the paper's Table 2 (``[judge] annotators_per_sample``)."""
 JUDGES = ("judge-gemini", "judge-gpt")
 JUDGE_NOISE = {"judge-gemini": 1.0, "judge-gpt": 1.4}
 

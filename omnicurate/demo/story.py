@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from . import DEMO_PASSWORD
+
 REVIEWERS = {"rev1": ["reviewer"], "rev2": ["reviewer"], "rev3": ["reviewer"], "maya": ["maintainer", "reviewer"]}
 
 
@@ -29,6 +31,8 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     for name, roles in REVIEWERS.items():
         if name not in known:
             ws.add_person(name, roles, email=f"{name}@demo.omnicurate.org", actor="demo")
+            ws.set_password(name, DEMO_PASSWORD, actor="demo")
+    log(f"people: {', '.join(REVIEWERS)} (UI password: {DEMO_PASSWORD})")
     corpus_dir, library = ws.root / "corpus", ws.root / "library"
     if not (corpus_dir / "replay.jsonl").is_file() or not library.is_dir():
         write_corpus_epubs(build_corpus(corpus_dir, books=14), library)

@@ -13,7 +13,7 @@ from typing import IO
 
 import pytest
 from media_factory import item_row, write_items
-from ui_helpers import APP, CONTEXT, add_people, chromium_path, promote_story
+from ui_helpers import CONTEXT, SERVED, add_people, chromium_path, promote_story
 
 from curation.items import import_items
 from curation.workspace import Workspace
@@ -67,7 +67,7 @@ def serve_app(tmp_path: Path) -> Iterator[Callable[[Workspace], str]]:
         log_path = tmp_path / f"streamlit-{port}.log"
         log = log_path.open("w")
         proc = subprocess.Popen(
-            streamlit_command(APP, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT
+            streamlit_command(SERVED, "127.0.0.1", port), env=env, stdout=log, stderr=subprocess.STDOUT
         )
         started.append((proc, log, ws))
         url = f"http://127.0.0.1:{port}"

@@ -16,6 +16,7 @@ PEOPLE = {"ann1": ["reviewer"], "ann2": ["reviewer"], "ann3": ["reviewer"], "may
 def build_judge_template(root: Path, tasks: tuple[str, ...] | None = None) -> Path:
     from checker.drafting import ReplayDrafter, draft_checklists
     from curation.kinds.judge import store
+    from curation.kinds.judge.checklists import first_per_rubric
     from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
     from omnicurate.demo.judge_sources import write_sources
 
@@ -33,7 +34,7 @@ def build_judge_template(root: Path, tasks: tuple[str, ...] | None = None) -> Pa
     store.import_responses(ws, sources["responses"])
     draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     for task in store.tasks(ws):
-        ids = [e.id for e in store.drafted_candidates(ws, task.id)][:3]
+        ids = first_per_rubric(store.drafted_candidates(ws, task.id))
         for stage, who in (("checklist_curation", "ann3"), ("checklist_crosscheck", "maya")):
             store.record_selection(ws, ChecklistSelectionRecord(task=task.id, stage=stage, reviewer=who, selected=ids))
     for r in store.responses(ws):

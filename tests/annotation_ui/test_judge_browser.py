@@ -37,18 +37,19 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     url, ws = judge_server
     page.set_default_timeout(TIMEOUT)
     first, second = (s.id for s in store.samples(ws, "score")[:2])
+    shown = {first: "Sample 1", second: "Sample 2"}  # annotators see numbers: sample ids name the systems
     open_score_page(page, url)
-    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text("[relevance]").first).to_be_visible(timeout=TIMEOUT)  # the checklist beside the response
     choose(page, "overall", "2")
     settled(page)
     page.get_by_role("button", name="Next").click()
     settled(page)
-    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
     settled(page)
     page.get_by_role("button", name="Previous").click()
     settled(page)
-    expect(page.get_by_text(first)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
     overall = page.get_by_role("radiogroup", name="Overall")
     expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
     assert store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
@@ -58,12 +59,12 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     settled(page)
     page.get_by_role("button", name="Apply").click()
     settled(page)
-    expect(page.get_by_text(f"Applied {first}.")).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text("Applied Sample 1.")).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
     saved = store.annotation(ws, first, "ann1")
     assert saved.applied and saved.payload["scores"] == dict.fromkeys(CRITERIA, 4)
 
     # a reload is a new session: signed in again, the page resumes after the applied sample
     open_score_page(page, url)
-    expect(page.get_by_text(second)).to_be_visible(timeout=TIMEOUT)
-    expect(page.get_by_text(first)).to_have_count(0, timeout=TIMEOUT)
+    expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
+    expect(page.get_by_text(shown[first], exact=True)).to_have_count(0, timeout=TIMEOUT)

@@ -129,6 +129,7 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     page.get_by_role("link", name="Subset checklist").click()
     for n, view in enumerate(CHECKLIST_VIEWS):
         expect(page.get_by_text(f"View {n + 1} of 7: {view}")).to_be_visible()
+        settled(page)  # the previous view's elements are gone only once the run has finished
         shown = set(view.split("+"))
         expect(page.locator('[data-testid="stImage"]')).to_have_count(1 if "image" in shown else 0)
         expect(page.locator('[data-testid="stAudio"]')).to_have_count(1 if "audio" in shown else 0)
@@ -336,7 +337,7 @@ def test_bad_uploads_are_named_beside_their_fields_and_every_problem_shows_at_on
     page.get_by_role("button", name="Save item").click()
     settled(page)
     alerts = page.locator('[data-testid="stAlertContentError"]')
-    expect(alerts.filter(has_text="question: is empty")).to_have_count(1)  # every problem of the form at once
+    expect(alerts.filter(has_text="Question: is empty")).to_have_count(1)  # every problem of the form at once
     expect(alerts.filter(has_text="not a readable image")).to_have_count(1)  # each once
     expect(alerts.filter(has_text="audio is truncated")).to_have_count(1)
     said = " ".join(alerts.all_inner_texts())

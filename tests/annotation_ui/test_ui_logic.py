@@ -8,10 +8,12 @@ import pytest
 from ui_helpers import APP, PASSWORD, advance, passing_record
 
 from annotation_ui.dashboard import agreement_plots, dashboard_data, gates_data, item_ids, item_rows
+from annotation_ui.judge_ui import judge_pages_for
 from annotation_ui.logic import (
     SignedIn,
     blind_item,
     checklist_view,
+    every_page,
     group_panel,
     history_rows,
     oidc_providers,
@@ -66,17 +68,47 @@ def test_oidc_only_when_configured(secrets, expected):
     assert oidc_providers(secrets) == expected
 
 
-def test_pages_follow_roles():
+def test_pages_follow_roles_and_the_kinds_present():
     assert [p.title for section in pages_for(None).values() for p in section] == ["Sign in"]
-    reviewer = pages_for(SignedIn("rev1", frozenset({"reviewer"})))
-    assert list(reviewer) == ["Review", "Account"]
+    reviewer = SignedIn("rev1", frozenset({"reviewer"}))
+    mcq = [f"pages/{stage}.py" for stage in STAGES]
     story = ["pages/story_filter.py", "pages/story_revise.py"]  # the story_transition kind's two stages
-    assert [p.path for p in reviewer["Review"]] == [f"pages/{stage}.py" for stage in STAGES] + story
-    everyone = pages_for(SignedIn("x", frozenset({"author", "reviewer", "maintainer"})))
-    assert list(everyone) == ["Authoring", "Review", "Maintain", "Account"]
-    for section in everyone.values():
-        for page in section:
-            assert (APP.parent / page.path).is_file(), page.path
+    assert list(pages_for(reviewer)) == ["Review", "Account"]
+    assert [p.path for p in pages_for(reviewer)["Review"]] == mcq  # an mcq workspace: no story page
+    assert [p.path for p in pages_for(reviewer, ["story_transition"])["Review"]] == story
+    assert [p.path for p in pages_for(reviewer, ["mcq", "story_transition"])["Review"]] == mcq + story
+    assert list(pages_for(reviewer, ["judge_task"])) == ["Account"]  # judge pages come from judge_pages_for
+    assert [p.title for p in judge_pages_for(reviewer, ["judge_task"])["Judging"]] == [
+        "Checklist curation",
+        "Response review",
+        "Score annotation",
+        "Pair annotation",
+    ]
+    assert judge_pages_for(reviewer, ["mcq"]) == {}
+    everyone = SignedIn("x", frozenset({"author", "reviewer", "maintainer"}))
+    assert list(pages_for(everyone)) == ["Authoring", "Review", "Maintain", "Account"]
+    assert list(pages_for(everyone, [])) == ["Authoring", "Review", "Maintain", "Account"]  # empty: mcq
+    story_maintainer = pages_for(everyone, ["story_transition"])
+    assert [p.title for p in story_maintainer["Maintain"]] == ["Dashboard", "Item history"]
+    assert [p.title for p in story_maintainer["Authoring"]] == ["Returned to you"]
+    judge_maintainer = pages_for(everyone, ["judge_task"])
+    assert list(judge_maintainer) == ["Maintain", "Account"] and [p.title for p in judge_maintainer["Maintain"]] == [
+        "Dashboard"
+    ]
+    for page in every_page():
+        assert (APP.parent / page.path).is_file(), page.path
+
+
+def test_kinds_present_follow_the_workspace(ui_workspace, story_workspace):
+    from curation.kinds import kinds_present
+
+    assert kinds_present(ui_workspace) == ["mcq", "story_transition"]  # one workspace, both kinds
+
+
+def test_an_empty_workspace_holds_no_kind(workspace):
+    from curation.kinds import kinds_present
+
+    assert kinds_present(workspace) == []
 
 
 def test_queue_matches_the_domain_and_excludes_own_items(ui_workspace):

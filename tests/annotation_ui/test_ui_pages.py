@@ -281,8 +281,8 @@ def test_author_page_edits_and_reports_problems_beside_fields(ui_workspace):
     assert at.selectbox(key="author-New item-perturbed").value == "text"  # a new group asks what it perturbs
     at.button[0].click().run()
     errors = [e.value for e in at.error]
-    assert any(e.startswith("image: upload an image") for e in errors), errors
-    assert any(e.startswith("audio: upload an audio") for e in errors), errors
+    assert any(e.startswith("Image: upload an image") for e in errors), errors  # the form's own words
+    assert any(e.startswith("Audio: upload an audio") for e in errors), errors
 
 
 def test_returned_page_lists_reasons_and_opens_the_editor(ui_workspace):
@@ -400,9 +400,10 @@ def test_author_upload_errors_are_named_beside_the_field(ui_workspace, name, ima
     assert not at.exception, at.exception
     shown = [e.value for e in at.error]
     assert sum(words in e for e in shown) == 1, shown
-    assert any(e.startswith("id: ") for e in shown) and any(e.startswith("question: is empty") for e in shown), shown
+    assert any(e.startswith("Item id: ") for e in shown), shown  # the form's labels, not JSON fields
+    assert any(e.startswith("Question: must hold at least 1 character") for e in shown), shown
     other = "audio" if field == "image" else "image"
-    assert any(e.startswith(f"{other}: upload an {other}") for e in shown), shown
+    assert any(e.startswith(f"{other.capitalize()}: upload an {other}") for e in shown), shown
     page = texts(at)
     assert "/tmp" not in page and "Traceback" not in page and "staging" not in page and "pydantic" not in page
 

@@ -10,6 +10,7 @@ from annotation_ui.components import USER_KEY
 from annotation_ui.logic import SignedIn
 from curation.screening.items import story_item
 from curation.tables import ReviewRecord
+from curation.workflow import derive_status
 
 
 def open_page(page: str, name: str) -> AppTest:
@@ -19,6 +20,10 @@ def open_page(page: str, name: str) -> AppTest:
     at.switch_page(f"pages/{page}.py").run()
     assert not at.exception, at.exception
     return at
+
+
+def button(at: AppTest, label: str):  # type: ignore[no-untyped-def]
+    return next(b for b in at.button if b.label == label)
 
 
 def _records(ws, stage: str) -> list[ReviewRecord]:  # type: ignore[no-untyped-def]
@@ -32,11 +37,11 @@ def test_filter_page_shows_both_pages_and_needs_a_reason_to_drop(story_workspace
     transition = story_item(story_workspace, picked)
     assert [t.value for t in at.text] == [transition.current.text, transition.next.text]  # shown as typed
     assert [s.value for s in at.subheader] == ["Current page", "Next page (reference)"]
-    at.radio[-1].set_value("drop")
-    at.button[0].click().run()
+    assert [b.label for b in at.button] == ["Keep", "Drop"]  # keys K and D
+    assert any("K keep" in c.value and "D drop" in c.value for c in at.caption)  # the shortcuts, said on the page
+    button(at, "Drop").click().run()
     assert "a drop needs a reason" in at.error[0].value and _records(story_workspace, "filter") == []
-    at.radio[-1].set_value("keep")
-    at.button[0].click().run()
+    button(at, "Keep").click().run()
     assert [(r.subject, r.payload["verdict"]) for r in _records(story_workspace, "filter")] == [
         (f"item:{picked}", "keep")
     ]
@@ -73,3 +78,43 @@ def test_revise_page_records_an_edit_as_a_revision(story_workspace) -> None:  # 
     assert sorted((r.subject, r.revision) for r in _records(story_workspace, "revise")) == sorted(
         [(f"item:{picked}", 2), (f"item:{second}", 1)]
     )
+
+
+def test_a_drop_reason_reaches_the_author_and_the_author_page_says_what_it_cannot_edit(story_workspace) -> None:  # type: ignore[no-untyped-def]
+    from curation.authoring import returned_inbox
+    from curation.screening.items import STORY_AUTHOR
+
+    at = open_page("story_filter", "rev1")
+    picked = at.radio(key="story-filter-pick").value
+    at.text_input[0].input("the next page **does not** follow <img src=x>")
+    button(at, "Drop").click().run()
+    assert not at.exception, at.exception
+    [entry] = returned_inbox(story_workspace, STORY_AUTHOR)
+    assert entry.id == picked and entry.reasons == ["filter:drop"]
+    assert [(n.stage, n.reviewer, n.note) for n in entry.notes] == [
+        ("filter", "rev1", "the next page **does not** follow <img src=x>")
+    ]
+    author = AppTest.from_file(str(APP), default_timeout=60)
+    author.session_state[USER_KEY] = SignedIn(STORY_AUTHOR, frozenset({"author"}))
+    author.run()
+    author.switch_page("pages/returned.py").run()
+    assert not author.exception, author.exception
+    assert "the next page **does not** follow <img src=x>" in [t.value for t in author.text]  # as typed
+    assert not [b for b in author.button if b.label == "Edit this item"]  # a story item is not edited there
+    assert any("Revise story annotations" in c.value for c in author.caption)
+    author.session_state["edit_item"] = picked
+    author.switch_page("pages/author.py").run()
+    assert not author.exception, author.exception  # was: NotFoundError, medium ... is not in the media store
+    assert f"{picked} is a story_transition item, which this page cannot edit" in author.info[0].value
+    assert author.selectbox(key="author-target").options == ["New item"]
+
+
+def test_story_dashboard(story_workspace) -> None:  # type: ignore[no-untyped-def]
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.session_state[USER_KEY] = SignedIn("maya", frozenset({"maintainer"}))
+    at.run()
+    at.switch_page("pages/dashboard.py").run()
+    assert not at.exception, at.exception  # was: KeyError 'text' (story items have no TRIAD taxonomy)
+    assert at.metric[0].value == str(len(derive_status(story_workspace)))
+    assert any(c.value.startswith("Updated ") and "refreshes itself every 5 s" in c.value for c in at.caption)
+    assert not any("Agreement" in m.value for m in at.markdown)

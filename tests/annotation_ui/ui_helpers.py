@@ -11,6 +11,8 @@ from curation.workspace import Workspace
 PASSWORD = "correct-horse-1"
 CONTEXT = "Sure, that was a really helpful suggestion."
 APP = Path(__file__).resolve().parents[2] / "annotation_ui" / "app.py"
+SERVED = APP.parent / "entry" / "main.py"
+"""What ``curate ui`` serves (it runs APP; AppTest runs APP itself)."""
 PEOPLE = {
     "ann1": ["author", "reviewer"],
     "ann2": ["author"],

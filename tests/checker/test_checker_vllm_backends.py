@@ -213,3 +213,30 @@ def test_openai_drafter_request_is_accepted_by_vllm_and_a_cut_answer_is_named(vl
         draft_checklists(ws, open_drafter(f"openai:{vllm_server}#tiny-omni#vllm"))
     assert store.drafted_candidates(ws, "t2t-01") == []
     ws.close()
+
+
+def test_a_system_answers_through_the_vllm_server(vllm_server: str, tmp_path: Path) -> None:
+    """`curate judge respond --backend openai:<vLLM>#tiny-omni`: the server accepts the request as sent (system
+    prompt, image as a data URL, temperature, seed), the same seed gives the same answer, a rerun adds nothing."""
+    from typer.testing import CliRunner
+
+    from checker.generation import open_generator
+    from curation.kinds.judge import store
+    from curation.workspace import Workspace
+    from omnicurate.cli.main import app
+    from omnicurate.demo.judge_sources import write_sources
+
+    sources = write_sources(tmp_path / "src")
+    ws = Workspace.init(tmp_path / "ws")
+    store.import_tasks(ws, sources["tasks"])
+    args = ["-w", str(ws.root), "judge", "respond", "--system", "tiny", "--accepts", "text,image"]
+    args += ["--backend", f"openai:{vllm_server}#tiny-omni", "--temperature", "0.7", "--seed", "3", "--json"]
+    done = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert done.exit_code == 0, done.output
+    assert sorted(json.loads(done.stdout)["answered"]) == ["i2t-01", "i2t-02", "t2t-01", "t2t-02"]
+    assert all(isinstance(r.text, str) for r in store.responses(ws) if r.system == "tiny")
+    assert json.loads(CliRunner().invoke(app, args, catch_exceptions=False).stdout)["answered"] == []
+    generator = open_generator(f"openai:{vllm_server}#tiny-omni")
+    once = generator.generate("k", "Be brief.", "Say something.", [], 0.7, 9)
+    assert generator.generate("k", "Be brief.", "Say something.", [], 0.7, 9) == once, "the seed decides"
+    ws.close()

@@ -196,12 +196,12 @@ def test_the_judge_croissant_validates_and_yields_every_record_set(judge_release
     assert [t.decode() for t in checklists["v2t-01"]["checklists/entry_text"]] == [e["text"] for e in shipped["v2t-01"]]
     scores = list(dataset.records("score_annotations"))
     first = rows(judge_release, "data/score_annotations.jsonl")[0]
-    assert len(scores) == 68 and scores[0]["score_annotations/overall"] == first["scores"]["overall"]
+    assert len(scores) == 34 * 3 and scores[0]["score_annotations/overall"] == first["scores"]["overall"]
     pairs = list(dataset.records("pair_samples"))
     assert {p["pair_samples/swapped"] for p in pairs} == {True, False}
     judged = list(dataset.records("judge_outputs"))
     outputs = rows(judge_release, "data/judge_outputs.jsonl")
-    assert len(judged) == len(outputs) == 112
+    assert len(judged) == len(outputs) == 56 * 3  # two replayed judges and one run through `judge run`
     by_kind = {("score" if "scores" in o else "pair"): (o, j) for o, j in zip(outputs, judged, strict=True)}
     scored, chosen = by_kind["score"], by_kind["pair"]
     assert list(scored[1]["judge_outputs/score_overall"]) == scored[0]["scores"]["overall"]

@@ -23,7 +23,8 @@ def test_ui_serves_the_workspace_on_localhost(workspace, monkeypatch):
     ((command, env),) = calls
     assert command[1:4] == ["-m", "streamlit", "run"]
     entry = Path(command[4])
-    assert entry.name == "app.py" and entry.parent.name == "annotation_ui" and entry.is_file()
+    assert entry.name == "main.py" and entry.parent.name == "entry" and entry.is_file()  # it runs app.py
+    assert "pages" not in {p.name for p in entry.parent.iterdir()}  # no pages/ beside it: no old multipage mode
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
     assert command[command.index("--server.port") + 1] == "8599"
     assert env["CURATE_WORKSPACE"] == str(workspace.root)

@@ -96,6 +96,14 @@ def test_story_demo_releases_the_admitted_transitions_with_funnel_audit_and_prov
     assert again.exit_code == 0 and json.loads(again.stdout)["manifest_sha256"] == manifest_sha(release)
 
 
+def test_story_demo_people_sign_in_with_the_demo_password(story_demo) -> None:  # type: ignore[no-untyped-def]
+    from annotation_ui.signin import sign_in
+    from omnicurate.demo import DEMO_PASSWORD
+
+    for name in ("rev1", "rev2", "rev3", "maya"):
+        assert sign_in(story_demo, name, DEMO_PASSWORD, sleep=lambda _s: None).name == name
+
+
 def manifest_sha(release: Path) -> str:
     import hashlib
 

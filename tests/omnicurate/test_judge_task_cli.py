@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from curation.kinds.judge.rubrics import RUBRICS
 from omnicurate.cli.main import app
 
 runner = CliRunner()
@@ -30,17 +32,35 @@ def demo(tmp_path_factory) -> Path:
 def test_demo_report_and_release(demo: Path) -> None:
     report = json.loads(invoke("-w", str(demo), "judge", "report", "--json", "--bootstrap", "100").stdout)
     scores, pairs = report["scores"], report["pairs"]
-    assert (scores["samples"], scores["annotators"], pairs["samples"]) == (34, 2, 22)
+    assert (scores["samples"], scores["annotators"], pairs["samples"]) == (34, 3, 22)
     overall = scores["metrics"]["fusion"]["all"]["overall"]
     assert overall["n"] == 34 and 0.5 < overall["pearson"]["value"] <= 1 and len(overall["pearson"]["ci"]) == 2
     assert {"text->text", "text+video->text", "text->video"} <= set(scores["metrics"]["judge-gpt"]["by_modality_pair"])
     assert set(scores["metrics"]["judge-gpt"]["all"]) == {
         "overall", "relevance", "trustworthiness", "creativity", "clarity", "coherence", "completeness"
     }  # fmt: skip
-    assert set(pairs["arena"]["elo"]) == {"human", "judge-gemini", "judge-gpt", "fusion"}
+    assert set(pairs["arena"]["elo"]) == {"human", "judge-gemini", "judge-gpt", "judge-omni/checklist", "fusion"}
+    consistency = report["consistency"]["judge-omni/checklist"]  # run twice, pairs in both orders
+    assert consistency["position"]["pairs"] > 800 and 0.5 < consistency["position"]["value"] < 1
+    assert consistency["runs"]["units"] == 56 * 7 and 0.5 < consistency["runs"]["value"] < 1
+    queries = {q["id"]: q for q in json.loads(invoke("-w", str(demo), "judge", "queries", "list", "--json").stdout)}
+    assert queries["t2t-01b"] == {
+        "id": "t2t-01b",
+        "state": "held",
+        "reasons": ["duplicate:query"],
+        "task": None,
+        "suggestion": None,
+    }
+    assert queries["t2i-90"]["reasons"] == ["screen:nsfw"] and queries["t2t-90"]["reasons"] == ["screen:low_quality"]
+    assert sum(q["state"] == "promoted" for q in queries.values()) == 12
     release = demo / "releases" / "1.0.0"
     manifest = json.loads((release / "manifest.json").read_text())
     assert manifest["kind"] == "judge_task" and manifest["counts"]["tasks"] == 12
+    assert manifest["query_curation"] == {
+        "candidates": 15,
+        "states": {"dropped": 2, "held": 1, "promoted": 12},
+        "reasons": {"duplicate:query": 1, "screen:low_quality": 1, "screen:nsfw": 1},
+    }  # why each candidate query is not in the benchmark
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/checklists.jsonl", "report.json", "README.md", "croissant.json"} <= paths
     assert any(p.endswith(".mp4") for p in paths)
@@ -48,13 +68,17 @@ def test_demo_report_and_release(demo: Path) -> None:
         json.loads(line)["annotator"]
         for line in (release / "data" / "score_annotations.jsonl").read_text().splitlines()
     }
-    assert people == {"annotator-1", "annotator-2"}  # pseudonymous
+    assert people == {"annotator-1", "annotator-2", "annotator-3"}  # pseudonymous, three per sample
     checklists = json.loads(invoke("-w", str(demo), "judge", "checklists", "--json").stdout)
     assert (
         checklists["adjudication_queue"] == [] and checklists["agreement"]["disagreements"] == 4
     )  # 2 tasks x (one kept, one dropped)
     assert {t["state"] for t in checklists["tasks"]} == {"final"}
-    assert all(1 <= len(t["entries"]) <= 6 for t in checklists["tasks"])
+    for task in checklists["tasks"]:
+        per_rubric = Counter(e["rubric"] for e in task["entries"])
+        assert len(per_rubric) == 6 and all(1 <= n <= 6 for n in per_rubric.values()), task["id"]
+        assert task["per_rubric"] == {r: per_rubric[r] for r in RUBRICS}
+    assert {len(t["entries"]) for t in checklists["tasks"]} == {10, 11}, "more than six entries per task"
 
 
 def test_demo_twice_changes_nothing(demo: Path) -> None:

@@ -1,4 +1,5 @@
-"""Checklists: model drafts become candidate entries; a curator selects 1–6 (and may rewrite or add one); a
+"""Checklists: model drafts become candidate entries; a curator selects 1–6 per rubric (and may rewrite or add
+one); a
 second person cross-checks blind; agreement is Krippendorff's α over task × entry; disagreements wait in
 an adjudication queue (Judge Anything §2.2, App. B.3 "Checklist Filter and Refinement").
 
@@ -8,6 +9,7 @@ An entry keeps one identity through its life: a curator's rewrite is a new entry
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,7 +33,10 @@ from .schema import (
 
 @dataclass(frozen=True)
 class ChecklistBounds:
-    """How many entries a curated checklist holds (the paper: 1 to 6)."""
+    """How many entries a curated checklist holds *per rubric* (the paper: "select 1 to 6 items from each
+    synthetic checklist" of six rubrics, 19.11 entries per query on average, Table 2).
+
+    Every rubric the task's candidates cover (drafted or added) holds ``minimum..maximum`` chosen entries."""
 
     minimum: int = 1
     maximum: int = 6
@@ -41,6 +46,23 @@ class ChecklistBounds:
             raise ValidationFailed(
                 [Problem(f"bounds {self.minimum}..{self.maximum} are not 1 <= minimum <= maximum", "checklist")]
             )
+
+    def problems(self, chosen: Iterable[str], offered: Iterable[str], field: str = "selected") -> list[Problem]:
+        """One problem per rubric whose count of ``chosen`` rubrics (one per chosen entry) is out of bounds;
+        ``offered`` are the rubrics of the candidates (a rubric without any may stay empty)."""
+        counts = Counter(chosen)
+        covered = set(offered) | set(counts)
+        out = []
+        for rubric in RUBRICS:
+            count = counts.get(rubric, 0)
+            if rubric in covered and not self.minimum <= count <= self.maximum:
+                noun = "entry" if count == 1 else "entries"
+                out.append(
+                    Problem(
+                        f"{rubric}: {count} {noun} chosen; select {self.minimum} to {self.maximum} per rubric", field
+                    )
+                )
+        return out
 
 
 def drafted_entries(task: str, draft: ChecklistDraft, model: str, prompt_sha256: str) -> list[ChecklistEntry]:
@@ -74,23 +96,22 @@ class Curation:
 
 
 def apply_curation(
-    candidates: Sequence[ChecklistEntry], record: ChecklistSelectionRecord, bounds: ChecklistBounds = ChecklistBounds()
+    candidates: Sequence[ChecklistEntry],
+    record: ChecklistSelectionRecord,
+    bounds: ChecklistBounds | None = ChecklistBounds(),
 ) -> Curation:
-    """Check a curator's record against the task's drafted entries and the bounds; raise with every problem."""
+    """Check a curator's record against the task's drafted entries and the bounds; raise with every problem.
+
+    ``bounds=None`` re-reads a recorded selection, which was checked against the bounds in force then."""
     by_id = {e.id: e for e in candidates}
     problems = [
         Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in by_id
     ]
     edits = {edit.entry: edit.text for edit in record.edits}
     problems += [Problem(f"entry {e!r} is edited but not selected", "edits") for e in edits if e not in record.selected]
-    count = len(record.selected) + len(record.added)
-    if not bounds.minimum <= count <= bounds.maximum:
-        problems.append(
-            Problem(
-                f"{count} entr{'y' if count == 1 else 'ies'} chosen; a checklist holds {bounds.minimum} to {bounds.maximum}",
-                "selected",
-            )
-        )
+    if not problems and bounds is not None:
+        rubrics = [by_id[s].rubric for s in record.selected] + [a.rubric for a in record.added]
+        problems += bounds.problems(rubrics, (e.rubric for e in candidates))
     if problems:
         raise ValidationFailed(problems, f"checklist of task {record.task} was not recorded")
     rewritten: dict[str, ChecklistEntry] = {}
@@ -125,10 +146,7 @@ def check_crosscheck(
     ]
     if record.reviewer == curation.curator:
         problems.append(Problem(f"{record.reviewer} curated this checklist and cannot cross-check it", "reviewer"))
-    if not bounds.minimum <= len(record.selected) <= bounds.maximum:
-        problems.append(
-            Problem(f"{len(record.selected)} selected; select {bounds.minimum} to {bounds.maximum}", "selected")
-        )
+    problems += _selection_problems(curation.candidates, record.selected, bounds)
     if problems:
         raise ValidationFailed(problems, f"cross-check of task {record.task} was not recorded")
 
@@ -218,7 +236,7 @@ def derive_task_checklist(
     curation = crosscheck = adjudication = None
     if "checklist_curation" in payloads:
         record = ChecklistSelectionRecord.model_validate(payloads["checklist_curation"])
-        curation = apply_curation(candidates, record, ChecklistBounds(1, 10**6))
+        curation = apply_curation(candidates, record, None)
     if "checklist_crosscheck" in payloads:
         crosscheck = ChecklistSelectionRecord.model_validate(payloads["checklist_crosscheck"])
     if "checklist_adjudication" in payloads:
@@ -296,9 +314,33 @@ def check_adjudication(task: TaskChecklist, record: ChecklistAdjudicationRecord,
             problems.append(
                 Problem(f"{record.adjudicator} selected entries of this task and cannot adjudicate it", "adjudicator")
             )
-    if not bounds.minimum <= len(record.selected) <= bounds.maximum:
-        problems.append(
-            Problem(f"{len(record.selected)} selected; select {bounds.minimum} to {bounds.maximum}", "selected")
-        )
+        problems += _selection_problems(task.curation.candidates, record.selected, bounds)
     if problems:
         raise ValidationFailed(problems, f"adjudication of task {record.task} was not recorded")
+
+
+def _selection_problems(
+    candidates: Sequence[ChecklistEntry], selected: Sequence[str], bounds: ChecklistBounds
+) -> list[Problem]:
+    """The per-rubric bounds of a selection among candidates (unknown ids are reported apart)."""
+    rubric_of = {e.id: e.rubric for e in candidates}
+    return bounds.problems((rubric_of[s] for s in selected if s in rubric_of), rubric_of.values())
+
+
+def rubric_counts(entries: Iterable[ChecklistEntry]) -> dict[str, int]:
+    """Entries per rubric, in rubric order (rubrics without an entry left out)."""
+    counts: Counter[str] = Counter(e.rubric for e in entries)
+    return {r: counts[r] for r in RUBRICS if counts[r]}
+
+
+def first_per_rubric(candidates: Sequence[ChecklistEntry], counts: int | Mapping[str, int] = 1) -> list[str]:
+    """The ids of the first ``counts`` candidates of each rubric (an int for every rubric, or per rubric): a
+    selection within the paper's bounds, as the demo's curators make it."""
+    wanted = counts if isinstance(counts, Mapping) else dict.fromkeys(RUBRICS, counts)
+    taken: Counter[str] = Counter()
+    picked = []
+    for entry in candidates:
+        if taken[entry.rubric] < wanted.get(entry.rubric, 0):
+            taken[entry.rubric] += 1
+            picked.append(entry.id)
+    return picked

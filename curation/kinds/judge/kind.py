@@ -68,6 +68,16 @@ def _task_statuses(ws: Any) -> list[Any]:
     return judge_statuses(ws)
 
 
+def _has_tasks(ws: Any) -> bool:
+    from sqlalchemy import select
+    from sqlmodel import col
+
+    from .tables import JudgeTask
+
+    with ws.session() as s:
+        return s.execute(select(col(JudgeTask.id)).limit(1)).first() is not None
+
+
 JUDGE_TASK = register_kind(
     Kind(
         name="judge_task",
@@ -76,9 +86,14 @@ JUDGE_TASK = register_kind(
         default_modalities=("text",),
         stages=[ChecklistCuration(), ChecklistCrosscheck(), ResponseReview()],
         gates=(),
-        release=ReleaseLayout(data_files=RELEASE_FILES, columns=lambda modalities: TASK_COLUMNS),
+        release=ReleaseLayout(
+            data_files=RELEASE_FILES,
+            columns=lambda modalities: TASK_COLUMNS,
+            builder="exports.judge_release:build_judge_release",
+        ),
         min_modalities=1,
         has_answer=False,
         statuses=_task_statuses,
+        has_units=_has_tasks,
     )
 )

@@ -80,6 +80,7 @@ MCQ = register_kind(
             columns=item_columns,
             unit_file="data/items.jsonl",
             media_fields=("image", "audio"),
+            builder="exports.build:build_release",
         ),
         min_modalities=2,
     )

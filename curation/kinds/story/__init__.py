@@ -54,6 +54,7 @@ STORY = register_kind(
             columns=transition_columns,
             unit_file="data/transitions.jsonl",
             media_fields=("current_image", "next_image"),
+            builder="exports.story_release:build_story_release",
         ),
         min_modalities=2,
         has_answer=False,

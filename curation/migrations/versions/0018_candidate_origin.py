@@ -2,14 +2,14 @@
 as ``curate import books`` reads it from the book's package (attribution, language, each page's place)
 
 Revision ID: 0018_candidate_origin
-Revises: 0011_story_study
+Revises: 0017_judge_queries
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0018_candidate_origin"
-down_revision = "0011_story_study"
+down_revision = "0017_judge_queries"
 branch_labels = None
 depends_on = None
 

@@ -16,7 +16,8 @@ from annotation_ui.labelstudio.tables import LsTask
 from checker.drafting import ReplayDrafter, draft_checklists
 from curation.errors import ValidationFailed
 from curation.kinds.judge import store
-from curation.kinds.judge.rubrics import CRITERIA
+from curation.kinds.judge.checklists import first_per_rubric
+from curation.kinds.judge.rubrics import CRITERIA, RUBRICS
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeSample
 from curation.workspace import Workspace
@@ -26,6 +27,8 @@ from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, choice, rating
 from tests.annotation_ui.labelstudio.server import LsServer
 
 TASKS = ("v2t-01", "t2i-01")
+NINETEEN = "t2i-01"
+"""The task whose curated checklist holds 19 entries over the six rubrics (the paper's average)."""
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +49,22 @@ def seed(ws: Workspace, sources: dict[str, Path]) -> None:
     store.import_responses(ws, sources["responses"])
     draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     for task in store.tasks(ws):
-        ids = [e.id for e in store.drafted_candidates(ws, task.id)][:3]
-        for stage, who in (("checklist_curation", "rev3"), ("checklist_crosscheck", "maya")):
-            store.record_selection(ws, ChecklistSelectionRecord(task=task.id, stage=stage, reviewer=who, selected=ids))
+        candidates = store.drafted_candidates(ws, task.id)
+        if task.id == NINETEEN:  # every drafted entry (3 per rubric) and one added: 19 over six rubrics
+            curated = ChecklistSelectionRecord(
+                task=task.id, stage="checklist_curation", reviewer="rev3", selected=[e.id for e in candidates],
+                added=[{"rubric": "clarity", "text": "Is the <b>square</b> easy to see?"}],
+            )  # fmt: skip
+        else:
+            curated = ChecklistSelectionRecord(
+                task=task.id, stage="checklist_curation", reviewer="rev3", selected=first_per_rubric(candidates)
+            )
+        store.record_selection(ws, curated)
+        chosen = [e.id for e in store.task_checklist(ws, task.id).curation.checklist]  # type: ignore[union-attr]
+        store.record_selection(
+            ws, ChecklistSelectionRecord(task=task.id, stage="checklist_crosscheck", reviewer="maya", selected=chosen)
+        )
+    assert len(store.task_checklist(ws, NINETEEN).final) == 19
     for r in store.responses(ws):
         store.record_response_review(ws, ResponseReviewRecord(response=r.id, reviewer="maya", usable=True))
     assert store.build_samples(ws) == {"score": 6, "pair": 4}
@@ -92,9 +108,15 @@ def test_score_samples_round_trip_with_the_apps_checks(
     published = {f.suffix for f in (ls_env.document_root / "omnicurate").iterdir()}
     assert {".mp4", ".png"} <= published, "the video input and the image responses are served as local files"
     on_server = list(ls_env.client().tasks.list(project=pushed.project_id, fields="all"))
-    assert {t.overlap for t in on_server} == {2}, "each sample asks for the configured annotators"
+    assert {t.overlap for t in on_server} == {3}, "each sample asks for the configured annotators (three)"
     for task in on_server:
         assert set(task.data) == {"task", "checklist", "response", "omnicurate_ref"}
+        shown = task.data["checklist"]
+        if "green square" in task.data["task"]:  # t2i-01's instruction
+            assert shown.count("<li>") == 19 and all(f"<b>{r}</b>" in shown for r in RUBRICS)
+            assert "Is the &lt;b&gt;square&lt;/b&gt; easy to see?" in shown, "typed text is escaped, not markup"
+        else:
+            assert shown.count("<li>") == 6
         assert not any(system in json.dumps(task.data) for system in ("sys-a", "sys-b", "sys-c"))
 
     tasks = sample_tasks(workspace, "score")
@@ -106,9 +128,10 @@ def test_score_samples_round_trip_with_the_apps_checks(
     rev2.annotations.create(id=tasks[c], result=scores(3)[:-1])  # a rubric left out
     made = rev3.annotations.create(id=tasks[a], result=scores(1))
     rev3.annotations.create(id=tasks[d], result=[], was_cancelled=True)
+    rev2.annotations.create(id=tasks[a], result=scores(3))  # a's third annotator
 
     pulled = pull_judge(workspace, connection, "score")
-    assert (pulled.recorded, pulled.skipped, pulled.annotations) == (2, 1, 6)
+    assert (pulled.recorded, pulled.skipped, pulled.annotations) == (3, 1, 7)
     reasons = sorted(r["reason"] for r in pulled.refused)
     assert reasons == [
         "field 'completeness' is required but missing",
@@ -119,11 +142,12 @@ def test_score_samples_round_trip_with_the_apps_checks(
     assert records[(b, "rev1")] == {"scores": {**dict.fromkeys(CRITERIA, 5), "creativity": 3}}
     assert records[(a, "rev1")] == {"scores": dict.fromkeys(CRITERIA, 4)}, "the app's record is left alone"
     assert records[(a, "rev3")] == {"scores": dict.fromkeys(CRITERIA, 1)}
-    assert applied_count(workspace, a) == 2 and applied_count(workspace, b) == 1
+    assert records[(a, "rev2")] == {"scores": dict.fromkeys(CRITERIA, 3)}
+    assert applied_count(workspace, a) == 3 and applied_count(workspace, b) == 1
     events = [e for e in workspace.events(f"judge_sample:{b}") if e.action == "judge.score_annotation"]
     assert [e.after["via"] for e in events] == [f"labelstudio judge:score annotation {made_b.id}"]
     again = pull_judge(workspace, connection, "score")
-    assert (again.recorded, again.replaced, again.unchanged, again.withdrawn) == (0, 0, 2, 0)
+    assert (again.recorded, again.replaced, again.unchanged, again.withdrawn) == (0, 0, 3, 0)
 
     # The next push closes the sample that has its annotators.
     assert push_judge(workspace, connection, "score").retired == 1
@@ -132,7 +156,7 @@ def test_score_samples_round_trip_with_the_apps_checks(
     rev3.annotations.delete(id=made.id)
     withdrawn = pull_judge(workspace, connection, "score")
     assert withdrawn.withdrawn == 1 and (a, "rev3") not in applied(workspace)
-    assert applied_count(workspace, a) == 1, "the sample is open again"
+    assert applied_count(workspace, a) == 2, "the sample is open again"
     assert push_judge(workspace, connection, "score").reopened == 1
 
 

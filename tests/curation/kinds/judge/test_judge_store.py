@@ -12,6 +12,7 @@ import pytest
 from checker.drafting import ReplayDrafter, draft_checklists
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.kinds.judge import store
+from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import (
     ChecklistAdjudicationRecord,
@@ -48,11 +49,12 @@ def judge_ws(workspace, sources):
 def curate_all(ws, sources, disagree: set[str] = frozenset()) -> None:
     draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     for task in store.tasks(ws):
-        ids = [e.id for e in store.drafted_candidates(ws, task.id)]
+        candidates = store.drafted_candidates(ws, task.id)
+        ids = first_per_rubric(candidates)  # one entry of each of the six rubrics
         store.record_selection(
-            ws, ChecklistSelectionRecord(task=task.id, stage="checklist_curation", reviewer="ann1", selected=ids[:3])
+            ws, ChecklistSelectionRecord(task=task.id, stage="checklist_curation", reviewer="ann1", selected=ids)
         )
-        chosen = ids[1:4] if task.id in disagree else ids[:3]
+        chosen = [candidates[1].id, *ids[1:]] if task.id in disagree else ids  # another relevance entry
         store.record_selection(
             ws, ChecklistSelectionRecord(task=task.id, stage="checklist_crosscheck", reviewer="ann2", selected=chosen)
         )
@@ -130,6 +132,7 @@ def test_checklist_stages_separation_agreement_and_adjudication(judge_ws, source
     states = {t.task: t.state for t in store.task_checklists(judge_ws)}
     assert states["t2t-02"] == "disagreement" and sum(s == "final" for s in states.values()) == 11
     ids = [e.id for e in store.drafted_candidates(judge_ws, "t2t-01")]
+    valid = first_per_rubric(store.drafted_candidates(judge_ws, "t2t-01"))
     with pytest.raises(PermissionDenied, match="cross-checked"):
         store.record_selection(
             judge_ws,
@@ -138,9 +141,9 @@ def test_checklist_stages_separation_agreement_and_adjudication(judge_ws, source
     with pytest.raises(ValidationFailed, match="ann1 already recorded"):
         store.record_selection(
             judge_ws,
-            ChecklistSelectionRecord(task="t2t-01", stage="checklist_curation", reviewer="ann3", selected=ids[:2]),
+            ChecklistSelectionRecord(task="t2t-01", stage="checklist_curation", reviewer="ann3", selected=valid),
         )
-    with pytest.raises(ValidationFailed, match="7 entries chosen"):
+    with pytest.raises(ValidationFailed, match="coherence: 0 entries chosen; select 1 to 6 per rubric"):
         store.record_selection(
             judge_ws,
             ChecklistSelectionRecord(task="t2t-01", stage="checklist_curation", reviewer="ann1", selected=ids[:7]),
@@ -148,17 +151,17 @@ def test_checklist_stages_separation_agreement_and_adjudication(judge_ws, source
     with pytest.raises(NotFoundError, match="unknown person"):
         store.record_selection(
             judge_ws,
-            ChecklistSelectionRecord(task="t2t-01", stage="checklist_crosscheck", reviewer="zed", selected=ids[:2]),
+            ChecklistSelectionRecord(task="t2t-01", stage="checklist_crosscheck", reviewer="zed", selected=valid),
         )
-    t2 = [e.id for e in store.drafted_candidates(judge_ws, "t2t-02")]
+    chosen = first_per_rubric(store.drafted_candidates(judge_ws, "t2t-02"), 2)
     with pytest.raises(PermissionDenied, match="not a maintainer"):
         store.record_adjudication(
-            judge_ws, ChecklistAdjudicationRecord(task="t2t-02", adjudicator="ann3", selected=t2[:1], reason="r")
+            judge_ws, ChecklistAdjudicationRecord(task="t2t-02", adjudicator="ann3", selected=chosen, reason="r")
         )
     done = store.record_adjudication(
-        judge_ws, ChecklistAdjudicationRecord(task="t2t-02", adjudicator="maya", selected=t2[:2], reason="sharper")
+        judge_ws, ChecklistAdjudicationRecord(task="t2t-02", adjudicator="maya", selected=chosen, reason="sharper")
     )
-    assert done.state == "final" and [e.id for e in done.final] == t2[:2]
+    assert done.state == "final" and [e.id for e in done.final] == chosen and len(chosen) == 12
 
 
 def test_samples_serving_annotations_and_report(judge_ws, sources):
@@ -172,7 +175,7 @@ def test_samples_serving_annotations_and_report(judge_ws, sources):
     assert all(p.first_system != p.second_system for p in pairs)
     assert all("sys-c" not in (p.first_system, p.second_system) for p in pairs if p.task == "t2t-01")
 
-    # served to two annotators, never twice to one; a third is not served a full sample
+    # served to three annotators (the paper's Table 2), never twice to one; a fourth is not served a full sample
     full = dict.fromkeys(CRITERIA, 4)
     first = store.next_sample(judge_ws, "ann1", "score")
     assert first.position == 0
@@ -184,13 +187,15 @@ def test_samples_serving_annotations_and_report(judge_ws, sources):
     assert store.next_sample(judge_ws, "ann1", "score").position == 1
     assert store.next_sample(judge_ws, "ann2", "score").id == first.id
     store.save_annotation(judge_ws, first.id, "ann2", full, apply=True)
-    assert store.next_sample(judge_ws, "ann3", "score").position == 1  # first has its two annotators
-    with pytest.raises(ValidationFailed, match="already has its 2 annotators"):
-        store.save_annotation(judge_ws, first.id, "ann3", full, apply=True)
-    store.save_annotation(judge_ws, first.id, "ann1", {**full, "overall": 5}, apply=True)  # a revision, not a third
-    assert store.sample_row(judge_ws, first.id).applied == 2
+    assert store.next_sample(judge_ws, "ann3", "score").id == first.id
+    store.save_annotation(judge_ws, first.id, "ann3", full, apply=True)
+    assert store.next_sample(judge_ws, "maya", "score").position == 1  # first has its three annotators
+    with pytest.raises(ValidationFailed, match="already has its 3 annotators"):
+        store.save_annotation(judge_ws, first.id, "maya", full, apply=True)
+    store.save_annotation(judge_ws, first.id, "ann1", {**full, "overall": 5}, apply=True)  # a revision, not a fourth
+    assert store.sample_row(judge_ws, first.id).applied == 3
     assert store.previous_sample(judge_ws, "ann1", "score", before=1).id == first.id
-    assert store.previous_sample(judge_ws, "ann3", "score", before=1) is None
+    assert store.previous_sample(judge_ws, "maya", "score", before=1) is None
     assert store.progress(judge_ws, "ann1", "score") == {"samples": 35, "mine": 1, "complete": 1}
 
     # everyone else's annotations and the judges, then the report
