@@ -172,6 +172,11 @@ class CheckerSettings(_Section):
     """``[checker.probes.NAME]`` tables: two providers, each with its own key variable, run together."""
 
 
+class ReleaseSettings(_Section):
+    authors: Literal["pseudonymous", "named"] = "pseudonymous"
+    """How authors appear in a release's admission record; reviewers are always pseudonymous."""
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
@@ -183,6 +188,7 @@ class Settings(_Section):
     screen: ScreenSettings = ScreenSettings()
     checker: CheckerSettings = CheckerSettings()
     story: StorySettings = StorySettings()
+    release: ReleaseSettings = ReleaseSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

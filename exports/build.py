@@ -27,9 +27,10 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
-from curation.workflow import derive_status
+from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
+from .admission_record import write_admission_record
 from .card import CardFacts, croissant, dataset_card
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
@@ -254,6 +255,7 @@ def build_release(
     name: str | None = None,
     actor: str = "cli",
     log: Callable[[str], None] = lambda _: None,
+    rejected: bool = True,
 ) -> BuildResult:
     """Build VERSION from the admitted items that pass every gate; refuse, or drop them with allow_partial."""
     validate_version(version)
@@ -266,7 +268,9 @@ def build_release(
     target = (out or ws.root / "releases" / version).resolve()
     _check_target(ws, target, existing)
 
-    statuses = derive_status(ws)
+    with ws.session() as s:
+        inputs = StatusInputs.load(s)
+    statuses = inputs.derive(ws)
     groups = {st.id: st.group for st in statuses}
     candidates = [st.id for st in statuses if st.state == "admitted"]
     if not candidates:
@@ -292,7 +296,19 @@ def build_release(
             existing,
             workspace_gates,
             lambda temp: _write(
-                ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log
+                ws,
+                temp,
+                version,
+                date,
+                released,
+                failures,
+                statuses,
+                gates,
+                notes,
+                license,
+                name,
+                log,
+                (inputs, rejected),
             ),
             actor,
         )
@@ -513,6 +529,7 @@ def _write(
     license: str,
     name: str,
     log: Callable[[str], None],
+    record: tuple[StatusInputs, bool],
 ) -> BuildResult:
     snapshot = take_snapshot(ws, released)
     writer = ReleaseWriter(root)
@@ -534,6 +551,9 @@ def _write(
         stats = release_stats(snapshot.items, reports.get("agreement"))
         writer.write_json("stats.json", stats)
         write_leaf_agreement(writer, reports.get("leaf_agreement"))
+        admission_record = write_admission_record(
+            writer, ws, version, record[0], statuses, released, dropped, record[1]
+        )
         media_copied.result()
     states: dict[str, int] = {}
     for st in statuses:
@@ -553,6 +573,7 @@ def _write(
         notes=notes,
         data_files=writer.entries(),
         leaf_agreement=reports.get("leaf_agreement"),
+        admission_record=admission_record,
     )
     writer.write_json("croissant.json", croissant(facts))
     writer.write_bytes("README.md", dataset_card(facts).encode("utf-8"))

@@ -11,6 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .admission_record import card_lines as admission_card_lines
+from .admission_record import croissant_parts as admission_croissant_parts
 from .ai_images import card_lines as ai_image_lines
 from .leaf_agreement import card_lines as leaf_card_lines
 from .leaf_agreement import croissant_files as leaf_croissant_files
@@ -62,6 +64,8 @@ class CardFacts:
     """Every file written before the card: data, media and the JSON side files."""
     leaf_agreement: dict[str, Any] | None = None
     """agreement/per_leaf.json and agreement/disagreement_matrix.json by path (audit subset, TRIAD C.3)."""
+    admission_record: dict[str, Any] | None = None
+    """What admission/ holds (exports.admission_record), for the card's section on it."""
 
     @property
     def partial(self) -> bool:
@@ -222,6 +226,7 @@ def dataset_card(facts: CardFacts) -> str:
         *[f"- {line}" for line in agreement_lines(facts.stats.get("agreement"))],
         "",
         *leaf_card_lines(facts.leaf_agreement),
+        *admission_card_lines(facts.admission_record),
         "### H.4 Pre-processing",
         "",
         f"{derived} of {len(facts.media)} media file(s) are normalized derivatives of the authored originals "
@@ -344,6 +349,8 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
         )
     ]
     distribution += leaf_croissant_files(facts.data_files)
+    admission_files, admission_sets = admission_croissant_parts(facts.data_files)
+    distribution += admission_files
     for kind, mimes in sorted(_media_types(facts.media).items()):
         distribution.append(
             {
@@ -401,7 +408,8 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
                 "description": "One record per item (data/items.parquet).",
                 "key": {"@id": "items/id"},
                 "field": fields,
-            }
+            },
+            *admission_sets,
         ],
         "rai:dataCollection": "Items authored by people and admitted through a five-stage author-reviewer flow.",
         "rai:dataCollectionType": ["Manual Human Curation"],

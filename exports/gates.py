@@ -125,7 +125,13 @@ def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
 
     wanted = set(released)
-    report = workspace_agreement_report(ws, [item for item in load_reviewed_items(ws) if item.id in wanted])
+    return public_agreement(
+        workspace_agreement_report(ws, [item for item in load_reviewed_items(ws) if item.id in wanted])
+    )
+
+
+def public_agreement(report: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures a release publishes of an agreement report (``exports.reproduce`` recomputes them)."""
     answer = {k: v for k, v in report["answer_check"].items() if k != "pairs"}  # per-person pairs stay private
     return {
         "items": report["items"],

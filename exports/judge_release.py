@@ -26,8 +26,11 @@ from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSampl
 from curation.tables import Asset
 from curation.workspace import Workspace
 
+from .admission_record import card_lines as admission_card_lines
+from .admission_record import croissant_parts as admission_croissant_parts
 from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT
+from .judge_admission import write_judge_admission_record
 from .tables import Release
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
 
@@ -330,6 +333,7 @@ def build_judge_release(
     name: str | None = None,
     actor: str = "cli",
     log: Callable[[str], None] = lambda _: None,
+    rejected: bool = True,
 ) -> BuildResult:
     """Build VERSION of the workspace's judge_task benchmark into ``<workspace>/releases/<version>/``."""
     validate_version(version)
@@ -356,9 +360,15 @@ def build_judge_release(
         writer.copy_media(copies)
         writer.write_json("report.json", report)
         writer.write_json("agreement.json", agreement)
+        record = write_judge_admission_record(writer, ws, version, rejected)
         entries = {e.path: e for e in writer.entries()}
-        writer.write_bytes("README.md", _datasheet(name, version, date, license, facts, report).encode())
-        writer.write_json("croissant.json", _croissant(name, version, date, license, entries, files, facts))
+        datasheet = _datasheet(name, version, date, license, facts, report) + "\n".join(admission_card_lines(record))
+        writer.write_bytes("README.md", datasheet.encode())
+        croissant = _croissant(name, version, date, license, entries, files, facts)
+        admission_files, admission_sets = admission_croissant_parts(writer.entries())
+        croissant["distribution"] += admission_files
+        croissant["recordSet"] += admission_sets
+        writer.write_json("croissant.json", croissant)
         listed = writer.entries()
         manifest = {
             "format": FORMAT,

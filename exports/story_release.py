@@ -21,9 +21,12 @@ from curation.screening.items import KIND, _audited
 from curation.screening.pipeline import stored_funnel
 from curation.screening.schema import ANNOTATION_GROUPS, StoryTransition
 from curation.tables import Asset, Item
-from curation.workflow import derive_status
+from curation.workflow import StatusInputs
 from curation.workspace import Workspace
 
+from .admission_record import card_lines as admission_card_lines
+from .admission_record import croissant_parts as admission_croissant_parts
+from .admission_record import write_admission_record
 from .build import FORMAT, BuildResult, _check_target, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
@@ -266,6 +269,7 @@ def build_story_release(
     name: str | None = None,
     actor: str = "cli",
     notes: str = "",
+    rejected: bool = True,
 ) -> BuildResult:
     """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
     validate_version(version)
@@ -275,7 +279,9 @@ def build_story_release(
     date = release_date(existing)
     target = (out or ws.root / "releases" / version).resolve()
     _check_target(ws, target, existing)
-    statuses = derive_status(ws)
+    with ws.session() as s:
+        inputs = StatusInputs.load(s)
+    statuses = inputs.derive(ws)
     released = sorted(st.id for st in statuses if st.kind == KIND and st.state == "admitted")
     if not released:
         raise CheckFailed("release refused: no story transition is admitted yet; see `curate status`")
@@ -302,10 +308,17 @@ def build_story_release(
         writer.write_json("screening.json", screening)
         audit = {**report.to_json(), "duplicates": policy}
         writer.write_json("audit.json", audit)
-        writer.write_json("croissant.json", _croissant(name, version, date, license, records, writer))
-        writer.write_bytes(
-            "README.md", _card(name, version, date, license, records, screening, audit, notes).encode("utf-8")
+        story = [st for st in statuses if st.kind == KIND]
+        record = write_admission_record(writer, ws, version, inputs, story, released, {}, rejected)
+        croissant = _croissant(name, version, date, license, records, writer)
+        admission_files, admission_sets = admission_croissant_parts(writer.entries())
+        croissant["distribution"] += admission_files
+        croissant["recordSet"] += admission_sets
+        writer.write_json("croissant.json", croissant)
+        card = _card(name, version, date, license, records, screening, audit, notes) + "\n".join(
+            admission_card_lines(record)
         )
+        writer.write_bytes("README.md", card.encode("utf-8"))
         entries = writer.entries()
         manifest = {
             "format": FORMAT,

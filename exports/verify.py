@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from curation.errors import CurateError, ValidationFailed
 from curation.jsonl import open_regular
 
+from .admission_record import FILES as ADMISSION_FILES
+from .admission_record import contradicted_attestations
 from .fingerprints import text_sha256
 from .writer import CHUNK
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from curation.kinds import ReleaseLayout
 
 SHA256 = re.compile(r"[0-9a-f]{64}")
+
+ATTESTATIONS = ADMISSION_FILES["attestations"]
 
 
 @dataclass
@@ -228,6 +232,8 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
             if rel != "manifest.json" and rel not in listed and rel not in links:
                 report.mismatches.append(Mismatch("extra", rel, "in the folder but not listed in manifest.json"))
     report.mismatches += _check_references(folder, manifest, listed, report)
+    if ATTESTATIONS in listed:
+        report.mismatches += [Mismatch("invalid", where, why) for where, why in contradicted_attestations(folder)]
     return report
 
 

@@ -50,6 +50,13 @@ def build_cmd(
             "holds one kind.",
         ),
     ] = None,
+    no_rejected: Annotated[
+        bool,
+        typer.Option(
+            "--no-rejected",
+            help="Leave the items not admitted (admission/rejected.jsonl) out of the admission record; the card says so.",
+        ),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Re-run the gates on the admitted items and write the release; refuse listing every blocking item."""
@@ -71,6 +78,7 @@ def build_cmd(
         name=name,
         actor=actor,
         log=lambda line: err_console.print(line, highlight=False, markup=False, soft_wrap=True),
+        rejected=not no_rejected,
     )
     if json_out:
         print_json({"kind": chosen.name, **result.as_json()})
@@ -180,3 +188,31 @@ def list_cmd(json_out: JsonFlag = False) -> None:
             markup=False,
             soft_wrap=True,
         )
+
+
+@app.command("reproduce")
+def reproduce_cmd(
+    folder: Annotated[Path, typer.Argument(help="A release folder (no workspace needed).")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Re-derive every admission from the release's admission record alone; exit 1 on any difference."""
+    from checker.reproduce import replay_verdicts
+    from exports.reproduce import reproduce_release
+
+    report = reproduce_release(folder, replay_verdicts)
+    if json_out:
+        print_json(report.as_json())
+    else:
+        for note in report.notes:
+            err_console.print(f"note: {note}", highlight=False, markup=False, soft_wrap=True)
+        for difference in report.differences:
+            out_console.print(difference, highlight=False, markup=False, soft_wrap=True)
+        verdict = "reproduced" if report.ok else f"{len(report.differences)} difference(s)"
+        out_console.print(
+            f"{report.release}: {report.units} units, {report.records} records: {verdict}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+    if not report.ok:
+        raise typer.Exit(CheckFailed.exit_code)

@@ -73,3 +73,18 @@ def test_croissant_carries_hashes_and_responsible_ai_fields(release: Path) -> No
     assert document["conformsTo"] == "http://mlcommons.org/croissant/1.1"
     assert document["rai:annotationsPerItem"].startswith("mean 9.00 review records per item")
     assert any("agreement" in text.lower() for text in document["rai:dataAnnotationAnalysis"])
+
+
+def test_croissant_yields_the_admission_record(release: Path) -> None:
+    mlc = require("mlcroissant")
+    dataset = mlc.Dataset(jsonld=release / "croissant.json")
+    assert not dataset.metadata.issues.errors
+    records = list(dataset.records("admission-records"))
+    released = [json.loads(line) for line in (release / "admission/records.jsonl").read_text().splitlines()]
+    assert len(records) == len(released) > 0
+    assert {r["admission-records/reviewer"].decode() for r in records} == {r["reviewer"] for r in released}
+    attestations = list(dataset.records("admission-attestations"))
+    assert attestations and all(bool(a["admission-attestations/blind"]) for a in attestations)
+    for name in ("units", "outcomes", "exposures"):
+        shipped = (release / f"admission/{name}.jsonl").read_text().splitlines()
+        assert len(list(dataset.records(f"admission-{name}"))) == len(shipped) > 0

@@ -54,7 +54,7 @@ def found(folder: Path) -> set[tuple[str, str]]:
 def test_a_judge_release_verifies_and_names_its_kind(release: Path) -> None:
     report = verify_release(release)
     assert report.ok, report.mismatches
-    assert (report.items, report.files) == (12, 28)
+    assert (report.items, report.files) == (12, 30)  # 28 data, media and metadata files + admission/ (2)
     result = runner.invoke(app, ["release", "verify", str(release)])
     assert result.exit_code == 0 and "12 items: OK" in result.output
 

@@ -86,7 +86,7 @@ def test_demo_twice_changes_nothing(demo: Path) -> None:
     result = invoke("demo", str(demo), "--kind", "judge")
     assert result.exit_code == 0
     said = " ".join(result.output.split())  # rich wraps long lines
-    assert "0 drafted, 12 from the cache" in said and "28 files, unchanged" in said
+    assert "0 drafted, 12 from the cache" in said and "30 files, unchanged" in said
     assert (demo / "releases" / "1.0.0" / "manifest.json").read_bytes() == before
 
 

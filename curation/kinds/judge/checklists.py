@@ -228,6 +228,24 @@ def resolve_task(
     return result
 
 
+def derive_task_checklist(
+    task_id: str, candidates: Sequence[ChecklistEntry], payloads: Mapping[str, Mapping[str, Any]]
+) -> TaskChecklist:
+    """A task's checklist from its drafted candidates and its latest record per stage (``checklist_curation``,
+    ``checklist_crosscheck``, ``checklist_adjudication``): what the store and a release's reproduction share."""
+    curation = crosscheck = adjudication = None
+    if "checklist_curation" in payloads:
+        record = ChecklistSelectionRecord.model_validate(payloads["checklist_curation"])
+        curation = apply_curation(candidates, record, None)
+    if "checklist_crosscheck" in payloads:
+        crosscheck = ChecklistSelectionRecord.model_validate(payloads["checklist_crosscheck"])
+    if "checklist_adjudication" in payloads:
+        adjudication = ChecklistAdjudicationRecord.model_validate(payloads["checklist_adjudication"])
+    if curation is None and crosscheck is None and adjudication is None:
+        return TaskChecklist(task_id)
+    return resolve_task(curation, crosscheck, adjudication)
+
+
 def selection_rows(tasks: Iterable[TaskChecklist]) -> list[tuple[str, str, int]]:
     """(task|entry, person, 1 kept / 0 dropped) for every candidate of every cross-checked task."""
     rows: list[tuple[str, str, int]] = []

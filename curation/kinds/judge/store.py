@@ -28,7 +28,7 @@ from .checklists import (
     apply_curation,
     check_adjudication,
     check_crosscheck,
-    resolve_task,
+    derive_task_checklist,
 )
 from .report import ReportSettings, judge_report
 from .samples import UsableResponse, pair_samples, score_samples
@@ -396,18 +396,10 @@ def _records(s, subject: str | None = None) -> list[JudgeRecord]:  # type: ignor
 
 
 def _task_checklist(ws: Workspace, task_id: str, records: Sequence[JudgeRecord]) -> TaskChecklist:
-    by_stage = {r.stage: r for r in records}
-    curation = crosscheck = adjudication = None
-    if "checklist_curation" in by_stage:
-        record = ChecklistSelectionRecord.model_validate(by_stage["checklist_curation"].payload)
-        curation = apply_curation(drafted_candidates(ws, task_id), record, None)
-    if "checklist_crosscheck" in by_stage:
-        crosscheck = ChecklistSelectionRecord.model_validate(by_stage["checklist_crosscheck"].payload)
-    if ADJUDICATION in by_stage:
-        adjudication = ChecklistAdjudicationRecord.model_validate(by_stage[ADJUDICATION].payload)
-    if curation is None and crosscheck is None and adjudication is None:
+    payloads = {r.stage: r.payload for r in records}
+    if not payloads:
         return TaskChecklist(task_id)
-    return resolve_task(curation, crosscheck, adjudication)
+    return derive_task_checklist(task_id, drafted_candidates(ws, task_id), payloads)
 
 
 def task_checklist(ws: Workspace, task_id: str) -> TaskChecklist:
