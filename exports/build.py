@@ -291,7 +291,7 @@ def build_release(
             existing,
             workspace_gates,
             lambda temp: _write(
-                ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log
+                ws, temp, version, date, released, failures, statuses, gates, notes, license, name, log, existing
             ),
             actor,
         )
@@ -489,6 +489,20 @@ def reconcile_releases(ws: Workspace) -> list[str]:
     return registered
 
 
+def _refuse_changed_items(existing: Release, items_jsonl: bytes) -> None:
+    """A rebuild of a published version whose items differ is refused before any medium is copied."""
+    try:
+        published = (Path(existing.path) / "data" / "items.jsonl").read_bytes()
+    except OSError:
+        return  # the published folder is gone: the full build compares manifests
+    if published != items_jsonl:
+        raise CheckFailed(
+            f"release refused: version {existing.version} was published on {existing.release_date} with other "
+            "content (its data/items.jsonl differs); published versions are immutable — build a new version (e.g. bump "
+            "the patch number)"
+        )
+
+
 def _write(
     ws: Workspace,
     root: Path,
@@ -502,8 +516,11 @@ def _write(
     license: str,
     name: str,
     log: Callable[[str], None],
+    existing: Release | None = None,
 ) -> BuildResult:
     snapshot = take_snapshot(ws, released)
+    if existing is not None:
+        _refuse_changed_items(existing, jsonl_bytes(snapshot.items))
     writer = ReleaseWriter(root)
     log(f"copying {len(snapshot.media)} media file(s)")
     with ThreadPoolExecutor(1) as background:

@@ -345,7 +345,7 @@ def build_judge_release(
         "human_scores": report.get("scores", {}).get("human_agreement"),
         "human_choices": report.get("pairs", {}).get("human_agreement"),
     }
-    log(f"{facts['tasks']} task(s), {facts['responses']} response(s), {len(copies)} media file(s)")
+    log(f"{facts['tasks']} task(s), {facts['responses']} usable response(s), {len(copies)} media file(s)")
 
     def write(temp: Path) -> BuildResult:
         writer = ReleaseWriter(temp)

@@ -9,7 +9,7 @@ import typer
 
 from curation.errors import CheckFailed, Problem, ValidationFailed
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, cli_path, err_console, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Versioned releases: build a deterministic snapshot of the admitted items, verify it, compare two.",
@@ -119,7 +119,7 @@ def verify_cmd(
     """Check every file against manifest.json, list extra files and broken media references; exit 1 on any."""
     from exports.verify import verify_release
 
-    report = verify_release(folder, manifest_sha256)
+    report = verify_release(cli_path(folder, "release folder"), manifest_sha256)
     if json_out:
         print_json(report.as_json())
     else:
@@ -145,7 +145,7 @@ def diff_cmd(
     """Items added, removed and changed (with the changed fields) from OLD to NEW: the errata list."""
     from exports.verify import diff_releases
 
-    diff = diff_releases(old, new)
+    diff = diff_releases(cli_path(old, "release folder"), cli_path(new, "release folder"))
     if json_out:
         print_json(diff)
         return

@@ -52,7 +52,10 @@ def screen_cmd(
     if spec and any(step in ("score", "annotate") for step in settings.steps):
         from checker.structured import open_structured_model
 
-        model = open_structured_model(spec, ws.root, settings.model.concurrency, settings.model.batch_size)
+        # the path rule: a path typed on the command line is relative to the current folder, one written in
+        # curate.toml to the workspace
+        root = Path.cwd() if backend else ws.root
+        model = open_structured_model(spec, root, settings.model.concurrency, settings.model.batch_size)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
     ) as bar:

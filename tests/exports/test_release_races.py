@@ -218,3 +218,15 @@ def test_case10_a_renamed_workspace_folder_keeps_the_published_name(admitted_ws:
         ws.close()
     assert again.manifest_sha256 == first.manifest_sha256
     assert json.loads((tmp_path / "b" / "manifest.json").read_text())["name"] == "ws"
+
+
+def test_rebuilding_a_published_version_with_other_items_refuses_before_copying_any_medium(
+    admitted_ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "r", gates=STORE_ONLY)
+    fill_workspace(admitted_ws, tmp_path / "more", group_rows("g3"))  # other content for the same version
+    copied: list[object] = []
+    monkeypatch.setattr(build_module.ReleaseWriter, "copy_media", lambda self, files: copied.append(files))
+    with pytest.raises(CheckFailed, match="published on .* with other content .*data/items.jsonl differs"):
+        build_release(admitted_ws, "1.0.0", out=tmp_path / "other", gates=STORE_ONLY)
+    assert copied == [] and not (tmp_path / "other").exists()

@@ -73,14 +73,17 @@ class Curation:
     candidates: list[ChecklistEntry]
 
 
+def unknown_entry(entry: str, task: str) -> str:
+    """The refusal of an entry id nobody can guess: it names the command that lists the task's entries."""
+    return f"unknown entry {entry!r} for task {task}; list them with `curate judge checklist show {task}`"
+
+
 def apply_curation(
     candidates: Sequence[ChecklistEntry], record: ChecklistSelectionRecord, bounds: ChecklistBounds = ChecklistBounds()
 ) -> Curation:
     """Check a curator's record against the task's drafted entries and the bounds; raise with every problem."""
     by_id = {e.id: e for e in candidates}
-    problems = [
-        Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in by_id
-    ]
+    problems = [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in by_id]
     edits = {edit.entry: edit.text for edit in record.edits}
     problems += [Problem(f"entry {e!r} is edited but not selected", "edits") for e in edits if e not in record.selected]
     count = len(record.selected) + len(record.added)
@@ -120,9 +123,7 @@ def check_crosscheck(
 ) -> None:
     """A cross-check selects among the curated candidates, within the bounds, by another person."""
     known = {e.id for e in curation.candidates}
-    problems = [
-        Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in known
-    ]
+    problems = [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in known]
     if record.reviewer == curation.curator:
         problems.append(Problem(f"{record.reviewer} curated this checklist and cannot cross-check it", "reviewer"))
     if not bounds.minimum <= len(record.selected) <= bounds.maximum:
@@ -264,7 +265,7 @@ def check_adjudication(task: TaskChecklist, record: ChecklistAdjudicationRecord,
         problems.append(Problem(f"task {record.task} has no curated checklist to adjudicate", "task"))
     else:
         known = {e.id for e in task.curation.candidates}
-        problems += [Problem(f"unknown entry {s!r}", "selected") for s in record.selected if s not in known]
+        problems += [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in known]
         sides = {task.curation.curator} | ({task.crosscheck.reviewer} if task.crosscheck else set())
         if record.adjudicator in sides:
             problems.append(
