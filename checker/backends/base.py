@@ -137,7 +137,9 @@ def fingerprint_folder(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-INSTALL_HINT = "pip install torch==2.13.0 (the CPU wheel, or the build for your GPU), then pip install 'omnicurate[checker]'"
+INSTALL_HINT = (
+    "pip install torch==2.13.0 (the CPU wheel, or the build for your GPU), then pip install 'omnicurate[checker]'"
+)
 """How the model runtimes of the ``transformers:`` and ``vllm:`` backends are added."""
 
 
