@@ -88,11 +88,13 @@ def _register() -> None:
         agreement,
         audit,
         check,
+        doctor,
         items,
         judge,
         judge_lists,
         kinds,
         labelstudio,
+        ls_local,
         people,
         release,
         screen,
@@ -112,7 +114,9 @@ def _register() -> None:
     app.add_typer(agreement.app, name="agreement")
     adjudicate.register(app)
     audit.register(app)
+    ls_local.register(labelstudio.app)
     app.add_typer(labelstudio.app, name="ls")
+    app.command("doctor")(doctor.doctor_cmd)
     app.add_typer(labelstudio.campaign_app, name="campaign")
     app.add_typer(release.app, name="release")
     app.add_typer(ui.app, name="ui")
