@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 from pydantic import BaseModel, create_model
+
+from tests.conftest import require_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,8 +87,41 @@ def test_every_command_setting_and_format_is_in_the_reference() -> None:
 
 
 def test_the_check_mode_exits_1_naming_the_stale_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gen, "REFERENCE", tmp_path)
-    assert gen.main([]) == 0 and {p.name for p in tmp_path.iterdir()} == set(gen.Pages().builders)
+    reference = tmp_path / "reference"
+    monkeypatch.setattr(gen, "REFERENCE", reference)
+    monkeypatch.setattr(gen, "MKDOCS", tmp_path / "mkdocs.yml")
+    (tmp_path / "mkdocs.yml").write_text((ROOT / "mkdocs.yml").read_text().split(gen.NAV_MARK)[0], encoding="utf-8")
+    assert gen.main(["--check"]) == 1  # nothing written yet, and the nav is missing
+    assert gen.main([]) == 0 and {p.name for p in reference.iterdir()} == set(gen.Pages().builders)
+    assert gen.NAV_MARK in (tmp_path / "mkdocs.yml").read_text()
     assert gen.main(["--check"]) == 0
-    (tmp_path / "reasons.md").write_text("edited by hand\n", encoding="utf-8")
+    (reference / "reasons.md").write_text("edited by hand\n", encoding="utf-8")
     assert gen.main(["--check"]) == 1
+
+
+def test_a_new_kind_page_joins_the_nav_and_pages_i_did_not_list_are_not_left_out(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", docs)
+    (docs / "kinds" / "story-books.md").write_text("# Story books: pages from raw scans\n\ntext\n", encoding="utf-8")
+    (docs / "audits.md").write_text("# Audits\n", encoding="utf-8")
+    config = gen.mkdocs_config(docs, ROOT / "mkdocs.yml")
+    nav = config.split(gen.NAV_MARK)[1]
+    assert '      - "Story books": kinds/story-books.md' in nav
+    assert '      - "Audits": audits.md' in nav  # under "More"
+    assert nav.index("kinds/mcq.md") < nav.index("reference/cli.md")
+    assert config.split(gen.NAV_MARK)[0] == (ROOT / "mkdocs.yml").read_text().split(gen.NAV_MARK)[0]
+
+
+def test_the_manual_builds_with_warnings_as_errors(tmp_path: Path) -> None:
+    require_module("mkdocs", "pip install -e '.[dev]' (mkdocs is in the dev extra)")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (tmp_path / "site" / "reference" / "formats" / "index.html").is_file()
+    page = (tmp_path / "site" / "cli-conventions" / "index.html").read_text(encoding="utf-8")
+    assert "relative to the current folder" in page
