@@ -118,9 +118,22 @@ def figure(value: float | None, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
-def counts(document: dict[str, Any]) -> str:
-    """``{"added": 12, "unchanged": 0}`` as people read it: ``12 added, 0 unchanged``."""
-    return ", ".join(f"{figure(v) if isinstance(v, int | float) else v} {k}" for k, v in document.items())
+def for_people(value: Any, digits: int = 3) -> str:
+    """Any report value as people read it: numbers rounded, ``key value`` pairs, nested parts in parentheses —
+    never a Python repr (``{'pearson': 0.7803787543725623}`` reads ``pearson 0.780``)."""
+    if isinstance(value, dict):
+        parts = []
+        for key, item in value.items():
+            shown = for_people(item, digits)
+            parts.append(f"{key} ({shown})" if isinstance(item, dict) and item else f"{key} {shown}")
+        return ", ".join(parts) or "none"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(for_people(v, digits) for v in value) + "]"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or isinstance(value, int | float):
+        return figure(value, digits)
+    return str(value)
 
 
 def cli_path(path: Path | str, what: str = "path", must_exist: bool = True) -> Path:

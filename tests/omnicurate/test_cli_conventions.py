@@ -234,3 +234,11 @@ def test_doctor_reports_every_part_with_how_to_add_it() -> None:
 def test_ls_down_without_a_server_says_so(tmp_path: Path) -> None:
     result = invoke("ls", "down", "--home", str(tmp_path / "ls"))
     assert result.exit_code == 0 and "no local Label Studio runs from" in result.stdout
+
+
+def test_report_values_read_as_people_read_them() -> None:
+    from omnicurate.cli.common import for_people
+
+    nested = {"outputs": {"pearson": 0.7803787543725623, "n": 12, "ci": [0.51, None]}, "elo": {}, "ok": True}
+    assert for_people(nested) == "outputs (pearson 0.780, n 12, ci [0.510, —]), elo none, ok yes"
+    assert "{" not in for_people({"2": 5}) and for_people({"2": 5}) == "2 5"
