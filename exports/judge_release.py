@@ -25,7 +25,7 @@ from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSampl
 from curation.tables import Asset
 from curation.workspace import Workspace
 
-from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, refuse_changed_data, release_date, validate_version
 from .card import CROISSANT_CONTEXT
 from .tables import Release
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
@@ -338,6 +338,7 @@ def build_judge_release(
     files, copies, facts = _collect(ws)
     if facts["tasks"] == 0:
         raise CheckFailed("release refused: no task has a final checklist yet; see `curate judge checklists`")
+    refuse_changed_data(existing, files)
     cfg = ws.settings.judge
     report = store.report(ws, ReportSettings(cfg.judge_scores, cfg.bootstrap, 0))
     agreement = {

@@ -24,7 +24,7 @@ from curation.tables import Asset, Item
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 
-from .build import FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import FORMAT, BuildResult, _publish, refuse_changed_data, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .tables import Release
@@ -282,6 +282,7 @@ def build_story_release(
         for record in records:
             t = transitions[record["id"]]
             media |= {(record["current_image"], t.current.image), (record["next_image"], t.next.image)}
+        refuse_changed_data(existing, {DATA_FILE: jsonl_bytes(records)})
         writer.copy_media([(path, ws.asset_path(assets[sha]), sha) for path, sha in sorted(media)])
         writer.write_bytes(DATA_FILE, jsonl_bytes(records))
         screening = _screening(ws, statuses, released)

@@ -230,3 +230,26 @@ def test_rebuilding_a_published_version_with_other_items_refuses_before_copying_
     with pytest.raises(CheckFailed, match="published on .* with other content .*data/items.jsonl differs"):
         build_release(admitted_ws, "1.0.0", out=tmp_path / "other", gates=STORE_ONLY)
     assert copied == [] and not (tmp_path / "other").exists()
+
+
+def test_rebuilding_a_published_judge_release_with_other_data_refuses_before_copying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curation.kinds.judge import store
+    from curation.kinds.judge.schema import ResponseReviewRecord
+    from exports.judge_release import build_judge_release
+    from omnicurate.demo.judge import build_judge_demo
+
+    ws = build_judge_demo(tmp_path / "judge", log=lambda _msg: None)  # publishes 1.0.0
+    try:
+        response = next(r for r in store.responses(ws) if r.id == "t2t-01:sys-a")
+        store.record_response_review(
+            ws, ResponseReviewRecord(response=response.id, reviewer="rev1", usable=False, reason="off-topic after all")
+        )
+        copied: list[object] = []
+        monkeypatch.setattr(build_module.ReleaseWriter, "copy_media", lambda self, files: copied.append(files))
+        with pytest.raises(CheckFailed, match=r"published on .* with other content \(its data/.* differs\)"):
+            build_judge_release(ws, "1.0.0")
+        assert copied == []
+    finally:
+        ws.close()
