@@ -242,3 +242,26 @@ def test_report_values_read_as_people_read_them() -> None:
     nested = {"outputs": {"pearson": 0.7803787543725623, "n": 12, "ci": [0.51, None]}, "elo": {}, "ok": True}
     assert for_people(nested) == "outputs (pearson 0.780, n 12, ci [0.510, —]), elo none, ok yes"
     assert "{" not in for_people({"2": 5}) and for_people({"2": 5}) == "2 5"
+
+
+def test_imports_plots_and_replayed_drafts_read_paths_from_the_current_folder(
+    demos: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    shutil.copytree(DEMO_DATA, here)  # items.jsonl, reviews.jsonl and media/ beside them
+    shutil.copy(demos["judge"] / "demo-sources" / "drafts.jsonl", here / "drafts.jsonl")
+    assert invoke("init", str(tmp_path / "ws")).exit_code == 0
+    monkeypatch.chdir(here)
+    ws = ["-w", "../ws"]
+    assert invoke(*ws, "people", "add", "ann1", "--role", "author").exit_code == 0
+    assert invoke(*ws, "people", "add", "ann2", "--role", "author").exit_code == 0
+    imported = invoke(*ws, "import", "items", "items.jsonl")
+    assert imported.exit_code == 0, imported.output
+    plots = invoke("-w", str(demos["mcq"]), "agreement", "--plots", "plots")
+    assert plots.exit_code == 0 and any((here / "plots").glob("*.png"))
+    assert not (demos["mcq"] / "plots").exists()
+    drafted = invoke("-w", str(demos["judge"]), "judge", "draft", "--backend", "replay:drafts.jsonl", "--json")
+    assert drafted.exit_code == 0, drafted.output
+    assert json.loads(drafted.stdout)["drafted"] == []  # every task's draft is already cached
+    missing = invoke(*ws, "import", "items", "nothere.jsonl")
+    assert missing.exit_code == 2 and "nothere.jsonl" in missing.stderr
