@@ -383,17 +383,27 @@ def _default(info: FieldInfo) -> str:
     if value is PydanticUndefined:
         return ""
     if isinstance(value, BaseModel):
-        return "(section)"
+        return "(its defaults)"
     return f"`{json.dumps(value, default=str)}`"
 
 
 def _constraints(info: FieldInfo) -> str:
     found = []
     for meta in info.metadata:
-        for key, sign in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"), ("min_length", "min length")):
+        for key, sign in (
+            ("ge", "≥"),
+            ("gt", ">"),
+            ("le", "≤"),
+            ("lt", "<"),
+            ("min_length", "min length"),
+            ("max_length", "max length"),
+        ):
             value = getattr(meta, key, None)
             if value is not None:
                 found.append(f"{sign} {value}")
+        pattern = getattr(meta, "pattern", None)
+        if pattern:
+            found.append(f"pattern `{pattern}`")
     return ", ".join(found)
 
 
