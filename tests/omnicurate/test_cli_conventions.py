@@ -51,7 +51,7 @@ def test_a_table_to_a_pipe_is_tsv_with_every_reason_whole(demos: dict[str, Path]
     rows = {line.split("\t")[0]: line.split("\t") for line in lines[1:] if "\t" in line}
     assert all(len(row) == 5 for row in rows.values())
     assert "group:multiple_perturbed" in rows["bank-01-a"][4]  # whole, not split at 80 columns
-    assert rows["traffic-01-b"][4] == "checklist:disagreement\\nprobe:underdetermined"  # a newline in a cell, escaped
+    assert rows["traffic-01-b"][4] == "checklist:disagreement,probe:underdetermined"  # reasons as a list
     assert lines[-1].endswith("returned") and "[" not in result.stdout  # no colour markup left in
 
 
@@ -234,6 +234,17 @@ def test_doctor_reports_every_part_with_how_to_add_it() -> None:
 def test_ls_down_without_a_server_says_so(tmp_path: Path) -> None:
     result = invoke("ls", "down", "--home", str(tmp_path / "ls"))
     assert result.exit_code == 0 and "no local Label Studio runs from" in result.stdout
+
+
+def test_a_tab_or_newline_inside_a_cell_is_escaped_in_tsv() -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from omnicurate.cli.common import table_as_tsv
+
+    table = Table("a", "b", title="T")
+    table.add_row("x\ty", "[red]two[/]\nlines")
+    assert table_as_tsv(table, Console()) == "# T\na\tb\nx\\ty\ttwo\\nlines\n"
 
 
 def test_report_values_read_as_people_read_them() -> None:
