@@ -44,6 +44,8 @@ class ItemFacts:
     kind: str = "mcq"
     modalities: tuple[str, ...] = MODALITIES
     extra: Mapping[str, Any] = field(default_factory=dict)
+    image_source: str = ""
+    """The image's provenance source (``ai_generated`` images are screened for artefacts)."""
 
     def stage_inputs(self, stage: str) -> str:
         """Hash of what a stage judges; a review stays valid while it is unchanged."""

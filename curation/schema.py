@@ -187,6 +187,22 @@ class GrammarReview(_Strict):
     note: str = ""
 
 
+class ImageScreeningReview(_Strict):
+    """A screening of an AI-generated image for artefacts (TRIAD §4.2); a ``fail`` names what is wrong."""
+
+    item: Identifier
+    stage: Literal["image_screening"]
+    reviewer: Identifier
+    verdict: Verdict
+    reason: str = ""
+
+    @model_validator(mode="after")
+    def _fail_gives_a_reason(self) -> ImageScreeningReview:
+        if self.verdict == "fail" and not self.reason:
+            raise ValueError("reason: say which artefact fails the image (extra fingers, garbled text, ...)")
+        return self
+
+
 class AudioScores(_Strict):
     """Whole numbers 1-5, as JSON numbers: ``true`` or ``"4"`` are refused, not coerced."""
 
@@ -261,10 +277,11 @@ class GroupReview(_Strict):
     note: str = ""
 
 
-ItemReviewIn = GrammarReview | AudioReview | ChecklistReview | AnswerReview
+ItemReviewIn = GrammarReview | ImageScreeningReview | AudioReview | ChecklistReview | AnswerReview
 ReviewIn = ItemReviewIn | GroupReview
 REVIEW_MODELS: dict[str, type[BaseModel]] = {
     "grammar": GrammarReview,
+    "image_screening": ImageScreeningReview,
     "audio_signoff": AudioReview,
     "subset_checklist": ChecklistReview,
     "answer_check": AnswerReview,

@@ -33,6 +33,7 @@ from curation.workspace import Workspace, record_event
 from .card import CardFacts, croissant, dataset_card
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
+from .leaf_agreement import write_leaf_agreement
 from .pending import PENDING, has_pending, journal_path
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
@@ -542,6 +543,7 @@ def _write(
         writer.write_json("attributions.json", {"files": media})
         stats = release_stats(snapshot.items, reports.get("agreement"))
         writer.write_json("stats.json", stats)
+        write_leaf_agreement(writer, reports.get("leaf_agreement"))
         media_copied.result()
     states: dict[str, int] = {}
     for st in statuses:
@@ -560,6 +562,7 @@ def _write(
         duplicates_note=duplicates_note,
         notes=notes,
         data_files=writer.entries(),
+        leaf_agreement=reports.get("leaf_agreement"),
     )
     writer.write_json("croissant.json", croissant(facts))
     writer.write_bytes("README.md", dataset_card(facts).encode("utf-8"))

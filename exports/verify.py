@@ -250,6 +250,10 @@ def _check_references(
         problems.append(Mismatch("invalid", "manifest.json", f"its item list differs from {unit_file}"))
     for item_id in sorted(set(records) & set(items)):
         problems += _check_item_record(records[item_id], items[item_id], fields, unit_file)
+    if kind == "story_transition":
+        from .story_duplicates import check_duplicate_annotations
+
+        problems += [Mismatch(*found) for found in check_duplicate_annotations(folder, items)]
     problems += _check_attributions(folder, listed)
     parquet = folder / "data" / "items.parquet"
     if parquet.is_file() and not parquet.is_symlink():

@@ -82,15 +82,23 @@ class ReplayBackend(ProbeBackend):
     def covers(self, item_id: str) -> bool:
         return item_id in self.items
 
+    def probed_views(self, item_id: str, views: Sequence[str]) -> tuple[str, ...]:
+        """The recorded views among ``views``; the full view (last) must be one of them."""
+        recorded = tuple(v for v in views if (item_id, v) in self.lines)
+        if views and views[-1] not in recorded:
+            raise NotFoundError(
+                f"{self.path} has no line for item {item_id!r}, view {views[-1]!r}: a replayed item needs at "
+                f"least its full view (it has {', '.join(recorded) or 'none of its views'}); the views it lacks "
+                "are judged unprobed"
+            )
+        return recorded
+
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
         outputs = []
         for request in requests:
             record = self.lines.get((request.item_id, request.view))
             if record is None:
-                raise NotFoundError(
-                    f"{self.path} has no line for item {request.item_id!r}, view {request.view!r}: "
-                    "a replayed item needs all 8 views"
-                )
+                raise NotFoundError(f"{self.path} has no line for item {request.item_id!r}, view {request.view!r}")
             samples = record.get("samples")
             probs = record.get("probs")
             outputs.append(
@@ -115,7 +123,7 @@ def replay_lines(results: Sequence[ItemResult]) -> Iterator[dict]:
     views keep the probabilities the rule was applied to (after temperature), which replay uses as is.
     """
     for result in results:
-        for view in PROBE_VIEWS:
+        for view in (v for v in PROBE_VIEWS if v in result.views):  # unprobed views have no line
             estimate = result.views[view]
             line: dict = {"item": result.item, "view": view}
             if estimate.counts is not None:

@@ -83,6 +83,7 @@ def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, 
         "next_image": nxt,
         "speech_lines": line.speech_lines,
         "annotations": {k: v.model_dump(mode="json") for k, v in line.annotations.items()} or None,
+        "origin": line.origin.model_dump(mode="json") if line.origin else None,
         "line_hash": digest,
     }
 

@@ -39,7 +39,10 @@ STORY_AUTHOR = "screen"
 
 
 def transition_hash(transition: StoryTransition) -> str:
-    blob = json.dumps(transition.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    data = transition.model_dump(mode="json")
+    if data.get("origin") is None:
+        data.pop("origin", None)  # items from before origins hash as they did
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -374,7 +377,8 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}
     report = audit_transitions([_audited(i.id, transitions[i.id], ws, assets) for i in items])
-    reasons, warnings = report.item_reasons(resolutions(ws)), report.item_warnings()
+    policy = ws.settings.story.duplicates
+    reasons, warnings = report.item_reasons(resolutions(ws), policy), report.item_warnings(policy)
     spans = {leak.item: leak for leak in report.span_leaks}
     with ws.writing() as s:
         for item in items:
@@ -411,7 +415,10 @@ def resolve_story_cluster(
     ws: Workspace, target: str, by: str, keep: str | None = None, distinct: bool = False, reason: str = ""
 ) -> Resolution:
     """A maintainer keeps one transition of a duplicate cluster, or declares its members distinct (with a
-    reason); an event on every member, then the story gates are stored again with the decision applied."""
+    reason); an event on every member, then the story gates are stored again with the decision applied.
+
+    A resolved cluster holds nothing: ``--keep ITEM`` discards the members from other books than ITEM's
+    (a ``discard`` decision each, undone with ``curate decide ITEM restore``), ``--distinct`` frees them all."""
     ws.require_role(by, "maintainer")
     if (keep is None) == (not distinct):
         raise ValidationFailed([Problem("give exactly one of --keep ITEM or --distinct", field="resolution")])
@@ -429,8 +436,24 @@ def resolve_story_cluster(
         after = {"target": target, "keep": keep, "distinct": distinct, "reason": decision.reason}
         for item_id in found.items:
             record_event(s, by, RESOLVED, f"item:{item_id}", None, {**after, "items": list(found.items)})
+        if keep is not None:
+            _discard_copies(s, found, keep, by, decision.reason)
     audit_story_items(ws, actor=by)
     return decision
+
+
+def _discard_copies(s, cluster: Cluster, keep: str, by: str, reason: str) -> None:  # type: ignore[no-untyped-def]
+    """Discard the members of ``cluster`` outside the kept item's book, in the resolution's transaction."""
+    from curation.tables import Decision
+
+    members = {i.id: i for i in s.execute(select(Item).where(col(Item.id).in_(cluster.items))).scalars()}
+    book = members[keep].extra.get("book")
+    why = f"duplicate of {keep} ({cluster.id}), resolved with --keep" + (f": {reason}" if reason else "")
+    for item_id, item in sorted(members.items()):
+        if item.extra.get("book") == book:
+            continue
+        s.add(Decision(item_id=item_id, kind="discard", reason=why, actor=by, revision=item.revision))
+        record_event(s, by, "item.discard", f"item:{item_id}", None, {"reason": why, "revision": item.revision})
 
 
 def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:

@@ -34,9 +34,21 @@ def print_screen_funnel(funnel: Any) -> None:
     out_console.print(table)
 
 
+def _from_here(spec: str | None) -> str | None:
+    """A ``replay:``, ``transformers:`` or ``vllm:`` path typed on the command line, made absolute from here."""
+    kind, sep, target = (spec or "").partition(":")
+    if kind in ("replay", "transformers", "vllm") and sep and target and not Path(target).is_absolute():
+        return f"{kind}:{Path.cwd() / target}"
+    return spec
+
+
 def screen_cmd(
     backend: Annotated[
-        str | None, typer.Option(help="Model backend for scores and annotation (overrides [screen.model] backend).")
+        str | None,
+        typer.Option(
+            help="Model backend for the model steps (overrides [screen.model] backend; a [screen.model.<step>] "
+            "section's own backend still answers its step)."
+        ),
     ] = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -47,15 +59,13 @@ def screen_cmd(
 
     ws = open_workspace()
     settings = ws.settings.screen
-    spec = backend or settings.model.backend
-    model = None
-    if spec and any(step in ("score", "annotate") for step in settings.steps):
-        from checker.structured import open_structured_model
+    models: dict[str, Any] = {}
+    if any(step in ("score", "annotate") for step in settings.steps):
+        from checker.screen_models import open_screen_models
 
-        # the path rule: a path typed on the command line is relative to the current folder, one written in
-        # curate.toml to the workspace
-        root = Path.cwd() if backend else ws.root
-        model = open_structured_model(spec, root, settings.model.concurrency, settings.model.batch_size)
+        # the path rule: --backend is typed on the command line (relative to the current folder); the backends
+        # written in curate.toml are relative to the workspace
+        models = open_screen_models(settings, ws.root, _from_here(backend))
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
     ) as bar:
@@ -66,7 +76,7 @@ def screen_cmd(
                 tasks[step] = bar.add_task(step, total=total)
             bar.update(tasks[step], completed=done, total=total)
 
-        funnel = run_screen(ws, settings, model, progress)
+        funnel = run_screen(ws, settings, None, progress, models)
     if json_out:
         print_json(funnel.to_json())
     else:
@@ -174,8 +184,10 @@ def story_diff_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    from .books import import_books_cmd
     from .items import import_app
 
     import_app.command("candidates")(import_candidates_cmd)
+    import_app.command("books")(import_books_cmd)
     app.command("screen")(screen_cmd)
     app.add_typer(story_app, name="story")
