@@ -521,12 +521,17 @@ def settings_page(root: type[BaseModel] | None = None) -> str:
 
     def section(model: type[BaseModel], path: list[str]) -> None:
         leaves = [(n, i) for n, i in model.model_fields.items() if not list(_nested_models(i.annotation))]
-        if path and leaves:
+        if path and (leaves or len(path) == 1):
             out.append(f"## `[{'.'.join(path)}]`\n\n")
             if _doc(model):
                 out.append(_doc(model) + "\n\n")
             docs = attribute_docs(model)
-            out.append("| key | type | default | meaning |\n|---|---|---|---|\n")
+            for name, info in model.model_fields.items():
+                if typing.get_origin(info.annotation) is dict and list(_nested_models(info.annotation)):
+                    meaning = info.description or docs.get(name, "")
+                    out.append(f"`{name}`: tables `[{'.'.join([*path, name])}.NAME]`, one per name. {meaning}\n\n")
+            if leaves:
+                out.append("| key | type | default | meaning |\n|---|---|---|---|\n")
             for name, info in leaves:
                 meaning = info.description or docs.get(name, "")
                 limits = _constraints(info)
@@ -535,10 +540,12 @@ def settings_page(root: type[BaseModel] | None = None) -> str:
                 out.append(
                     f"| `{name}` | {type_name(info.annotation)} | {_default(info) or 'required'} | {_cell(meaning)} |\n"
                 )
-            out.append("\n")
+            if leaves:
+                out.append("\n")
         for name, info in model.model_fields.items():
+            named = typing.get_origin(info.annotation) is dict  # a table per name: [section.field.NAME]
             for nested in _nested_models(info.annotation):
-                section(nested, [*path, name])
+                section(nested, [*path, name, "NAME"] if named else [*path, name])
 
     section(root, [])
     return "".join(out).rstrip() + "\n"
