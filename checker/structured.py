@@ -228,6 +228,9 @@ class TransformersStructured:
         model=None,
         micro_batch: int | None = None,
     ) -> None:
+        self.path = Path(target)
+        if not self.path.is_dir():  # the user's mistake first, then what this machine lacks
+            raise BackendError(f"transformers: {self.path} is not a model folder")
         try:
             import lmformatenforcer  # noqa: F401
         except ImportError as exc:
@@ -242,9 +245,6 @@ class TransformersStructured:
         import torch
         import transformers
 
-        self.path = Path(target)
-        if not self.path.is_dir():
-            raise BackendError(f"transformers: {self.path} is not a model folder")
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.dtype = getattr(torch, dtype) if dtype else (torch.bfloat16 if self.device != "cpu" else torch.float32)
         self.processor = transformers.AutoProcessor.from_pretrained(self.path)

@@ -28,14 +28,23 @@ class ReviewSettings(_Section):
     grammar_quorum: int = Field(2, ge=1)
     """TRIAD §4.2: each item is "checked by two reviewers for grammaticality and idiom"; both sign off."""
     audio_signoff_quorum: int = Field(2, ge=1)
+    """Listeners who score the audio (naturalness, clarity, artefacts; 1-5) before it counts as signed off."""
     image_screening_quorum: int = Field(2, ge=1)
     """TRIAD §4.2: AI-generated images are "screened by two annotators" for artefacts; every screening passes."""
     audio_min_mean: float = Field(3.5, ge=1, le=5)
+    """The listeners' mean on every axis must reach this, else ``audio_unnatural:<axis>``."""
     subset_checklist_quorum: int = Field(3, ge=1)
+    """Reviewers who answer all views of the modality-subset checklist."""
     combine: Literal["any", "majority", "all"] = "any"
+    """How the checklist reviewers' consistent sets are combined per view and option: an option is consistent
+    when ``any`` reviewer, a ``majority`` or ``all`` of them found it so. When ``any`` and ``majority`` give
+    different verdicts, the item is held (``checklist:disagreement``) until a maintainer adjudicates."""
     answer_check_quorum: int = Field(1, ge=1)
+    """Blind answer checks per item."""
     group_integration_quorum: int = Field(1, ge=1)
+    """Group reviewers per scene group."""
     min_group_size: int = Field(2, ge=1)
+    """Live sisters a group needs, else ``group:too_small``."""
     group_answers: Literal["not_all_same", "all_distinct"] = "all_distinct"
     """``group:duplicate_answers`` when any two sisters share an answer (TRIAD C.2 step 6: "distinct answers"),
     or (``not_all_same``, looser) only when all sisters share one."""
@@ -80,11 +89,14 @@ class GateSettings(_Section):
     """
 
     probe: GateMode = "off"
+    """The probe checker's verdicts (``probe:<verdict>``): shown only, listed as reasons, or holding the item."""
     option_in_context: Literal["warn", "block"] = "warn"
     """An option's text in the item's own context: a warning by default, since anaphora items ("Anna told
     Maria that she...", options Anna/Maria) name their options in the context by design."""
     media: GateMode = "block"
+    """Media that do not meet ``[media]`` (``media:<problem>``)."""
     audit: GateMode = "block"
+    """Unresolved duplicate clusters and leaks found by ``curate audit`` (``duplicate:<cluster>``, ``leak:<kind>``)."""
     story_audit: GateMode = "block"
     """Omni-StoryBench App. C: duplicate conditions, foreign 8-word spans, duplicate clusters across books."""
     story_overlap: GateMode = "warn"
@@ -102,6 +114,7 @@ class LabelStudioSettings(_Section):
     """Where the Label Studio bridge finds its server; LABEL_STUDIO_URL / LABEL_STUDIO_API_KEY override."""
 
     url: str = "http://localhost:8080"
+    """The server's address (LABEL_STUDIO_URL overrides; `curate ls up` prints it)."""
     token: str = ""
     """API token of the account the bridge acts as (better kept in LABEL_STUDIO_API_KEY than here)."""
     document_root: str = ""

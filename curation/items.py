@@ -426,13 +426,14 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, A
 def export_items(ws: Workspace, path: Path, media_dir: str = "media", reader: str | None = None) -> int:
     """Write every item as JSONL with its media copied beside it; importing it gives the same items.
 
-    PATH is the JSONL file, or a folder to write ``items.jsonl`` into; nothing is written outside PATH's folder.
+    PATH is the JSONL file (a name ending in ``.jsonl``), or a folder to write ``items.jsonl`` into, created
+    when missing; nothing is written outside PATH's folder.
     With ``reader``, that person is recorded as shown every exported label *before* any label reaches the disk,
     so that a kill between the two can never leave labels read by someone the workspace thinks blind.
     A media file already in the export folder is kept only when its content hash is the asset's.
     """
     path = path.resolve()
-    if path.is_dir():
+    if path.is_dir() or (not path.exists() and path.suffix.lower() != ".jsonl"):
         path = path / "items.jsonl"
     media_path = Path(media_dir)
     if not media_dir or media_path.is_absolute() or ".." in media_path.parts or media_path.parts[0] == ".":

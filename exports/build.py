@@ -309,6 +309,7 @@ def build_release(
                 name,
                 log,
                 (inputs, rejected),
+                existing,
             ),
             actor,
         )
@@ -516,6 +517,24 @@ def reconcile_releases(ws: Workspace) -> list[str]:
     return registered
 
 
+def refuse_changed_data(existing: Release | None, data: dict[str, bytes]) -> None:
+    """A rebuild of a published version whose data files differ is refused before any medium is copied (the
+    data files name every medium by hash, so equal data means equal media; the manifest check still follows)."""
+    if existing is None:
+        return
+    for relative, content in sorted(data.items()):
+        try:
+            published = (Path(existing.path) / relative).read_bytes()
+        except OSError:
+            return  # the published folder is gone or laid out otherwise: the full build compares manifests
+        if published != content:
+            raise CheckFailed(
+                f"release refused: version {existing.version} was published on {existing.release_date} with other "
+                f"content (its {relative} differs); published versions are immutable — build a new version (e.g. "
+                "bump the patch number)"
+            )
+
+
 def _write(
     ws: Workspace,
     root: Path,
@@ -530,8 +549,10 @@ def _write(
     name: str,
     log: Callable[[str], None],
     record: tuple[StatusInputs, bool],
+    existing: Release | None = None,
 ) -> BuildResult:
     snapshot = take_snapshot(ws, released)
+    refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
     writer = ReleaseWriter(root)
     log(f"copying {len(snapshot.media)} media file(s)")
     with ThreadPoolExecutor(1) as background:

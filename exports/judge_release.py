@@ -28,7 +28,16 @@ from curation.workspace import Workspace
 
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
-from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, _published_name, release_date, validate_version
+from .build import (
+    DEFAULT_LICENSE,
+    FORMAT,
+    BuildResult,
+    _publish,
+    _published_name,
+    refuse_changed_data,
+    release_date,
+    validate_version,
+)
 from .card import CROISSANT_CONTEXT
 from .judge_admission import write_judge_admission_record
 from .tables import Release
@@ -344,6 +353,7 @@ def build_judge_release(
     files, copies, facts = _collect(ws)
     if facts["tasks"] == 0:
         raise CheckFailed("release refused: no task has a final checklist yet; see `curate judge checklists`")
+    refuse_changed_data(existing, files)
     cfg = ws.settings.judge
     report = store.report(ws, ReportSettings(cfg.judge_scores, cfg.bootstrap, 0))
     agreement = {
@@ -351,7 +361,7 @@ def build_judge_release(
         "human_scores": report.get("scores", {}).get("human_agreement"),
         "human_choices": report.get("pairs", {}).get("human_agreement"),
     }
-    log(f"{facts['tasks']} task(s), {facts['responses']} response(s), {len(copies)} media file(s)")
+    log(f"{facts['tasks']} task(s), {facts['responses']} usable response(s), {len(copies)} media file(s)")
 
     def write(temp: Path) -> BuildResult:
         writer = ReleaseWriter(temp)

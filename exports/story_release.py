@@ -27,7 +27,16 @@ from curation.workspace import Workspace
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
 from .admission_record import write_admission_record
-from .build import FORMAT, BuildResult, _check_target, _publish, _published_name, release_date, validate_version
+from .build import (
+    FORMAT,
+    BuildResult,
+    _check_target,
+    _publish,
+    _published_name,
+    refuse_changed_data,
+    release_date,
+    validate_version,
+)
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .story_duplicates import attribution_lines, duplicate_section
@@ -302,6 +311,7 @@ def build_story_release(
         for record in records:
             t = transitions[record["id"]]
             media |= {(record["current_image"], t.current.image), (record["next_image"], t.next.image)}
+        refuse_changed_data(existing, {DATA_FILE: jsonl_bytes(records)})
         writer.copy_media([(path, ws.asset_path(assets[sha]), sha) for path, sha in sorted(media)])
         writer.write_bytes(DATA_FILE, jsonl_bytes(records))
         screening = _screening(ws, statuses, released)

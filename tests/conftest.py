@@ -3,15 +3,20 @@
 Markers (pyproject.toml) select tests, not the environment: ``service`` (PostgreSQL, Label Studio, vLLM),
 ``browser`` (headless Chromium), ``gpu`` (an accelerator), ``slow`` (a minute or more). A developer deselects
 with ``-m "not service"``; a test whose service is missing is skipped with the way to set it up, except in CI
-(CI=true), where it fails.
+(CI=true), where it fails. Optional tools and extras (ffmpeg, fpcalc, torch, lm-format-enforcer) are the same:
+``require_tool`` / ``require_module`` skip with the command that installs them, and fail under CI=true.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
 
 import pytest
 
@@ -43,6 +48,44 @@ def missing_service(message: str, marker: str = "service") -> None:
     if IN_CI:
         pytest.fail(f"CI=true but {message}")
     pytest.skip(f"{message} (or deselect these tests with -m 'not {marker}')")
+
+
+def missing_tool(message: str) -> NoReturn:
+    """An optional tool or extra is absent: fail in CI (which installs them all), else skip saying how to add it."""
+    if IN_CI:
+        pytest.fail(f"CI=true but {message}")
+    pytest.skip(message)
+
+
+INSTALL_TORCH = (
+    "pip install torch==2.13.0 transformers tokenizers && pip install --no-deps torchvision==0.28.0 "
+    "(bash .ci/setup.d/40-checker.sh does this)"
+)
+INSTALL_CHECKER = "pip install -e '.[checker]' after a CPU torch (bash .ci/setup.d/40-checker.sh does both)"
+INSTALL_TOOLS = {
+    "ffmpeg": "apt-get install ffmpeg",
+    "ffprobe": "apt-get install ffmpeg",
+    "fpcalc": "apt-get install libchromaprint-tools",
+    "sox": "apt-get install sox",
+    "espeak-ng": "apt-get install espeak-ng",
+}
+"""How each optional system tool is installed (.ci/run installs them all)."""
+
+
+def require_tool(name: str) -> str:
+    """The tool's path; when it is not on the PATH, skip (fail under CI=true) with the command that installs it."""
+    found = shutil.which(name)
+    if found is None:
+        missing_tool(f"{name} is not on the PATH: {INSTALL_TOOLS.get(name, 'install it')}")
+    return found
+
+
+def require_module(name: str, install: str) -> ModuleType:
+    """An optional Python package, imported; when it is absent, skip (fail under CI=true) saying ``install``."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        missing_tool(f"{name} cannot be imported ({exc}): {install}")
 
 
 def _pg_database() -> tuple[str, Callable[[], None]]:

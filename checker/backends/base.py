@@ -148,6 +148,12 @@ def fingerprint_folder(folder: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+INSTALL_HINT = (
+    "pip install torch==2.13.0 (the CPU wheel, or the build for your GPU), then pip install 'omnicurate[checker]'"
+)
+"""How the model runtimes of the ``transformers:`` and ``vllm:`` backends are added."""
+
+
 def probe_spec(name_or_spec: str, probes: Mapping[str, Any]) -> str:
     """A ``[checker.probes.NAME]`` table (``spec``, ``key_env``) as a spec; a spec is returned as it is."""
     entry = probes.get(name_or_spec)
@@ -167,10 +173,11 @@ def open_backend(spec: str, **options: Any) -> ProbeBackend:
     module_name, _, class_name = BACKEND_KINDS[kind].partition(":")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
+        backend_class: type[ProbeBackend] = getattr(module, class_name)
+        return backend_class(target, **options)  # type: ignore[call-arg]
+    except ImportError as exc:  # the runtimes are imported when the backend opens, not with its module
         raise BackendError(
-            f"the {kind} backend needs a package that is not installed ({exc.name}): "
-            f"pip install 'omnicurate[checker]'" + (" and vllm" if kind == "vllm" else "")
+            f"the {kind} backend needs a package that is not installed ({exc.name}): {INSTALL_HINT}"
+            + (" and vllm" if kind == "vllm" else "")
+            + " (`curate doctor` lists what this machine has)"
         ) from exc
-    backend_class: type[ProbeBackend] = getattr(module, class_name)
-    return backend_class(target, **options)  # type: ignore[call-arg]

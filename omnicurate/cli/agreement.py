@@ -17,7 +17,8 @@ app = typer.Typer(
 
 def _figure(result: dict[str, Any]) -> str:
     if result.get("value") is None:
-        return f"undefined ({result.get('undefined')})"
+        reason = str(result.get("undefined") or "no reason given")
+        return f"undefined: {reason.split('undefined: ', 1)[-1]}"  # the reason may say "... is undefined: why"
     return f"{result['value']:.3f}"
 
 
@@ -53,7 +54,7 @@ def _print_report(report: dict[str, Any], failures: list) -> None:  # type: igno
             typer.echo(f"  {leaf}: {value:.3f}")
     _print_triad_labels("all items", report)
     subset = report["audit_subset"]
-    where = "all items (fewer than the subset's size)" if subset["all_items"] else f"seed {subset['seed']}"
+    where = "all items: fewer than the subset's size" if subset["all_items"] else f"seed {subset['seed']}"
     _print_triad_labels(f"audit subset of {subset['items']} ({where})", subset)
     if failures:
         for failure in failures:

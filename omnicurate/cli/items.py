@@ -57,7 +57,9 @@ def import_reviews_cmd(
 def export_items_cmd(
     file: Annotated[
         Path,
-        typer.Argument(help="Where to write the JSONL (or a folder: FOLDER/items.jsonl); media go beside it."),
+        typer.Argument(
+            help="FILE.jsonl, or a folder (created when missing) to write items.jsonl into; media go beside it."
+        ),
     ],
     media_dir: Annotated[str, typer.Option(help="Name of the media folder beside FILE.")] = "media",
     by: Annotated[

@@ -156,12 +156,17 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
 
 @app.command("samples")
 def samples_cmd(json_out: JsonFlag = False) -> None:
-    """Build score and pair samples from reviewed, usable responses of tasks whose checklist is final."""
+    """Build score and pair samples from reviewed, usable responses of tasks whose checklist is final (again adds
+    only what is new); --json lists every sample with its id."""
     from curation.kinds.judge import store
 
-    added = store.build_samples(open_workspace())
-    if json_out:
-        print_json({"added": added})
+    ws = open_workspace()
+    added = store.build_samples(ws)
+    if json_out:  # the samples themselves: their ids are what annotations and judge outputs name
+        kinds = ("score", "pair")
+        print_json(
+            {"added": added, **{kind: [x.model_dump(mode="json") for x in store.samples(ws, kind)] for kind in kinds}}
+        )
     else:
         out_console.print(f"added {added['score']} score and {added['pair']} pair samples")
 

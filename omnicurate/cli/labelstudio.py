@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, for_people, open_workspace, out_console, print_json
 
 if TYPE_CHECKING:
     from annotation_ui.labelstudio.projects import PushReport
@@ -213,7 +213,8 @@ def _print_report(report: dict) -> None:  # type: ignore[type-arg]
     out_console.print(
         f"campaign {report['campaign']} ({report['kind']}): {cov['evaluations']} evaluation(s) of {cov['units']} "
         f"unit(s) by {cov['raters']} rater(s); {cov['units_at_target']} unit(s) at the target of {cov['target']}; "
-        f"{cov['skips']} skip(s); ratings per unit {cov['ratings_per_unit']}",
+        f"{cov['skips']} skip(s); ratings per unit: "
+        + (", ".join(f"{n} unit(s) with {k}" for k, n in cov["ratings_per_unit"].items()) or "none"),
         highlight=False,
     )
     agreement = Table("criterion", "alpha", "level", "units", "note")
@@ -241,4 +242,4 @@ def _print_report(report: dict) -> None:  # type: ignore[type-arg]
             systems.add_row(row["system"], str(row["games"]), rate, f"{elo_value:.0f}" if elo_value else "—")
     out_console.print(systems)
     for judge, figures in (report.get("judges") or {}).items():
-        out_console.print(f"judge {judge}: {figures}", highlight=False)
+        out_console.print(f"judge {judge}: {for_people(figures)}", highlight=False, markup=False)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -18,7 +21,11 @@ class _CurateGroup(TyperGroup):
 
     def invoke(self, ctx):  # type: ignore[no-untyped-def]
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            sys.stdout.flush()  # a closed pipe shows here, inside the handler, not in click's (exit 1)
+            return result
+        except BrokenPipeError:
+            _quiet_after_closed_pipe()
         except ValidationFailed as exc:
             for problem in exc.problems:
                 err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
@@ -38,6 +45,15 @@ class _CurateGroup(TyperGroup):
                 soft_wrap=True,
             )
             raise typer.Exit(2) from None
+
+
+def _quiet_after_closed_pipe() -> NoReturn:
+    """The reader of stdout went away (``curate status --json | head``): stop quietly, exit 0.
+
+    Later writes (and the interpreter's final flush) go to /dev/null instead of raising again."""
+    with contextlib.suppress(OSError, ValueError):  # ValueError: stdout is not a file (a test's capture)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise typer.Exit(0)
 
 
 app = typer.Typer(
@@ -72,10 +88,13 @@ def _register() -> None:
         agreement,
         audit,
         check,
+        doctor,
         items,
         judge,
+        judge_lists,
         kinds,
         labelstudio,
+        ls_local,
         people,
         release,
         screen,
@@ -95,11 +114,14 @@ def _register() -> None:
     app.add_typer(agreement.app, name="agreement")
     adjudicate.register(app)
     audit.register(app)
+    ls_local.register(labelstudio.app)
     app.add_typer(labelstudio.app, name="ls")
+    app.command("doctor")(doctor.doctor_cmd)
     app.add_typer(labelstudio.campaign_app, name="campaign")
     app.add_typer(release.app, name="release")
     app.add_typer(ui.app, name="ui")
     app.add_typer(check.app, name="check")
+    judge_lists.register(judge.app)
     app.add_typer(judge.app, name="judge")
 
 

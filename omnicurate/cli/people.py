@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from .common import open_workspace, out_console, print_json
+from .common import fail, open_workspace, out_console, print_json
 
 app = typer.Typer(help="Manage people and their roles (author, reviewer, maintainer).", no_args_is_help=True)
 
@@ -40,9 +41,22 @@ def list_people(json_out: Annotated[bool, typer.Option("--json", help="Print JSO
 def passwd(
     name: Annotated[str, typer.Argument(help="The person whose password to set.")],
     password: Annotated[
-        str, typer.Option(prompt=True, hide_input=True, confirmation_prompt=True, help="At least 8 characters.")
-    ],
+        str | None,
+        typer.Option(help="At least 8 characters (default: asked twice on a terminal, else one line of stdin)."),
+    ] = None,
 ) -> None:
-    """Set a person's sign-in password for the annotation UI (stored hashed with scrypt)."""
-    open_workspace().set_password(name, password)
+    """Set a person's sign-in password for the annotation UI (stored hashed with scrypt).
+
+    On a terminal the password is asked twice, hidden; otherwise the first line of standard input is the
+    password (``printf '%s\\n' "$PW" | curate people passwd ann1``)."""
+    ws = open_workspace()
+    ws.person(name)  # an unknown name is refused before asking anything
+    if password is None:
+        if sys.stdin.isatty():
+            password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
+        else:
+            password = sys.stdin.readline().removesuffix("\n").removesuffix("\r")
+            if not password:
+                raise fail("no password on standard input (give one line, or use --password)")
+    ws.set_password(name, password)
     out_console.print(f"password set for {name}")

@@ -9,7 +9,7 @@ import typer
 
 from curation.errors import CheckFailed, Problem, ValidationFailed
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, cli_path, err_console, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Versioned releases: build a deterministic snapshot of the admitted items, verify it, compare two.",
@@ -119,6 +119,7 @@ def verify_cmd(
     from exports.kind_release import manifest_kind
     from exports.verify import verify_release
 
+    folder = cli_path(folder, "release folder")
     report = verify_release(folder, manifest_sha256)
     kind = manifest_kind(folder.resolve()) or "?"
     if json_out:
@@ -146,7 +147,7 @@ def diff_cmd(
     """Items added, removed and changed (with the changed fields) from OLD to NEW: the errata list."""
     from exports.verify import diff_releases
 
-    diff = diff_releases(old, new)
+    diff = diff_releases(cli_path(old, "release folder"), cli_path(new, "release folder"))
     if json_out:
         print_json(diff)
         return

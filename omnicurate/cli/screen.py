@@ -34,6 +34,14 @@ def print_screen_funnel(funnel: Any) -> None:
     out_console.print(table)
 
 
+def _from_here(spec: str | None) -> str | None:
+    """A ``replay:``, ``transformers:`` or ``vllm:`` path typed on the command line, made absolute from here."""
+    kind, sep, target = (spec or "").partition(":")
+    if kind in ("replay", "transformers", "vllm") and sep and target and not Path(target).is_absolute():
+        return f"{kind}:{Path.cwd() / target}"
+    return spec
+
+
 def screen_cmd(
     backend: Annotated[
         str | None,
@@ -55,7 +63,9 @@ def screen_cmd(
     if any(step in ("score", "annotate") for step in settings.steps):
         from checker.screen_models import open_screen_models
 
-        models = open_screen_models(settings, ws.root, backend)
+        # the path rule: --backend is typed on the command line (relative to the current folder); the backends
+        # written in curate.toml are relative to the workspace
+        models = open_screen_models(settings, ws.root, _from_here(backend))
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
     ) as bar:

@@ -101,9 +101,23 @@ def kappa_command(
 ) -> None:
     """Cohen's kappa between exactly two coders, over the units both rated."""
     from curation.agreement import cohen_kappa, raw_agreement, read_ratings
+    from curation.errors import Problem, ValidationFailed
+
+    ratings = read_ratings(file)
+    if len(ratings.coders) != 2:  # a file for another statistic is bad input (exit 2), not an undefined kappa
+        shown = ", ".join(ratings.coders[:6]) + (" ..." if len(ratings.coders) > 6 else "")
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"Cohen's kappa needs exactly two coders; the ratings have {len(ratings.coders)} ({shown})",
+                    "coder",
+                    file=str(file),
+                )
+            ],
+            "use `curate stats fleiss` or `curate stats alpha` for more than two coders",
+        )
 
     def compute():  # type: ignore[no-untyped-def]
-        ratings = read_ratings(file)
         return cohen_kappa(ratings, weights, bootstrap, seed, confidence), raw_agreement(ratings)
 
     estimate, agreement = _estimate("cohen_kappa", file, as_json, compute)

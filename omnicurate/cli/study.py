@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from .common import JsonFlag, open_workspace, out_console, print_json
+from .common import JsonFlag, cli_path, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="The human study of a story release: a fixed window, system outputs rated in Label Studio, and "
@@ -30,7 +30,7 @@ def window_cmd(release: ReleaseOpt, size: SizeOpt = 10, seed: SeedOpt = 0, json_
     """Show the window a study with this seed would rate (run the systems on these transitions)."""
     from curation.study.release import choose_window, read_release
 
-    story = read_release(release)
+    story = read_release(cli_path(release, "--release"))
     window = choose_window(story, size, seed)
     if json_out:
         print_json({"release": story.label, "seed": seed, "window": window})
@@ -65,8 +65,8 @@ def create_cmd(
     summary = create_study(
         open_workspace(),
         name,
-        release,
-        outputs,
+        cli_path(release, "--release"),
+        cli_path(outputs, "--outputs"),
         size,
         seed,
         tuple(transition or ()),
@@ -131,7 +131,7 @@ def judges_cmd(
     """Import judge (model) scores for the study's systems (any transition of the release; validated whole)."""
     from curation.study.study import import_judge_scores
 
-    counts = import_judge_scores(open_workspace(), name, file, actor)
+    counts = import_judge_scores(open_workspace(), name, cli_path(file, "judge scores file"), actor)
     if json_out:
         print_json(counts)
     else:

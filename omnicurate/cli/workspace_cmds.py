@@ -62,8 +62,9 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
     table = Table("item", "group", "state", "stage")
     table.add_column("reasons", overflow="fold", min_width=18)
     colours = {"admitted": "green", "returned": "red", "held": "yellow", "in_review": "cyan", "discarded": "dim"}
+    between = "\n" if out_console.is_terminal else ","  # one reason per line on a screen; a list in TSV
     for st in statuses:
-        table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", "\n".join(st.reasons))
+        table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", between.join(st.reasons))
     out_console.print(table)
     counts = Counter(st.state for st in statuses)
     out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no items")

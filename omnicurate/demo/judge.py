@@ -53,7 +53,7 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     log(f"people: {', '.join(PEOPLE)} (UI password: {DEMO_PASSWORD})")
     sources = write_sources(ws.root / "demo-sources")
     curate_queries(ws, sources["tasks"], log)
-    log(f"responses: {store.import_responses(ws, sources['responses'], actor='demo').as_dict()}")
+    log(f"responses: {store.import_responses(ws, sources['responses'], actor='demo').summary()}")
     run = draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     log(f"checklist drafts (replayed): {len(run.drafted)} drafted, {len(run.cached)} from the cache")
 
@@ -91,11 +91,16 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
                 task=task_id, adjudicator="maya", selected=curated, reason="the curator's entry is specific to the task"
             ),
         )
-    for response in store.responses(ws):
+    reviewed = store.responses(ws)
+    for response in reviewed:
         nsfw, reason = UNUSABLE.get(response.id, (False, ""))
         store.record_response_review(
             ws, ResponseReviewRecord(response=response.id, reviewer="rev1", usable=not reason, reason=reason, nsfw=nsfw)
         )
+    refused = [r for r in reviewed if r.id in UNUSABLE]
+    log(
+        f"response review: {len(reviewed) - len(refused)} usable, {len(refused)} refused ({', '.join(UNUSABLE[r.id][1] for r in refused)})"
+    )
     added = store.build_samples(ws)
     log(f"samples: +{added['score']} score, +{added['pair']} pair")
     for kind, make in (("score", human_scores), ("pair", human_choices)):
@@ -108,7 +113,7 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     for kind in ("score", "pair"):
         lines += judge_outputs([s.model_dump() for s in store.samples(ws, kind)], kind)
     judges.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    log(f"judge outputs (replayed): {store.import_judge_outputs(ws, judges).as_dict()}")
+    log(f"judge outputs (replayed): {store.import_judge_outputs(ws, judges).summary()}")
     result = build_judge_release(ws, VERSION, actor="demo", name="judge-demo", log=log)
     log(f"release {result.version}: {result.path} ({result.files} files{', unchanged' if result.unchanged else ''})")
     return ws

@@ -9,6 +9,8 @@ import pytest
 import soundfile as sf
 from PIL import Image, ImageDraw
 
+from tests.conftest import INSTALL_TORCH, require_module
+
 
 @pytest.fixture(scope="session")
 def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -31,6 +33,8 @@ def media_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_omni(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A randomly initialised Qwen2.5-Omni (1.5 M parameters) with its processor; no download."""
+    for module in ("torch", "transformers"):
+        require_module(module, INSTALL_TORCH)
     from checker.random_omni import build_random_omni
     from checker.torch_compat import ensure_torchvision_importable
 

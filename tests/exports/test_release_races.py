@@ -218,3 +218,38 @@ def test_case10_a_renamed_workspace_folder_keeps_the_published_name(admitted_ws:
         ws.close()
     assert again.manifest_sha256 == first.manifest_sha256
     assert json.loads((tmp_path / "b" / "manifest.json").read_text())["name"] == "ws"
+
+
+def test_rebuilding_a_published_version_with_other_items_refuses_before_copying_any_medium(
+    admitted_ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "r", gates=STORE_ONLY)
+    fill_workspace(admitted_ws, tmp_path / "more", group_rows("g3"))  # other content for the same version
+    copied: list[object] = []
+    monkeypatch.setattr(build_module.ReleaseWriter, "copy_media", lambda self, files: copied.append(files))
+    with pytest.raises(CheckFailed, match="published on .* with other content .*data/items.jsonl differs"):
+        build_release(admitted_ws, "1.0.0", out=tmp_path / "other", gates=STORE_ONLY)
+    assert copied == [] and not (tmp_path / "other").exists()
+
+
+def test_rebuilding_a_published_judge_release_with_other_data_refuses_before_copying(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from curation.kinds.judge import store
+    from curation.kinds.judge.schema import ResponseReviewRecord
+    from exports.judge_release import build_judge_release
+    from omnicurate.demo.judge import build_judge_demo
+
+    ws = build_judge_demo(tmp_path / "judge", log=lambda _msg: None)  # publishes 1.0.0
+    try:
+        response = next(r for r in store.responses(ws) if r.id == "t2t-01:sys-a")
+        store.record_response_review(
+            ws, ResponseReviewRecord(response=response.id, reviewer="rev1", usable=False, reason="off-topic after all")
+        )
+        copied: list[object] = []
+        monkeypatch.setattr(build_module.ReleaseWriter, "copy_media", lambda self, files: copied.append(files))
+        with pytest.raises(CheckFailed, match=r"published on .* with other content \(its data/.* differs\)"):
+            build_judge_release(ws, "1.0.0")
+        assert copied == []
+    finally:
+        ws.close()

@@ -95,6 +95,11 @@ class Curation:
     candidates: list[ChecklistEntry]
 
 
+def unknown_entry(entry: str, task: str) -> str:
+    """The refusal of an entry id nobody can guess: it names the command that lists the task's entries."""
+    return f"unknown entry {entry!r} for task {task}; list them with `curate judge checklist show {task}`"
+
+
 def apply_curation(
     candidates: Sequence[ChecklistEntry],
     record: ChecklistSelectionRecord,
@@ -104,9 +109,7 @@ def apply_curation(
 
     ``bounds=None`` re-reads a recorded selection, which was checked against the bounds in force then."""
     by_id = {e.id: e for e in candidates}
-    problems = [
-        Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in by_id
-    ]
+    problems = [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in by_id]
     edits = {edit.entry: edit.text for edit in record.edits}
     problems += [Problem(f"entry {e!r} is edited but not selected", "edits") for e in edits if e not in record.selected]
     if not problems and bounds is not None:
@@ -141,9 +144,7 @@ def check_crosscheck(
 ) -> None:
     """A cross-check selects among the curated candidates, within the bounds, by another person."""
     known = {e.id for e in curation.candidates}
-    problems = [
-        Problem(f"unknown entry {s!r} for task {record.task}", "selected") for s in record.selected if s not in known
-    ]
+    problems = [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in known]
     if record.reviewer == curation.curator:
         problems.append(Problem(f"{record.reviewer} curated this checklist and cannot cross-check it", "reviewer"))
     problems += _selection_problems(curation.candidates, record.selected, bounds)
@@ -308,7 +309,7 @@ def check_adjudication(task: TaskChecklist, record: ChecklistAdjudicationRecord,
         )
     else:
         known = {e.id for e in task.curation.candidates}
-        problems += [Problem(f"unknown entry {s!r}", "selected") for s in record.selected if s not in known]
+        problems += [Problem(unknown_entry(s, record.task), "selected") for s in record.selected if s not in known]
         sides = {task.curation.curator} | ({task.crosscheck.reviewer} if task.crosscheck else set())
         if record.adjudicator in sides:
             problems.append(

@@ -169,6 +169,9 @@ class ImportCounts:
     def as_dict(self) -> dict[str, int]:
         return {"added": self.added, "unchanged": self.unchanged}
 
+    def summary(self) -> str:
+        return f"{self.added} added, {self.unchanged} unchanged"
+
 
 def import_tasks(ws: Workspace, path: Path, actor: str = "cli") -> ImportCounts:
     """Import task lines; a task already stored with other content is refused (tasks are not revised)."""
@@ -241,7 +244,14 @@ def import_responses(ws: Workspace, path: Path, actor: str = "cli") -> ImportCou
             continue
         seen[rid] = number
         if response.task not in tasks:
-            problems.append(Problem(f"unknown task {response.task!r}; import it first", "task", number, file))
+            problems.append(
+                Problem(
+                    f"unknown task {response.task!r}; import it first (`curate judge checklists` lists the tasks)",
+                    "task",
+                    number,
+                    file,
+                )
+            )
             continue
         modality = response.output.modality
         if modality != tasks[response.task]:
@@ -302,7 +312,7 @@ def task(ws: Workspace, task_id: str) -> JudgeTask:
     with ws.session() as s:
         found = s.get(JudgeTask, task_id)
     if found is None:
-        raise NotFoundError(f"no judge task {task_id!r}")
+        raise NotFoundError(f"no judge task {task_id!r}; list them with `curate judge checklists`")
     return found
 
 
@@ -799,7 +809,14 @@ def import_judge_outputs(ws: Workspace, path: Path) -> ImportCounts:
         seen[key] = number
         kind = kinds.get(line.sample)
         if kind is None:
-            problems.append(Problem(f"unknown sample {line.sample!r}; build samples first", "sample", number, file))
+            problems.append(
+                Problem(
+                    f"unknown sample {line.sample!r}; build samples first (`curate judge samples --json` lists them)",
+                    "sample",
+                    number,
+                    file,
+                )
+            )
         elif (kind == "score") != (line.scores is not None):
             problems.append(
                 Problem(f"a {kind} sample takes {'scores' if kind == 'score' else 'choices'}", "sample", number, file)

@@ -67,10 +67,13 @@ def test_kappa_reports_raw_agreement(tmp_path):
     assert "Cohen's kappa (quadratic weights): 0.500" in text.stdout
 
 
-def test_kappa_with_four_coders_exits_1_with_a_reason(example_csv):
-    result = runner.invoke(app, ["stats", "kappa", str(example_csv)])
-    assert result.exit_code == 1
-    assert "exactly two coders; the ratings have 4" in result.output
+def test_kappa_with_four_coders_is_bad_input_exit_2_naming_the_statistics_that_fit(example_csv):
+    for args in ([], ["--json"]):
+        result = runner.invoke(app, ["stats", "kappa", str(example_csv), *args])
+        assert result.exit_code == 2, result.output
+        assert "exactly two coders; the ratings have 4" in result.output
+        assert "curate stats fleiss" in result.output
+        assert result.stdout == ""
 
 
 def test_fleiss_on_unequal_ratings_exits_1(example_csv):

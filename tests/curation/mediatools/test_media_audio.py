@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import soundfile as sf
 from curation.config import MediaSettings
 from curation.errors import MediaError
 from curation.mediatools import check_audio, normalize_audio, probe_audio, true_peak_dbtp
+from tests.conftest import require_tool
 from tests.synthetic_media import encode_audio, phrase
 
 SETTINGS = MediaSettings()
@@ -22,8 +22,7 @@ SETTINGS = MediaSettings()
 
 def ebur128(path: Path) -> tuple[float, float]:
     """Integrated loudness (LUFS) and true peak (dBTP) measured by ffmpeg's ebur128 filter."""
-    if shutil.which("ffmpeg") is None:
-        pytest.fail("ffmpeg is required (apt-get install ffmpeg; listed in .ci/setup.d/40-audit.sh)")
+    require_tool("ffmpeg")  # the independent meter
     result = subprocess.run(
         ["ffmpeg", "-hide_banner", "-nostats", "-i", str(path), "-af", "ebur128=peak=true", "-f", "null", "-"],
         capture_output=True,

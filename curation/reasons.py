@@ -1,0 +1,98 @@
+"""Every reason code with its meaning, in one place: what `curate status`, the funnel, the UI and a release's
+admission record may say, and what the manual's reference (docs/reference/reasons.md) lists.
+
+A code is a stable string; ``<...>`` stands for a filled-in part (a view, a modality, a cluster id). A test
+checks that the demos of every kind produce only codes listed here (tests/curation/test_reasons.py); a new
+rule adds its code here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+REASONS: Final[dict[str, dict[str, str]]] = {
+    "Review stages (mcq)": {
+        "grammar": "a grammar reviewer failed the item (TRIAD §4.2: both reviewers must sign off).",
+        "audio_unnatural:<axis>": "the listeners' mean on an audio axis (naturalness, clarity, artefacts) is "
+        "below `[review] audio_min_mean`.",
+        "tts_only_audio": "the audio is plain text-to-speech (`tts`), which is never admitted; edit or record it.",
+        "underdetermined": "with every modality, more than one option stays consistent (the checklist's full view).",
+        "label_mismatch": "with every modality, the one consistent option is not the item's answer (or none is).",
+        "reducible:<view>": "a strict subset of the modalities (the view) already leaves a single option: the item "
+        "does not need all of them.",
+        "not_enlarging:<modality>": "dropping this modality does not enlarge the consistent set: it adds nothing.",
+        "answer_check_disagrees": "the blind answer check chose another option than the label.",
+        "checklist:disagreement": "the subset-checklist reviewers disagree under the combination rule; a maintainer "
+        "records a consensus (`curate adjudicate`).",
+        "overridden:<stage>": "a maintainer overrode the stage's verdict (`curate decide ... override`).",
+    },
+    "Scene groups": {
+        "group:multiple_perturbed": "sisters differ in more than the one perturbed modality.",
+        "group:option_mismatch": 'sisters\' options differ (with `[review] group_options = "exact"`).',
+        "group:duplicate_answers": 'all sisters share one answer (or, with `group_answers = "all_distinct"`, two do).',
+        "group:too_small": "the group has fewer live items than `[review] min_group_size`.",
+        "group:sister_pending": "a sister is not yet through its own stages; the group waits for it.",
+        "group:reviewer_fail": "the group reviewer failed the group integration.",
+    },
+    "Gates (held items)": {
+        "duplicate:<cluster>": "the item is in an unresolved near-duplicate cluster (`curate audit`, then "
+        "`curate audit resolve`).",
+        "leak:<kind>": "the audit found a leak: `shared_span` (an option's words in another item), "
+        "`option_in_context` (warns by default), `option_modality` (option text naming modality evidence, warns).",
+        "leak:shared_span:<field>": "a story transition shares a span with another in this field.",
+        "leak:duplicate_condition": "a story transition's next-page conditions repeat another's.",
+        "leak:reference_span": "a story transition's reference text leaks into its conditions.",
+        "media:<problem>": "a medium does not meet `[media]`: `format`, `size`, `sample_rate`, `channels`, "
+        "`loudness`, `clipping`, `silence`, `duration`, or `missing` (a release finds the file gone).",
+        "probe:<verdict>": "the probe checker's verdict (`underdetermined`, `label_mismatch`, `reducible`) with "
+        '`[gates] probe = "warn"` or `"block"`.',
+        "empty_view:<view>": "a probe warning: the model found no option consistent with a view (more often a "
+        "failed probe than a bad item).",
+        "option_prior:<option>": "a probe warning: the model picks this option without any modality (a prior).",
+    },
+    "Adjudication queue (agreement)": {
+        "checklist_split:<share>": "this share of the checklist cells split the reviewers (at least "
+        "`[agreement] adjudicate_checklist_split`).",
+        "split_view:text+image+audio": "the reviewers split on the full view.",
+        "audio_spread:<axis>": "the listeners' scores on an axis are at least `adjudicate_audio_spread` apart.",
+    },
+    "Story transitions (screening and review)": {
+        "length:too_short": "a page's text is shorter than `[screen.rules]` allows.",
+        "length:current_too_long": "the current page's text is too long.",
+        "length:next_too_long": "the next page's text is too long.",
+        "speech:multiple_lines": "the next page has more than one dialogue line (one speech target is wanted).",
+        "language:<code>": "the text is not in the expected language (py3langid's code).",
+        "image:unreadable": "a page image cannot be decoded.",
+        "image:too_small": "a page image is below the minimum size.",
+        "image:blurry": "a page image is below the sharpness threshold.",
+        "image:aspect": "a page image's aspect ratio is out of bounds.",
+        "score:invalid": "the model's score answer did not fit the schema.",
+        "score:below_min": "the mean of the four criteria is below `[screen] min_score`.",
+        "select:not_best_in_book": "another transition of the same book scored higher (`per_book`).",
+        "select:below_top_n": "outside the `top` best overall.",
+        "annotate:invalid_<task>": "the model's annotation for this task did not fit the schema.",
+        "filter:drop": "a filter reviewer dropped the transition (with a reason).",
+    },
+    "Judge tasks": {
+        "responses:none_usable": "every response of the task was reviewed unusable.",
+    },
+    "Refusals of a review record": {
+        "separation:triad": "the record would give one person two roles on an item that TRIAD C.2 keeps apart.",
+        "exposed:author": "the person authored an item of the group, so has seen the label; no blind check.",
+        "exposed:group_review": "the person reviewed the group's integration (saw the labels); no blind check.",
+        "exposed:shown": "the label was shown to the person (a page, an export, `curate history --by`).",
+    },
+}
+"""Family → code → meaning."""
+
+_PATTERNS: Final = [
+    re.compile("^" + re.sub(r"<[a-z]+>", "[^ ]+", re.escape(code)) + "$")
+    for codes in REASONS.values()
+    for code in codes
+]
+
+
+def is_known_reason(code: str) -> bool:
+    """Whether a reason a status carries is one of the codes above."""
+    return any(p.match(code) for p in _PATTERNS)

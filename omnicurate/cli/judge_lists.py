@@ -1,0 +1,59 @@
+"""``curate judge checklist show TASK``: the ids people must name in judge records, listed.
+
+A curation record selects entries by id (``"selected": ["t2t-01:relevance:3f2a…"]``); nobody can guess
+them, so every refusal of an unknown entry points here."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from .common import JsonFlag, open_workspace, out_console, print_json
+
+checklist_app = typer.Typer(help="One task's checklist entries: their ids, rubrics and texts.", no_args_is_help=True)
+
+
+@checklist_app.command("show")
+def show_cmd(
+    task: Annotated[str, typer.Argument(help="A judge task id (`curate judge checklists` lists them).")],
+    json_out: JsonFlag = False,
+) -> None:
+    """Every entry of TASK a record may name: the drafted candidates (and, once curated, the curator's edits and
+    additions), with whether each is in the curated and in the final checklist."""
+    from curation.kinds.judge import store
+
+    ws = open_workspace()
+    store.task(ws, task)  # an unknown task is refused, naming the command that lists them
+    checklist = store.task_checklist(ws, task)
+    curation = checklist.curation
+    candidates = curation.candidates if curation is not None else store.drafted_candidates(ws, task)
+    curated = {e.id for e in curation.checklist} if curation is not None else set()
+    final = {e.id for e in checklist.final}
+    entries: list[dict[str, Any]] = [
+        {
+            **entry.model_dump(mode="json"),
+            "curated": entry.id in curated,
+            "final": entry.id in final,
+        }
+        for entry in candidates
+    ]
+    if json_out:
+        print_json({"task": task, "state": checklist.state, "entries": entries})
+        return
+    table = Table("id", "rubric", "from", "curated", "final", "text")
+    for e in entries:
+        source = e["provenance"]
+        made_by = (
+            f"{source['action']} by {source['person']}" if "person" in source else f"drafted by {source.get('model')}"
+        )
+        table.add_row(
+            e["id"], e["rubric"], made_by, "yes" if e["curated"] else "", "yes" if e["final"] else "", e["text"]
+        )
+    out_console.print(table)
+    out_console.print(f"task {task}: {checklist.state}, {len(entries)} entr{'y' if len(entries) == 1 else 'ies'}")
+
+
+def register(judge_app: typer.Typer) -> None:
+    judge_app.add_typer(checklist_app, name="checklist")
