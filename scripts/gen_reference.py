@@ -671,7 +671,7 @@ def _title(page: Path) -> str:
     """A page's first ``# heading``, else its file name."""
     for line in page.read_text(encoding="utf-8").splitlines():
         if line.startswith("# "):
-            return line[2:].split(":")[0].strip().replace('"', "'")  # the heading before its subtitle
+            return line[2:].strip().replace('"', "'")  # whole: pages of one kind share the part before a colon
     return page.stem.replace("-", " ").replace("_", " ")
 
 
