@@ -12,8 +12,10 @@ import streamlit as st
 
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
+from curation.reviews import group_content
 from curation.workspace import Workspace
 
+from .conflicts import why_not_waiting
 from .dashboard import DashboardCache, GatesCache
 from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
 from .snapshot import Snapshot, SnapshotCache
@@ -22,6 +24,12 @@ USER_KEY = "user"
 FLASH_KEY = "flash"
 COOKIE_PENDING = "session-cookie-pending"
 SIGNED_OUT = "signed-out"
+HELD = "held-entry-key"
+"""The session key under which the current review page holds its picked entry."""
+CONFLICT = "held-entry-conflict"
+"""Why the held entry no longer waits for the person (None while it does): such a submission is not made."""
+SHOWN = "shown-before"
+"""(stage, entry, "revision" | "content", what the previous run showed): what a submission names."""
 PAGE_SIZES = (10, 25, 50, 100)
 
 
@@ -219,17 +227,73 @@ def review_queue(
     describe: Callable[[Snapshot, str], str] | None = None,
 ) -> tuple[SignedIn, Workspace, Snapshot, str]:
     """The head every review page shares: the reviewer, the page title, and the entry picked from the
-    stage's queue; the page stops here when the queue is empty."""
+    stage's queue; the page stops here when the queue is empty.
+
+    The picked entry is held: when someone else's record (or an edit) takes it out of the queue, the page keeps
+    it on screen with the person's input, says who and why, and moves on only when asked. What the page showed
+    (the item revision, or the group's content hash) is remembered for the next run, where a submission names
+    it, so a record is never stored against content its reviewer did not see (``stale:<stage>``).
+    """
     user = require("reviewer")
     ws = workspace()
     st.title(title)
     st.caption(caption)
     snap = snapshot()
-    label = (lambda x: describe(snap, x)) if describe else None
-    picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun, describe=label)
-    if picked is None:
-        st.stop()
+    held_key = f"{picker_key}-held"
+    st.session_state[HELD] = held_key
+    st.session_state[CONFLICT] = None
+    ids = queue(ws, snap, stage, user.name)
+    held = st.session_state.get(held_key)
+    if held is not None and held not in ids and (held in snap.facts or held in snap.perturbed):
+        why = why_not_waiting(ws, snap, stage, held, user.name)
+        st.session_state[CONFLICT] = why
+        st.warning(why + " Nothing you typed here was recorded; it stays below.", icon=":material/group:")
+        if st.button(f"Go on to the next {noun}", key=f"{picker_key}-go-on", icon=":material/skip_next:"):
+            st.session_state.pop(held_key, None)
+            st.rerun()
+        picked: str | None = held
+    else:
+        label = (lambda x: describe(snap, x)) if describe else None
+        picked = queue_picker(picker_key, ids, noun=noun, describe=label)
+        if picked is None:
+            st.session_state.pop(held_key, None)
+            st.stop()
+        st.session_state[held_key] = picked
+    assert picked is not None
+    _remember_shown(ws, snap, stage, picked)
     return user, ws, snap, picked
+
+
+def _remember_shown(ws: Workspace, snap: Snapshot, stage: str, ident: str) -> None:
+    """Keep what this run shows of IDENT for the next run's submission, and say so when it changed since the
+    previous run showed it (the person is looking at new content)."""
+    if ident in snap.facts:
+        field, now = "revision", snap.facts[ident].revision
+    else:
+        assert snap.derived is not None
+        field, now = "content", group_content(snap.derived, stage, ident)
+    key = f"shown:{stage}:{ident}"
+    before = st.session_state.get(key, now)
+    st.session_state[key] = now
+    st.session_state[SHOWN] = (stage, ident, field, before)
+    if before != now:
+        change = f" (revision {before} → {now})" if field == "revision" else ""
+        st.warning(
+            f"{ident} changed since you opened it{change}: what you see now is the new content. "
+            "Your input is kept; check it against the new content before you submit.",
+            icon=":material/update:",
+        )
+
+
+def _with_seen(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with the revision (or group content) the page showed before this run, unless it names one."""
+    shown = st.session_state.get(SHOWN)
+    if shown is None or "revision" in record or "content" in record:
+        return record
+    stage, ident, field, before = shown
+    if record.get("stage") != stage or ident not in (record.get("item"), record.get("group")):
+        return record
+    return {**record, field: before}
 
 
 def reveal_gate(ws: Workspace, snap: Snapshot, user: SignedIn, items: list[str], what: str, via: str) -> bool:
@@ -274,13 +338,29 @@ def verdict_form(key: str, question: str, note_label: str, note_placeholder: str
 
 
 def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iterable[str] = ()) -> None:
-    """Submit a review from a page: on success drop the page's session keys, confirm on the next run and
-    redraw (the queue moves on); a refusal is shown instead."""
+    """Submit a review from a page, naming what the page showed: on success drop the page's session keys and
+    the held entry, confirm on the next run and redraw (the queue moves on). A refusal is shown instead and the
+    input stays: an entry that no longer waits for the person is not submitted (``review_queue`` says why), and
+    a ``stale:<stage>`` refusal asks to check the new content shown."""
+    conflict = st.session_state.get(CONFLICT)
+    if conflict:
+        st.error(f"Not recorded. {conflict}", icon=":material/block:")
+        return
     try:
-        submit_review(ws, record)
-        for key in forget:
-            st.session_state.pop(key, None)
-        flash(done)
-        st.rerun()
+        submit_review(ws, _with_seen(record))
     except CurateError as exc:
-        show_error(exc)
+        stale = [p.message for p in getattr(exc, "problems", []) if p.message.startswith("stale:")]
+        if stale:
+            st.warning(
+                f"Not recorded: {stale[0]}. The page now shows the new content and keeps your input: "
+                "check it and submit again.",
+                icon=":material/update:",
+            )
+        else:
+            show_error(exc)
+        return
+    for key in (*forget, st.session_state.get(HELD)):
+        if key:
+            st.session_state.pop(key, None)
+    flash(done)
+    st.rerun()
