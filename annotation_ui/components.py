@@ -21,6 +21,7 @@ from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
 from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
+TOKEN_KEY = "session-token"
 FLASH_KEY = "flash"
 COOKIE_PENDING = "session-cookie-pending"
 SIGNED_OUT = "signed-out"
@@ -96,32 +97,54 @@ def gates_cache() -> GatesCache:
 
 def current_user() -> SignedIn | None:
     """The person signed in to this session, else the one a valid session cookie names (a reload or a
-    deep link starts a new session: the signed cookie keeps the person signed in)."""
+    deep link starts a new session: the signed cookie keeps the person signed in).
+
+    Every run checks the session on the server: once it ended (signed out in any tab, the password changed,
+    expired) this tab is signed out too and keeps nothing of the person."""
     from .signin import COOKIE, record_sign_in, verify_token
 
     user = st.session_state.get(USER_KEY)
     if isinstance(user, SignedIn):
-        return user
+        if verify_token(workspace(), st.session_state.get(TOKEN_KEY)) == user:
+            return user
+        _forget_everyone()
+        return None
     if st.session_state.get(SIGNED_OUT):
         return None  # the browser still sent the old cookie with this session's first request
-    restored = verify_token(workspace(), st.context.cookies.get(COOKIE))
+    token = st.context.cookies.get(COOKIE)
+    restored = verify_token(workspace(), token)
     if restored is not None:
         st.session_state[USER_KEY] = restored
+        st.session_state[TOKEN_KEY] = token
         record_sign_in(workspace(), restored, via="session")
     return restored
 
 
 def remember(user: SignedIn) -> None:
-    """Sign USER in to this session and, on the next run, into a signed session cookie."""
+    """Sign USER in to this session (which starts clean) and, on the next run, into a signed session cookie."""
     from .signin import issue_token
 
-    st.session_state[USER_KEY] = user
+    _forget_everyone()
     st.session_state.pop(SIGNED_OUT, None)
-    st.session_state[COOKIE_PENDING] = issue_token(workspace(), user.name)
+    token = issue_token(workspace(), user.name)
+    st.session_state[USER_KEY] = user
+    st.session_state[TOKEN_KEY] = token
+    st.session_state[COOKIE_PENDING] = token
 
 
 def sign_out() -> None:
-    st.session_state.pop(USER_KEY, None)
+    """End the session on the server (a copied cookie stops working) and forget every value of the person."""
+    from .signin import end_session
+
+    end_session(workspace(), st.session_state.get(TOKEN_KEY))
+    _forget_everyone()
+
+
+def _forget_everyone() -> None:
+    """Clear every per-person value of this tab (picks, ticks, drafts on screen, flashes): the next person
+    to sign in here starts clean; the cookie is cleared on the next run."""
+    for key in list(st.session_state.keys()):
+        del st.session_state[key]
     st.session_state[SIGNED_OUT] = True
     st.session_state[COOKIE_PENDING] = ""
 

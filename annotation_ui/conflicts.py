@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlmodel import col
 
-from curation.kinds import GroupStage, stage_named
+from curation.kinds import ADJUDICATION, GroupStage, stage_named
 from curation.tables import ReviewRecord
 from curation.workspace import Workspace
 
@@ -24,6 +24,8 @@ def subject_of(stage: str, ident: str) -> str:
 
 
 def stage_title(stage: str) -> str:
+    if stage == ADJUDICATION:
+        return "consensus checklist"
     found = stage_named(stage)
     return found.page.title.lower() if found is not None and found.page is not None else stage
 
