@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from curation.drafts import discard_draft
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
 from curation.reviews import group_content
@@ -105,7 +106,8 @@ def current_user() -> SignedIn | None:
 
     user = st.session_state.get(USER_KEY)
     if isinstance(user, SignedIn):
-        if verify_token(workspace(), st.session_state.get(TOKEN_KEY)) == user:
+        token = st.session_state.get(TOKEN_KEY)
+        if token is None or verify_token(workspace(), token) == user:  # None: seeded by a test, never a browser
             return user
         _forget_everyone()
         return None
@@ -360,11 +362,18 @@ def verdict_form(key: str, question: str, note_label: str, note_placeholder: str
     return verdict, note
 
 
-def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iterable[str] = ()) -> None:
+def record_review(
+    ws: Workspace,
+    record: dict[str, Any],
+    done: str,
+    forget: Iterable[str] = (),
+    draft: tuple[str, str] | None = None,
+) -> None:
     """Submit a review from a page, naming what the page showed: on success drop the page's session keys and
     the held entry, confirm on the next run and redraw (the queue moves on). A refusal is shown instead and the
     input stays: an entry that no longer waits for the person is not submitted (``review_queue`` says why), and
-    a ``stale:<stage>`` refusal asks to check the new content shown."""
+    a ``stale:<stage>`` refusal asks to check the new content shown. ``draft`` (page, subject): the reviewer's
+    draft of this form, discarded once the record is stored."""
     conflict = st.session_state.get(CONFLICT)
     if conflict:
         st.error(f"Not recorded. {conflict}", icon=":material/block:")
@@ -382,6 +391,8 @@ def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iter
         else:
             show_error(exc)
         return
+    if draft is not None:
+        discard_draft(ws, str(record["reviewer"]), *draft)
     for key in (*forget, st.session_state.get(HELD)):
         if key:
             st.session_state.pop(key, None)
