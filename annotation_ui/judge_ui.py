@@ -160,9 +160,14 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
         previous = cols[0].form_submit_button("Previous", icon=":material/arrow_back:")
         following = cols[1].form_submit_button("Next", icon=":material/arrow_forward:")
         applied = cols[2].form_submit_button("Apply", type="primary", icon=":material/check:")
+    shown_key, now = f"judge-{kind}-shown-{row.id}", store.sample_seen(ws, row.id)
+    seen = st.session_state.get(shown_key, now)  # what the previous run showed: what an Apply was made on
+    st.session_state[shown_key] = now
+    if seen != now:
+        st.warning("This sample changed since you opened it (its checklist): what you see now is the new content.")
     try:
         if applied:
-            store.save_annotation(ws, row.id, user.name, _values(kind, row.id), apply=True)
+            store.save_annotation(ws, row.id, user.name, _values(kind, row.id), apply=True, seen=seen)
             _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), f"Applied {row.id}.")
         elif following:
             _save_draft(ws, user, kind, row.id)
