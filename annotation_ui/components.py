@@ -16,7 +16,7 @@ from curation.exposure import blind_checks_given_up, exposed_items, reveal
 from curation.reviews import group_content
 from curation.workspace import Workspace
 
-from .conflicts import why_not_waiting
+from .conflicts import exposed_since, why_not_waiting
 from .dashboard import DashboardCache, GatesCache
 from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
 from .snapshot import Snapshot, SnapshotCache
@@ -269,6 +269,10 @@ def review_queue(
     st.session_state[CONFLICT] = None
     ids = queue(ws, snap, stage, user.name)
     held = st.session_state.get(held_key)
+    if held is not None and held not in ids and exposed_since(ws, stage, held, user.name):
+        st.info(f"{held} left your queue: you have seen its label since, so its blind check is someone else's.")
+        st.session_state.pop(held_key, None)
+        held = None
     if held is not None and held not in ids and (held in snap.facts or held in snap.perturbed):
         why = why_not_waiting(ws, snap, stage, held, user.name)
         st.session_state[CONFLICT] = why

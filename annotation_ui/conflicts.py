@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlmodel import col
 
+from curation.exposure import exposed_items
 from curation.kinds import ADJUDICATION, GroupStage, stage_named
 from curation.tables import ReviewRecord
 from curation.workspace import Workspace
@@ -60,3 +61,13 @@ def why_not_waiting(ws: Workspace, snap: Snapshot, stage: str, ident: str, perso
     else:
         now = "it is no longer in this workspace"
     return f"{ident} no longer waits for you here: {who}; {now}."
+
+
+def exposed_since(ws: Workspace, stage: str, ident: str, person: str) -> bool:
+    """Whether IDENT left PERSON's queue at a blind STAGE because they saw its label (their own doing: there
+    is nothing to hold for them)."""
+    found = stage_named(stage)
+    if found is None or not found.blind:
+        return False
+    with ws.session() as s:
+        return ident in exposed_items(s, person, [ident])
