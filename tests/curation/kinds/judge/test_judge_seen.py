@@ -4,15 +4,30 @@ task's checklist re-curated) is refused as ``stale:score_annotation`` and nothin
 from __future__ import annotations
 
 import pytest
-from test_judge_store import curate_all, judge_ws, review_all, sources  # noqa: F401  (fixtures)
+from test_judge_store import PEOPLE, curate_all, review_all
 
 from curation.errors import ValidationFailed
 from curation.kinds.judge import store
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
+from omnicurate.demo.judge_sources import write_sources
 
 
-def test_apply_on_changed_sample_content_is_stale(judge_ws, sources):  # noqa: F811
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    return write_sources(tmp_path_factory.mktemp("judge-src"))
+
+
+@pytest.fixture
+def judge_ws(workspace, sources):
+    for name, roles in PEOPLE.items():
+        workspace.add_person(name, roles)
+    store.import_tasks(workspace, sources["tasks"])
+    store.import_responses(workspace, sources["responses"])
+    return workspace
+
+
+def test_apply_on_changed_sample_content_is_stale(judge_ws, sources):
     curate_all(judge_ws, sources)
     review_all(judge_ws)
     store.build_samples(judge_ws)
