@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -22,7 +23,6 @@ from devsupport.ui_team import build_team_workspace, problems, run_team, serve, 
 
 
 def chromium() -> str:
-    import os
     import shutil
 
     found = os.environ.get("CURATE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -59,7 +59,8 @@ def main() -> None:
         args.sessions, args.seconds, args.items = [1], 5.0, 4
     rows = [one_size(n, args.seconds, args.items, args.db_url) for n in args.sessions]
     by_size = {r["sessions"]: r for r in rows}
-    out: dict[str, object] = {"seconds": args.seconds, "items": args.items, "runs": rows}
+    load = [round(x, 1) for x in os.getloadavg()]
+    out: dict[str, object] = {"seconds": args.seconds, "items": args.items, "load_average_after": load, "runs": rows}
     top = by_size[max(by_size)]
     if 1 in by_size and max(by_size) > 1 and top["p50_s"] and by_size[1]["p50_s"]:
         ratio = float(top["p50_s"]) / float(by_size[1]["p50_s"])  # type: ignore[arg-type]

@@ -29,6 +29,8 @@ APP = Path(__file__).resolve().parents[1] / "annotation_ui" / "app.py"
 LABEL_MARKERS = (re.compile(rb"\xe2\x86\x90 answer"), re.compile(rb'"answer"\s*:'))
 """What would mark a label in a blind page: the "← answer" mark of label pages, an ``"answer":`` field."""
 OUTCOME_TIMEOUT_MS = 60_000
+SIGN_IN_TIMEOUT_MS = 180_000
+"""Eight password checks at once on a loaded 2-core machine take a while; signing in is not what is timed."""
 
 
 def team_names(n: int) -> list[str]:
@@ -151,7 +153,7 @@ async def _person(browser: Any, url: str, name: str, seconds: float, run: TeamRu
     await page.get_by_label("Your name", exact=True).fill(name)
     await page.get_by_label("Password", exact=True).fill(PASSWORD)
     await page.get_by_role("button", name="Sign in").click()
-    await page.get_by_text("You are signed in as").wait_for()
+    await page.get_by_text("You are signed in as").wait_for(timeout=SIGN_IN_TIMEOUT_MS)
     await page.get_by_role("link", name="Blind answer check").click()
     settled = page.locator('[data-testid="stApp"][data-test-script-state="notRunning"]')
     answer = page.get_by_role("radiogroup", name="Your answer")
