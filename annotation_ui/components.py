@@ -293,6 +293,13 @@ def review_queue(
     return user, ws, snap, picked
 
 
+def release_held() -> None:
+    """The page recorded the held entry itself (without ``record_review``): the queue may move on."""
+    key = st.session_state.get(HELD)
+    if key:
+        st.session_state.pop(key, None)
+
+
 def _remember_shown(ws: Workspace, snap: Snapshot, stage: str, ident: str) -> None:
     """Keep what this run shows of IDENT for the next run's submission, and say so when it changed since the
     previous run showed it (the person is looking at new content)."""
@@ -397,8 +404,8 @@ def record_review(
         return
     if draft is not None:
         discard_draft(ws, str(record["reviewer"]), *draft)
-    for key in (*forget, st.session_state.get(HELD)):
-        if key:
-            st.session_state.pop(key, None)
+    for key in forget:
+        st.session_state.pop(key, None)
+    release_held()
     flash(done)
     st.rerun()
