@@ -123,10 +123,11 @@ def current_user() -> SignedIn | None:
 
 
 def remember(user: SignedIn) -> None:
-    """Sign USER in to this session (which starts clean) and, on the next run, into a signed session cookie."""
+    """Sign USER in to this session and, on the next run, into a signed session cookie. The tab holds nothing
+    of anyone before (a sign-out or an ended session cleared it), so what an anonymous visit kept (a deep
+    link's target) stays."""
     from .signin import issue_token
 
-    _forget_everyone()
     st.session_state.pop(SIGNED_OUT, None)
     token = issue_token(workspace(), user.name)
     st.session_state[USER_KEY] = user

@@ -110,3 +110,18 @@ def test_a_page_submission_carries_the_revision_it_showed(ws: Workspace, tmp_pat
         submit_review(ws, grammar("rev1", revision=1))
     assert stored(ws) == []
     assert submit_review(ws, grammar("rev1", revision=2)).recorded == 1
+
+
+def test_curate_import_reviews_names_a_stale_line_and_exits_2(ws: Workspace, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from omnicurate.cli.main import app
+
+    edit(ws, tmp_path, "The author's edit, saved after the reviews were written.")
+    path = write(tmp_path / "reviews.jsonl", [grammar("rev2", revision=2), grammar("rev1", revision=1)])
+    result = CliRunner().invoke(app, ["-w", str(ws.root), "import", "reviews", str(path)], catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:2: revision: stale:grammar: 'a' changed since its reviewer saw it (revision 1, now 2)" in (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr and stored(ws) == []
