@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
 from curation.kinds import kinds, stage_names
+from curation.staffing import summary
 from curation.tables import GateResult, Item
 from curation.taxonomy import TAXONOMY
 from curation.vocab import MODALITIES, STATES
@@ -40,6 +41,8 @@ class DashboardData:
     group_sizes: dict[int, int]
     """Group size -> number of groups of that size (discarded sisters not counted)."""
     workload: list[dict[str, Any]]
+    staffing: list[dict[str, Any]] = field(default_factory=list)
+    """Stages the workspace's reviewers cannot staff under the rule, with the fix (``curation.staffing``)."""
 
 
 def dashboard_data(snap: Snapshot) -> DashboardData:
@@ -76,6 +79,7 @@ def dashboard_data(snap: Snapshot) -> DashboardData:
         leaves=leaves,
         group_sizes=dict(sorted(sizes.items())),
         workload=workload,
+        staffing=summary(snap.derived.staffing) if snap.derived is not None else [],
     )
 
 

@@ -11,7 +11,6 @@ also uses vLLM's own structured outputs, without free whitespace).
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import mimetypes
 import os
@@ -40,6 +39,7 @@ from curation.tables import Asset
 from curation.workspace import Workspace
 
 from .backends.base import BackendError
+from .backends.replay import read_replay_file
 
 
 class DraftBackend(ABC):
@@ -62,20 +62,12 @@ class ReplayDrafter(DraftBackend):
         self.path = Path(target)
         if not self.path.is_file():
             raise NotFoundError(f"replay file {self.path} does not exist")
-        raw = self.path.read_bytes()
-        self._digest = hashlib.sha256(raw).hexdigest()[:16]
+        problems: list[Problem] = []
+        self._digest, records = read_replay_file(self.path, problems)
         self.lines: dict[str, dict[str, Any]] = {}
-        problems = []
-        for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"not JSON: {exc.msg}", line=number, file=str(self.path)))
-                continue
-            if not isinstance(record, dict) or not isinstance(record.get("task"), str) or "checklist" not in record:
-                problems.append(Problem('a line needs "task" and "checklist"', line=number, file=str(self.path)))
+        for where, record in records:
+            if not isinstance(record.get("task"), str) or "checklist" not in record:
+                problems.append(Problem('a line needs "task" and "checklist"', **where))
                 continue
             self.lines[record["task"]] = record
         if problems:

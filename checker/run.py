@@ -85,6 +85,9 @@ def run_check(
 ) -> tuple[list[ItemResult], RunStats]:
     """Judge ``items``; views already in the cache are not probed again.
 
+    Views the backend does not answer (a replay file without them) are left out and listed as the
+    result's ``unprobed`` views: Definition 1 is then applied over the probed views only.
+
     Requests go to the backend in batches of whole items (``backend.batch_size`` requests at least), and
     each answered batch is written to the cache before the next one is sent.
     """
@@ -95,14 +98,15 @@ def run_check(
 
     requests: dict[str, list[ProbeRequest]] = {}
     keys: dict[tuple[str, str], CacheKey] = {}
+    probed = {item.id: backend.probed_views(item.id, item.views) for item in items}
     for item in items:
         requests[item.id] = [
             build_request(
                 item, view, audio_input=backend.audio_input, fmt=answer_format, seed=config.seed_for(item.id, view)
             )
-            for view in item.views
+            for view in probed[item.id]
         ]
-        for view in item.views:
+        for view in probed[item.id]:
             keys[(item.id, view)] = CacheKey(item.input_hash, view, backend.kind, backend.model_id, config.name, phash)
 
     outputs: dict[tuple[str, str], ProbeOutput] = {}
@@ -115,7 +119,7 @@ def run_check(
                 outputs[(item_id, view)] = output
     stats.views_cached = len(outputs)
 
-    pending_items = [item for item in items if any((item.id, v) not in outputs for v in item.views)]
+    pending_items = [item for item in items if any((item.id, v) not in outputs for v in probed[item.id])]
     if on_item_done:
         on_item_done(len(items) - len(pending_items))
     batch: list[ProbeRequest] = []
@@ -148,10 +152,11 @@ def run_check(
     results = []
     for item in items:
         views = {}
-        for view in item.views:
+        for view in probed[item.id]:
             views[view] = estimate(outputs[(item.id, view)], tuple(item.options), config, item.full_view)
             route = outputs[(item.id, view)].audio_route
             stats.audio_routes[route] = stats.audio_routes.get(route, 0) + 1
-        results.append(ItemResult(item.id, item.answer, views))
+        unprobed = [v for v in item.views if v not in views]
+        results.append(ItemResult(item.id, item.answer, views, unprobed=unprobed))
     stats.seconds = time.perf_counter() - started
     return results, stats

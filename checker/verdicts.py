@@ -71,7 +71,13 @@ def judge_sets(answer: str, sets: Mapping[str, Sequence[str]]) -> Judgement:
 
 @dataclass
 class ItemResult:
-    """An item's probe outcome: the estimate per view and the verdict drawn from them."""
+    """An item's probe outcome: the estimate per view and the verdict drawn from them.
+
+    ``unprobed`` lists the item's views that no probe answered (a replay file in TRIAD's layout of the
+    three pairs and the full triplet): the verdict is Definition 1 over the probed views only, so
+    ``label_mismatch``, ``underdetermined`` and ``reducible`` hold as they are, while ``well_posed`` means
+    that no probed view narrows the options (an unprobed single could still).
+    """
 
     item: str
     label: str
@@ -79,6 +85,7 @@ class ItemResult:
     verdict: str = ""
     reducible_by: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    unprobed: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         judgement = judge_sets(self.label, {v: e.consistent for v, e in self.views.items()})
@@ -102,6 +109,7 @@ class ItemResult:
             "modal_full": self.modal_full,
             "modal_matches_label": self.modal_full == self.label,
             "warnings": self.warnings,
+            "unprobed": self.unprobed,
             "views": {v: self.views[v].to_json() for v in PROBE_VIEWS if v in self.views},
         }
 
@@ -125,7 +133,9 @@ def union_results(per_probe: Mapping[str, Sequence[ItemResult]]) -> list[ItemRes
             for view in PROBE_VIEWS
             if all(view in r.views for r in results.values())
         }
-        combined.append(ItemResult(first.item, first.label, views))
+        own = {v for r in results.values() for v in [*r.views, *r.unprobed]}
+        unprobed = [v for v in PROBE_VIEWS if v in own and v not in views]  # a view one probe lacks
+        combined.append(ItemResult(first.item, first.label, views, unprobed=unprobed))
     return combined
 
 
@@ -158,17 +168,18 @@ def summarize(
     """
     n = len(results)
     verdicts = Counter(r.verdict for r in results)
-    reducible_share = {
-        view: (sum(view in r.reducible_by for r in results) / n if n else None)
-        for view in CHECKLIST_VIEWS
-        if view != FULL_VIEW
-    }
+    reducible_share = {}
+    for view in CHECKLIST_VIEWS:
+        if view != FULL_VIEW:  # over the items whose view was probed
+            probed = [r for r in results if view in r.views]
+            reducible_share[view] = sum(view in r.reducible_by for r in probed) / len(probed) if probed else None
     summary: dict[str, Any] = {
         "items": n,
         "verdicts": {v: verdicts.get(v, 0) for v in VERDICTS},
         "reducible_share": reducible_share,
         "modal_matches_label": (sum(r.modal_full == r.label for r in results) / n if n else None),
         "option_prior_warnings": sum(any(w.startswith("option_prior:") for w in r.warnings) for r in results),
+        "unprobed_views": dict(sorted(Counter(v for r in results for v in r.unprobed).items())),
     }
     if human_sets is not None:
         pairs: list[tuple[str, str, str]] = []
@@ -178,7 +189,8 @@ def summarize(
             if not sets:
                 continue
             label = (labels or {}).get(result.item, result.label)
-            human = judge_sets(label, sets).verdict
+            # compared over the views the probe answered: an unprobed view cannot disagree
+            human = judge_sets(label, {v: s for v, s in sets.items() if v not in result.unprobed}).verdict
             pairs.append((result.item, result.verdict, human))
             if human != result.verdict:
                 disagreements.append({"item": result.item, "probe": result.verdict, "human": human})

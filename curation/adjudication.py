@@ -20,6 +20,7 @@ from sqlmodel import col
 
 from .derived import DerivedState, load_derived
 from .errors import NotFoundError, Problem, ValidationFailed
+from .exposure import record_exposure
 from .jsonl import pydantic_problems
 from .kinds import ADJUDICATION, kind_of
 from .kinds.mcq.subset_checklist import checklists_differ, rule_verdicts, verdict_depends_on_rule
@@ -172,8 +173,28 @@ def record_adjudication(
     if state.status_by_id[item_id].state == "discarded":
         raise ValidationFailed([Problem(f"{item_id!r} is discarded; restore it before adjudicating", "item")])
     stage = kind.stage(STAGE)
-    if maintainer == item.author:
+    if item.authored_by(maintainer):
         raise ValidationFailed([Problem(f"{maintainer!r} authored {item_id!r} and cannot adjudicate it", "by")])
+    disputed = {d.item: d for d in checklist_disputes(state, ws.settings.review.combine)}
+    if item_id not in disputed and state.consensus(item_id, STAGE) is None:
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"{item_id!r} has no checklist in dispute (its reviewers agree, or fewer than the quorum recorded "
+                    "one); `curate adjudicate` lists the queue",
+                    "item",
+                )
+            ]
+        )
+    disputing = {r.reviewer for r in state.records(item_id, STAGE)}
+    if maintainer in disputing:
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"{maintainer!r} recorded a checklist of {item_id!r}: a party to the dispute cannot settle it", "by"
+                )
+            ]
+        )
     if from_reviewer is not None:
         taken = {r.reviewer: r.payload["consistent"] for r in state.records(item_id, STAGE)}
         if from_reviewer not in taken:
@@ -226,6 +247,8 @@ def record_adjudication(
             )
         )
         record_event(s, maintainer, "item.adjudicated", subject, before, {"revision": item.revision, **payload})
+        # the reviewers' checklists show the answer: the adjudicator can no longer do the item's blind check
+        record_exposure(s, maintainer, [maintainer], [item_id], f"adjudicated the checklist of {item_id}")
     outcome = stage.judge_consensus(item, payload, ws.settings.review)
     after = load_derived(ws).status_by_id[item_id].state
     return Adjudication(item_id, STAGE, maintainer, chosen, reason.strip(), outcome.reasons, after)

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
-from .screening.settings import ScreenSettings
+from .screening.settings import ScreenSettings, StorySettings
 
 CONFIG_NAME = "curate.toml"
 
@@ -28,21 +28,26 @@ class ReviewSettings(_Section):
     grammar_quorum: int = Field(2, ge=1)
     """TRIAD §4.2: each item is "checked by two reviewers for grammaticality and idiom"; both sign off."""
     audio_signoff_quorum: int = Field(2, ge=1)
+    image_screening_quorum: int = Field(2, ge=1)
+    """TRIAD §4.2: AI-generated images are "screened by two annotators" for artefacts; every screening passes."""
     audio_min_mean: float = Field(3.5, ge=1, le=5)
     subset_checklist_quorum: int = Field(3, ge=1)
     combine: Literal["any", "majority", "all"] = "any"
     answer_check_quorum: int = Field(1, ge=1)
     group_integration_quorum: int = Field(1, ge=1)
     min_group_size: int = Field(2, ge=1)
-    group_answers: Literal["not_all_same", "all_distinct"] = "not_all_same"
-    """``group:duplicate_answers`` when all sisters share one answer, or (stricter) when any two do."""
+    group_answers: Literal["not_all_same", "all_distinct"] = "all_distinct"
+    """``group:duplicate_answers`` when any two sisters share an answer (TRIAD C.2 step 6: "distinct answers"),
+    or (``not_all_same``, looser) only when all sisters share one."""
     group_options: Literal["reviewer", "exact"] = "reviewer"
     """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
     adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
     difference is ``group:option_mismatch``."""
     separation: Literal["triad", "author_only"] = "triad"
-    """Who may review what. ``triad`` (TRIAD C.2): per item the author, grammar reviewers, audio listeners, blind
-    answer checker and group reviewer are different people; checklist reviewers hold B, C or D, never A or E.
+    """Who may review what. ``triad`` (TRIAD C.2 as its pool of five ran it, ``curation.kinds.mcq.separation``):
+    the author (A) reviews nothing; the blind answer checker (D) holds no role but the checklist; the group
+    reviewer (E) is neither D nor a checklist reviewer; the first grammar reviewer (B) and first listener (C) may
+    give each other's second sign-off, E either; checklist reviewers hold B, C or D.
     ``author_only``: only "nobody reviews what they authored". Exposure refuses blind checks either way."""
 
 
@@ -144,6 +149,27 @@ class JudgeSettings(_Section):
     bootstrap: int = Field(1000, ge=0)
 
 
+class ProbeSettings(_Section):
+    """A named probe for ``curate check --probe NAME``: its backend spec and where its API key lives."""
+
+    spec: str
+    """A backend spec as ``--probe`` takes it, e.g. ``openai:https://host/v1#model``."""
+    key_env: str = Field("", pattern=r"^$|^[A-Za-z_][A-Za-z0-9_]*$")
+    """The environment variable holding the key (``openai`` probes; default OPENAI_API_KEY). Never the key."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_key_in_the_file(cls, data: object) -> object:
+        if isinstance(data, dict) and {"key", "api_key", "token"} & set(data):
+            raise ValueError("a key never goes in curate.toml: set an environment variable and name it in key_env")
+        return data
+
+
+class CheckerSettings(_Section):
+    probes: dict[str, ProbeSettings] = {}
+    """``[checker.probes.NAME]`` tables: two providers, each with its own key variable, run together."""
+
+
 class Settings(_Section):
     database: DatabaseSettings = DatabaseSettings()
     review: ReviewSettings = ReviewSettings()
@@ -153,6 +179,8 @@ class Settings(_Section):
     agreement: AgreementSettings = AgreementSettings()
     judge: JudgeSettings = JudgeSettings()
     screen: ScreenSettings = ScreenSettings()
+    checker: CheckerSettings = CheckerSettings()
+    story: StorySettings = StorySettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:
@@ -171,4 +199,4 @@ class Settings(_Section):
             raise ValidationFailed(problems, "fix curate.toml and try again") from exc
 
     def save(self, path: Path) -> None:
-        path.write_text(tomli_w.dumps(self.model_dump(mode="json")), encoding="utf-8")
+        path.write_text(tomli_w.dumps(self.model_dump(mode="json", exclude_none=True)), encoding="utf-8")

@@ -34,13 +34,29 @@ def parse_url(url: str) -> URL:
 
 
 def resolve_url(url: str, root: Path) -> str:
-    """Make a relative SQLite path relative to the workspace folder."""
+    """Make a relative SQLite path relative to the workspace folder; refuse a database that cannot persist."""
     parsed = parse_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+    if parsed.get_backend_name() == "sqlite" and _in_memory(parsed):
+        raise WorkspaceError(
+            f"[database] url {url!r} is an in-memory SQLite database: nothing would persist after the command; "
+            "use a file, e.g. 'sqlite:///curate.db', or a PostgreSQL URL"
+        )
+    if parsed.get_backend_name() == "sqlite" and parsed.database:
         db_path = Path(parsed.database)
         if not db_path.is_absolute():
             parsed = parsed.set(database=str((root / db_path).resolve()))
     return parsed.render_as_string(hide_password=False)
+
+
+def _in_memory(parsed: URL) -> bool:
+    """An SQLite URL whose database lives only as long as its connection (``:memory:``, no path, mode=memory)."""
+    database = parsed.database or ""
+    return (
+        database in ("", ":memory:")
+        or database.startswith("file::memory:")
+        or "mode=memory" in database
+        or parsed.query.get("mode") == "memory"
+    )
 
 
 def make_engine(url: str) -> Engine:
@@ -130,7 +146,12 @@ def upgrade(engine: Engine) -> None:
     """Bring the schema to the newest migration, in one transaction where the database allows."""
     from alembic import command
 
-    with engine.begin() as connection:
+    # Serialized like every writer, so that two `curate init` of one database wait for each other instead of
+    # both creating the tables (IntegrityError on PostgreSQL, "database is locked" on SQLite).
+    bound = engine.execution_options(sqlite_begin="IMMEDIATE") if engine.dialect.name == "sqlite" else engine
+    with bound.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _WRITE_LOCK_KEY})
         command.upgrade(_alembic_config(connection), "head")
 
 

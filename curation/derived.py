@@ -16,6 +16,7 @@ from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Kind, kind_of
 from .kinds.mcq import combine_checklist
+from .staffing import StaffingGap
 from .tables import GateResult
 from .workflow import Derivation, ItemStatus, StatusInputs, _collector_paused, open_groups
 
@@ -29,6 +30,8 @@ class DerivedState:
     inputs: StatusInputs
     statuses: list[ItemStatus]
     _derivation: Derivation = field(repr=False)
+    staffing: dict[str, StaffingGap] = field(default_factory=dict)
+    """Items in review that the workspace's reviewers cannot finish under the rule (``curation.staffing``)."""
 
     # ----- items and groups ------------------------------------------------------------------
     @cached_property
@@ -166,14 +169,7 @@ def load_derived(ws: Any, inputs: StatusInputs | None = None) -> DerivedState:
         with ws.session() as s:
             inputs = StatusInputs.load(s)
     with _collector_paused():
-        derivation = Derivation(
-            ws.settings.review,
-            inputs.items,
-            inputs.perturbed,
-            inputs.records,
-            inputs.decisions,
-            inputs.gates,
-            ws.settings.gates.mode,
-        )
+        derivation = inputs.derivation(ws)
         statuses = derivation.derive_all()
-    return DerivedState(inputs, statuses, derivation)
+        staffing = inputs.staffing(derivation, statuses)
+    return DerivedState(inputs, statuses, derivation, staffing)

@@ -19,6 +19,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlmodel import Session, col
 
+from .authorship import former_authors
 from .derived import DerivedState
 from .kinds import kind_of
 from .tables import Event, Item, ReviewRecord
@@ -80,6 +81,8 @@ def exposures(session: Session, items: Iterable[str] | None = None) -> dict[str,
     authors: dict[str, set[str]] = {}
     for _, group, author in rows:
         authors.setdefault(group, set()).add(author)
+    for item_id, people in former_authors(session).items():  # authorship is history
+        authors.setdefault(group_of[item_id], set()).update(people)
     targets = sorted(group_of if wanted is None else wanted & set(group_of))
     groups = sorted({group_of[i] for i in targets})
     group_reviewers: dict[str, list[tuple[str, datetime]]] = {}

@@ -44,6 +44,14 @@ class ItemFacts:
     kind: str = "mcq"
     modalities: tuple[str, ...] = MODALITIES
     extra: Mapping[str, Any] = field(default_factory=dict)
+    image_source: str = ""
+    """The image's provenance source (``ai_generated`` images are screened for artefacts)."""
+    former_authors: frozenset[str] = frozenset()
+    """Who authored an earlier revision but not this one: still authors for separation and exposure."""
+
+    def authored_by(self, person: str) -> bool:
+        """Authorship is history: the current author or the author of any earlier revision."""
+        return person == self.author or person in self.former_authors
 
     def stage_inputs(self, stage: str) -> str:
         """Hash of what a stage judges; a review stays valid while it is unchanged."""

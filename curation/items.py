@@ -423,10 +423,13 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, A
     return {k: before.get(k) for k in keys}, {k: after[k] for k in keys}
 
 
-def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
+def export_items(ws: Workspace, path: Path, media_dir: str = "media", reader: str | None = None) -> int:
     """Write every item as JSONL with its media copied beside it; importing it gives the same items.
 
     PATH is the JSONL file, or a folder to write ``items.jsonl`` into; nothing is written outside PATH's folder.
+    With ``reader``, that person is recorded as shown every exported label *before* any label reaches the disk,
+    so that a kill between the two can never leave labels read by someone the workspace thinks blind.
+    A media file already in the export folder is kept only when its content hash is the asset's.
     """
     path = path.resolve()
     if path.is_dir():
@@ -441,6 +444,11 @@ def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
         items = list(s.execute(select(Item).order_by(Item.group_id, Item.id)).scalars())
         groups = {g.id: g.perturbed for g in s.execute(select(SceneGroup)).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    if reader is not None:
+        from .exposure import reveal
+
+        ws.person(reader)  # an unknown name is refused before anything is written
+        reveal(ws, reader, [item.id for item in items], f"export items {path}")
     rows = []
     temp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
 
@@ -448,8 +456,10 @@ def export_items(ws: Workspace, path: Path, media_dir: str = "media") -> int:
         asset = assets[sha]
         name = f"{asset.sha256}{asset.ext}"
         target = out_media / name
-        if not target.is_file() or target.stat().st_size != asset.size_bytes:
-            shutil.copyfile(ws.asset_path(asset), target)
+        if target.is_symlink() or not target.is_file() or sha256_file(target) != asset.sha256:
+            staged = target.with_name(f".{name}.tmp-{uuid.uuid4().hex[:8]}")
+            shutil.copyfile(ws.asset_path(asset), staged)
+            os.replace(staged, target)  # a stale or tampered file (same size or not) is replaced whole
         return f"{media_path.as_posix()}/{name}"
 
     try:

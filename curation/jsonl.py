@@ -9,9 +9,11 @@ and PostgreSQL cannot store NUL in text: a NUL (``\\u0000``) anywhere in a line 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -27,62 +29,117 @@ MAX_TEXT_CHARS = 20_000
 _UNSAFE_IN_LINES = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
+READ_CHUNK = 1 << 20
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open a file for reading, refusing what is not a regular file (a FIFO would block, ``/dev/zero`` never
+    ends) with a named problem. The open does not block on a FIFO (``O_NONBLOCK``)."""
+    file = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError as exc:
+        raise ValidationFailed([Problem("file not found", file=file)], "nothing was read") from exc
+    except IsADirectoryError as exc:
+        raise ValidationFailed([Problem("is a folder, not a file", file=file)], "nothing was read") from exc
+    except OSError as exc:
+        raise ValidationFailed([Problem(f"cannot read ({exc.strerror})", file=file)], "nothing was read") from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        what = "a folder" if path.is_dir() else "not a regular file (a device, pipe or socket)"
+        raise ValidationFailed([Problem(f"is {what}; give a JSONL file", file=file)], "nothing was read")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, bytes | Problem]]:
+    """Yield ``(line_number, bytes)`` per ``\n``-terminated line, read in bounded chunks: a line longer than
+    :data:`MAX_LINE_BYTES` is reported (its size counted, its bytes never held) and reading goes on."""
+    file = str(path)
+    with open_regular(path) as fh:
+        number, pending, dropped = 1, bytearray(), 0
+        while chunk := fh.read(READ_CHUNK):
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                yield number, _finished(pending, chunk[start:end], dropped, file, number)
+                number, pending, dropped, start = number + 1, bytearray(), 0, end + 1
+            rest = chunk[start:]
+            if dropped or len(pending) + len(rest) > MAX_LINE_BYTES:
+                dropped += len(pending) + len(rest)
+                pending = bytearray()
+            else:
+                pending += rest
+        if pending or dropped:
+            yield number, _finished(pending, b"", dropped, file, number)
+
+
+def _finished(pending: bytearray, tail: bytes, dropped: int, file: str, number: int) -> bytes | Problem:
+    size = dropped + len(pending) + len(tail)
+    if size > MAX_LINE_BYTES:
+        return Problem(
+            f"line of {size:,} bytes exceeds the limit of {MAX_LINE_BYTES:,}; shorten its text", file=file, line=number
+        )
+    return bytes(pending) + tail if pending else tail
+
+
+def parse_line(
+    raw: bytes,
+    file: str,
+    number: int,
+    loads: Callable[[bytes | str], Any] = json.loads,
+    max_text: int | None = MAX_TEXT_CHARS,
+) -> dict[str, Any] | Problem | None:
+    """One line's object, or the Problem that refuses it (not UTF-8, invalid or too deeply nested JSON, not an
+    object, a NUL or an over-long text anywhere); None for a blank line. Every JSONL reader goes through here,
+    whichever JSON parser it uses. ``max_text=None`` (recorded model runs) keeps every rule but the text limit."""
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", file=file, line=number)
+    line = line.removesuffix("\r")
+    if not line.strip():
+        return None
+    try:
+        obj = loads(line)
+    except RecursionError:
+        return Problem("invalid JSON: nested too deeply", file=file, line=number)
+    except ValueError as exc:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
+        message = f"{exc.msg} (column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else str(exc)
+        return Problem(f"invalid JSON: {message}", file=file, line=number)
+    if not isinstance(obj, dict):
+        return Problem("each line must be a JSON object", file=file, line=number)
+    problem = _text_problem(obj, line, max_text)
+    if problem is not None:
+        message, field = problem
+        return Problem(message, field=field, file=file, line=number)
+    return obj
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
     """Yield ``(line_number, object)`` or ``(line_number, Problem)``; blank lines are skipped."""
     file = str(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ValidationFailed([Problem("file not found", file=file)], "nothing was imported") from exc
-    except IsADirectoryError as exc:
-        raise ValidationFailed([Problem("is a folder, not a JSONL file", file=file)], "nothing was imported") from exc
-    except OSError as exc:
-        raise ValidationFailed([Problem(f"cannot read ({exc.strerror})", file=file)], "nothing was imported") from exc
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if len(raw) > MAX_LINE_BYTES:
-            message = f"line of {len(raw):,} bytes exceeds the limit of {MAX_LINE_BYTES:,}; shorten its text"
-            yield number, Problem(message, file=file, line=number)
-            continue
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            yield number, Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", file=file, line=number)
-            continue
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            yield number, Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=number)
-            continue
-        except RecursionError:
-            yield number, Problem("invalid JSON: nested too deeply", file=file, line=number)
-            continue
-        if not isinstance(obj, dict):
-            yield number, Problem("each line must be a JSON object", file=file, line=number)
-            continue
-        problem = _text_problem(obj, line)
-        if problem is not None:
-            message, field = problem
-            yield number, Problem(message, field=field, file=file, line=number)
-            continue
-        yield number, obj
+        for number, raw in read_lines(path):
+            obj = raw if isinstance(raw, Problem) else parse_line(raw, file, number)
+            if obj is not None:
+                yield number, obj
+    except ValidationFailed as exc:
+        raise ValidationFailed(exc.problems, "nothing was imported") from exc
 
 
-def _text_problem(obj: dict[str, Any], line: str) -> tuple[str, str] | None:
+def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
     """A NUL or an over-long text anywhere in the record, as (message, field)."""
     try:
         if "\\u0000" in line:
             field = _find_text(obj, lambda text: "\x00" in text)
             if field is not None:
                 return "contains a NUL character (\\u0000), which no text field may hold; remove it", field
-        if len(line) > MAX_TEXT_CHARS:
-            field = _find_text(obj, lambda text: len(text) > MAX_TEXT_CHARS)
+        if max_text is not None and len(line) > max_text:
+            field = _find_text(obj, lambda text: len(text) > max_text)
             if field is not None:
-                return f"text longer than the limit of {MAX_TEXT_CHARS:,} characters; shorten it", field
+                return f"text longer than the limit of {max_text:,} characters; shorten it", field
     except RecursionError:
         return "invalid JSON: nested too deeply", ""
     return None

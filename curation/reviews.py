@@ -89,6 +89,7 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
     file = str(path)
     pending: list[PendingReview] = []
     problems: list[Problem] = []
+    first: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
             problems.append(obj)
@@ -105,8 +106,26 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
         parsed = validate_line(found.record_model, record, file, number)
         if isinstance(parsed, list):
             problems.extend(parsed)
-        elif not seen_problems:
-            pending.append(PendingReview(number, parsed, seen))  # type: ignore[arg-type]
+            continue
+        if seen_problems:
+            continue
+        key = (
+            getattr(parsed, "item", None) or getattr(parsed, "group", None),
+            stage,
+            getattr(parsed, "reviewer", None),
+        )
+        earlier = first.setdefault(key, (number, parsed.model_dump()))
+        if earlier[0] != number and earlier[1] != parsed.model_dump():  # the later would win silently
+            problems.append(
+                Problem(
+                    f"contradicts line {earlier[0]} (same {key[0]}, stage and reviewer); keep one of the two",
+                    "reviewer",
+                    number,
+                    file,
+                )
+            )
+            continue
+        pending.append(PendingReview(number, parsed, seen))  # type: ignore[arg-type]
     return pending, problems
 
 
@@ -506,6 +525,7 @@ def decide(
         item = s.get(Item, item_id)
         if item is None:
             raise NotFoundError(f"no item {item_id!r}")
+        _check_decision(s, item, kind, stage)
         s.add(
             Decision(
                 item_id=item_id,
@@ -525,6 +545,24 @@ def decide(
             None,
             {"stage": stage, "verdict": verdict, "reason": reason, "revision": item.revision},
         )
+
+
+def _check_decision(s, item: Item, kind: str, stage: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Refuse a decision that would change nothing: an override of a stage the item's kind does not have, or a
+    restore of an item that is not discarded."""
+    stages = kind_of(item.kind).stage_names
+    if kind == "override" and stage not in stages:
+        raise ValidationFailed(
+            [Problem(f"{stage!r} is not a stage of {item.kind} items like {item.id!r} ({', '.join(stages)})", "stage")]
+        )
+    if kind == "restore":
+        latest = s.execute(
+            select(col(Decision.kind))
+            .where(col(Decision.item_id) == item.id, col(Decision.kind).in_(["discard", "restore"]))
+            .order_by(col(Decision.id).desc())
+        ).first()
+        if latest is None or latest[0] != "discard":
+            raise ValidationFailed([Problem(f"{item.id!r} is not discarded; there is nothing to restore", "item")])
 
 
 def history(ws: Workspace, item_id: str) -> list[Event]:

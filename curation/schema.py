@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -18,20 +19,28 @@ from pydantic import (
 from .taxonomy import TAXONOMY
 from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, Modality, checklist_views_of
 
-Identifier = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")
-]
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+
+def _not_blank(value: str) -> str:
+    """Text is kept as given (no edge whitespace is trimmed); only a value with nothing but whitespace is refused."""
+    if not value.strip():
+        raise ValueError("must hold at least 1 character that is not whitespace")
+    return value
+
+
+Identifier = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")]
+"""Ids and names: letters, digits and ``._:-`` only, so a space at either end is refused, never trimmed."""
+NonEmpty = Annotated[str, AfterValidator(_not_blank)]
+"""Text kept exactly as given (spaces, tabs, U+2028, NBSP... at its ends included), but not blank."""
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class AssetProvenance(BaseModel):
     """Where a medium came from; extra keys (attribution, url, actor, ...) are kept as they are."""
 
-    model_config = ConfigDict(extra="allow", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="allow")
     source: str
     license: NonEmpty
 
@@ -187,6 +196,22 @@ class GrammarReview(_Strict):
     note: str = ""
 
 
+class ImageScreeningReview(_Strict):
+    """A screening of an AI-generated image for artefacts (TRIAD §4.2); a ``fail`` names what is wrong."""
+
+    item: Identifier
+    stage: Literal["image_screening"]
+    reviewer: Identifier
+    verdict: Verdict
+    reason: str = ""
+
+    @model_validator(mode="after")
+    def _fail_gives_a_reason(self) -> ImageScreeningReview:
+        if self.verdict == "fail" and not self.reason:
+            raise ValueError("reason: say which artefact fails the image (extra fingers, garbled text, ...)")
+        return self
+
+
 class AudioScores(_Strict):
     """Whole numbers 1-5, as JSON numbers: ``true`` or ``"4"`` are refused, not coerced."""
 
@@ -261,10 +286,11 @@ class GroupReview(_Strict):
     note: str = ""
 
 
-ItemReviewIn = GrammarReview | AudioReview | ChecklistReview | AnswerReview
+ItemReviewIn = GrammarReview | ImageScreeningReview | AudioReview | ChecklistReview | AnswerReview
 ReviewIn = ItemReviewIn | GroupReview
 REVIEW_MODELS: dict[str, type[BaseModel]] = {
     "grammar": GrammarReview,
+    "image_screening": ImageScreeningReview,
     "audio_signoff": AudioReview,
     "subset_checklist": ChecklistReview,
     "answer_check": AnswerReview,

@@ -58,8 +58,15 @@ def strict_views_of(modalities: frozenset[str] | set[str] | tuple[str, ...]) -> 
 
 
 # TRIAD's stages (the ``mcq`` kind); which stages exist is the kinds registry's to say (curation.kinds).
-STAGES: Final = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
-Stage = Literal["grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
+STAGES: Final = (
+    "grammar",
+    "image_screening",
+    "audio_signoff",
+    "subset_checklist",
+    "answer_check",
+    "group_integration",
+)
+Stage = Literal["grammar", "image_screening", "audio_signoff", "subset_checklist", "answer_check", "group_integration"]
 
 STATES: Final = ("in_review", "returned", "held", "admitted", "discarded")
 State = Literal["in_review", "returned", "held", "admitted", "discarded"]

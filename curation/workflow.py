@@ -24,18 +24,20 @@ import gc
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import String, select, type_coerce
 from sqlmodel import col
 
+from .authorship import former_authors
 from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts, StageOutcome
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
 from .kinds.mcq import combine_checklist, well_posedness_reasons
-from .tables import Decision, GateResult, Item, ReviewRecord, SceneGroup
+from .staffing import StaffingGap, apply_staffing, staffing_gaps
+from .tables import Decision, Event, GateResult, Item, Person, ReviewRecord, SceneGroup
 from .vocab import MODALITIES
 
 __all__ = [
@@ -158,6 +160,9 @@ class Derivation:
                 continue
             (self.gate_reasons if mode == "block" else self.gate_warnings)[g.item_id].extend(g.reasons)
         self._kinds: dict[str, Kind] = {}
+        self._valid: dict[tuple[Any, ...], list[RecordFacts]] = {}
+        self.pending: dict[str, list[str]] = {}
+        """Item -> its item stages still short of their quorum, in order (filled by ``derive_all``)."""
 
     def kind(self, item: ItemFacts) -> Kind:
         found = self._kinds.get(item.kind)
@@ -189,6 +194,13 @@ class Derivation:
     def valid_records(self, item: ItemFacts, stage: str | Stage) -> list[RecordFacts]:
         """Records still valid for the current content and allowed by the stage's separation, latest per reviewer."""
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        key = (item.id, item.revision, item.content_hash, found.name, self.settings.separation)
+        known = self._valid.get(key)
+        if known is None:
+            known = self._valid[key] = self._valid_records(item, found)
+        return list(known)
+
+    def _valid_records(self, item: ItemFacts, found: Stage) -> list[RecordFacts]:
         wanted = found.inputs(item)
         by_stage = self.item_records(item.id)
         rule = found.separation_rule(self.settings)
@@ -312,6 +324,7 @@ class Derivation:
                 elif outcome.passed is None:
                     reasons += outcome.reasons
                     first_pending = first_pending or stage.name
+                    self.pending.setdefault(item.id, []).append(stage.name)
             item_outcome[item.id] = (reasons, first_failed, first_pending)
         group_state: dict[str, tuple[list[str], StageOutcome, str | None, bool, bool]] = {}
         for group, sisters in groups.items():
@@ -442,9 +455,13 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             r[12],
             tuple(r[13]) if r[13] else MODALITIES,
             r[14] or {},
+            image_source=(r[10] or {}).get("image", {}).get("source", ""),
         )
         for r in rows
     ]
+    former = former_authors(session)
+    if former:
+        items = [replace(i, former_authors=former[i.id]) if i.id in former else i for i in items]
     perturbed = dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
     return items, perturbed
 
@@ -476,28 +493,58 @@ class StatusInputs(NamedTuple):
     records: list[RecordFacts]
     decisions: list[Decision]
     gates: list[GateResult]
+    reviewers: tuple[str, ...] = ()
+    """People with the reviewer role: who could staff the stages still open (``curation.staffing``)."""
+    shown: Mapping[str, frozenset[str]] | None = None
+    """Item -> people shown its label (exposure events); None when not loaded."""
 
     @classmethod
     def load(cls, session) -> StatusInputs:  # type: ignore[no-untyped-def]
+        from .exposure import EXPOSED
+
         with _collector_paused():
             items, perturbed = load_facts(session)
             records = load_records(session)
             decisions = list(session.execute(select(Decision)).scalars())
             gates = list(session.execute(select(GateResult)).scalars())
-        return cls(items, perturbed, records, decisions, gates)
+            people = session.execute(select(col(Person.name), col(Person.roles))).all()
+            shown: dict[str, set[str]] = defaultdict(set)
+            for subject, after in session.execute(
+                select(col(Event.subject), col(Event.after)).where(col(Event.action) == EXPOSED)
+            ):
+                shown[subject.removeprefix("item:")].add((after or {}).get("person", ""))
+        reviewers = tuple(sorted(name for name, roles in people if "reviewer" in roles.split(",")))
+        frozen = {item: frozenset(who) for item, who in shown.items()}
+        return cls(items, perturbed, records, decisions, gates, reviewers, frozen)
+
+    def derivation(self, ws) -> Derivation:  # type: ignore[no-untyped-def]
+        """The derivation of these inputs under the workspace's review settings and gate policy."""
+        return Derivation(
+            ws.settings.review,
+            self.items,
+            self.perturbed,
+            self.records,
+            self.decisions,
+            self.gates,
+            ws.settings.gates.mode,
+        )
+
+    def staffing(self, derivation: Derivation, statuses: list[ItemStatus]) -> dict[str, StaffingGap]:
+        """Items in review that the workspace's reviewers cannot finish; their ``staffing:<stage>`` reasons are
+        added to ``statuses``. Nothing when the people were not loaded."""
+        if self.shown is None:
+            return {}
+        gaps = staffing_gaps(derivation, statuses, self.reviewers, self.shown)
+        apply_staffing(statuses, gaps)
+        return gaps
 
     def derive(self, ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
         """Every item's status, in id order, under the workspace's review settings and probe gate mode."""
         with _collector_paused():
-            return Derivation(
-                ws.settings.review,
-                self.items,
-                self.perturbed,
-                self.records,
-                self.decisions,
-                self.gates,
-                ws.settings.gates.mode,
-            ).derive_all()
+            derivation = self.derivation(ws)
+            statuses = derivation.derive_all()
+            self.staffing(derivation, statuses)
+            return statuses
 
 
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Engine, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col
 
 from . import db
@@ -33,6 +34,7 @@ class Workspace:
         self.settings = settings
         self.url = db.resolve_url(settings.database.url, root)
         self._engine: Engine | None = None
+        self._local = threading.local()  # this thread's all_or_nothing() transaction, if any
         self.media = MediaStore(root / "media")
 
     # ----- creation and opening -------------------------------------------------------------
@@ -66,6 +68,11 @@ class Workspace:
             raise WorkspaceError(
                 f"cannot open the database {settings.database.url!r} ({str(exc.orig).strip().splitlines()[0]}); "
                 "check the URL and that the database server is running"
+            ) from exc
+        except IntegrityError as exc:
+            raise WorkspaceError(
+                f"another command created the schema of {settings.database.url!r} at the same time; "
+                "run `curate init` again"
             ) from exc
         settings.save(config_path)
         return ws
@@ -117,14 +124,44 @@ class Workspace:
 
     # ----- sessions -------------------------------------------------------------------------
     def session(self) -> Session:
-        """A read session (use ``writing()`` for changes)."""
+        """A read session (use ``writing()`` for changes); inside :meth:`all_or_nothing`, that transaction's
+        session, so that a step reads what the earlier steps of the same import wrote."""
+        active = self._batch()
+        if active is not None:
+            return cast(Session, _Borrowed(active))  # used as `with ws.session() as s` only
         return Session(self.engine, expire_on_commit=False)
 
     @contextmanager
     def writing(self) -> Iterator[Session]:
-        """A serialized write transaction; everything in it commits or nothing does."""
+        """A serialized write transaction; everything in it commits or nothing does.
+
+        Inside :meth:`all_or_nothing` it is a savepoint of that transaction: a refused step undoes only itself,
+        and nothing commits before the whole batch does."""
+        active = self._batch()
+        if active is not None:
+            with active.begin_nested():
+                yield active
+            return
         with db.write_session(self.engine) as session:
             yield session
+
+    @contextmanager
+    def all_or_nothing(self) -> Iterator[Session]:
+        """One write transaction around many steps that each call ``writing()`` (an import's lines): every step
+        is kept or none is. The shared path of every import, so that no kind keeps the lines before a refused one."""
+        active = self._batch()
+        if active is not None:
+            yield active
+            return
+        with db.write_session(self.engine) as session:
+            self._local.batch = session
+            try:
+                yield session
+            finally:
+                self._local.batch = None
+
+    def _batch(self) -> Session | None:
+        return getattr(self._local, "batch", None)
 
     def recover_media(self) -> None:
         with self.session() as s:
@@ -214,6 +251,19 @@ class Workspace:
         with self.session() as s:
             rows = s.execute(select(Event).where(col(Event.subject) == subject).order_by(col(Event.id))).scalars()
             return list(rows)
+
+
+class _Borrowed:
+    """The batch's session lent to a ``with ws.session() as s`` block: leaving the block does not close it."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def __enter__(self) -> Session:
+        return self._session
+
+    def __exit__(self, *exc: object) -> None:
+        return None
 
 
 def _person_view(person: Person | None) -> dict[str, Any] | None:

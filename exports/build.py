@@ -33,6 +33,7 @@ from curation.workspace import Workspace, record_event
 from .card import CardFacts, croissant, dataset_card
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
+from .leaf_agreement import write_leaf_agreement
 from .pending import PENDING, has_pending, journal_path
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
@@ -227,7 +228,7 @@ def _manifest_items(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _stale_builds(parent: Path, name: str) -> None:
     """Remove temporary folders left by killed builds of this destination (not those of live builds)."""
-    for lock_path in parent.glob(f".{name}.tmp-*.lock"):
+    for lock_path in parent.glob(".*.tmp-*.lock"):
         with lock_path.open("a") as fh:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -309,13 +310,22 @@ def _published_name(ws: Workspace, existing: Release | None) -> str | None:
     if existing is None:
         return None
     for event in reversed(ws.events(f"release:{existing.version}")):
-        if event.action == "release.published" and isinstance((event.after or {}).get("name"), str):
+        if (
+            event.action == "release.published"
+            and (event.after or {}).get("name")
+            and isinstance((event.after or {}).get("name"), str)
+        ):
             return str(event.after["name"])  # type: ignore[index]
-    try:
-        published = json.loads((Path(existing.path) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return published.get("name") if isinstance(published, dict) and isinstance(published.get("name"), str) else None
+    # older builds did not record the name: read it from the published manifest, where it was or, when the
+    # workspace folder has moved since, from its releases/ folder
+    for folder in (Path(existing.path), ws.root / "releases" / existing.version):
+        try:
+            published = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(published, dict) and isinstance(published.get("name"), str) and published["name"]:
+            return str(published["name"])
+    return None
 
 
 def _check_target(ws: Workspace, target: Path, existing: Release | None) -> None:
@@ -356,6 +366,7 @@ def _publish(
     it lost. A journal written before the rename and removed after the commit lets the next command register
     a release whose build died between the two (:func:`reconcile_releases`).
     """
+    _check_target(ws, target, existing)  # every kind's builder publishes here, so none can skip the check
     target.parent.mkdir(parents=True, exist_ok=True)
     _stale_builds(target.parent, target.name)
     token = uuid.uuid4().hex[:12]
@@ -522,6 +533,7 @@ def _write(
         writer.write_json("attributions.json", {"files": media})
         stats = release_stats(snapshot.items, reports.get("agreement"))
         writer.write_json("stats.json", stats)
+        write_leaf_agreement(writer, reports.get("leaf_agreement"))
         media_copied.result()
     states: dict[str, int] = {}
     for st in statuses:
@@ -540,6 +552,7 @@ def _write(
         duplicates_note=duplicates_note,
         notes=notes,
         data_files=writer.entries(),
+        leaf_agreement=reports.get("leaf_agreement"),
     )
     writer.write_json("croissant.json", croissant(facts))
     writer.write_bytes("README.md", dataset_card(facts).encode("utf-8"))

@@ -11,6 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ai_images import card_lines as ai_image_lines
+from .leaf_agreement import card_lines as leaf_card_lines
+from .leaf_agreement import croissant_files as leaf_croissant_files
 from .writer import FileEntry
 
 ITEM_FEATURES: tuple[tuple[str, str, str], ...] = (
@@ -57,6 +60,8 @@ class CardFacts:
     notes: str = ""
     data_files: list[FileEntry] = field(default_factory=list)
     """Every file written before the card: data, media and the JSON side files."""
+    leaf_agreement: dict[str, Any] | None = None
+    """agreement/per_leaf.json and agreement/disagreement_matrix.json by path (audit subset, TRIAD C.3)."""
 
     @property
     def partial(self) -> bool:
@@ -216,6 +221,7 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         *[f"- {line}" for line in agreement_lines(facts.stats.get("agreement"))],
         "",
+        *leaf_card_lines(facts.leaf_agreement),
         "### H.4 Pre-processing",
         "",
         f"{derived} of {len(facts.media)} media file(s) are normalized derivatives of the authored originals "
@@ -254,6 +260,7 @@ def dataset_card(facts: CardFacts) -> str:
         f"{audio_sources.get('tts', 0) + audio_sources.get('tts_edited', 0)} item(s) use synthesized or edited "
         "speech; both are marked per item. Every medium carries the licence and attribution recorded at intake. "
         "The benchmark is not designed for, and must not be used for, identifying or impersonating people.",
+        *ai_image_lines(facts.items, facts.admission),
         "",
         "## Files",
         "",
@@ -265,6 +272,10 @@ def dataset_card(facts: CardFacts) -> str:
         "- `stats.json`: the figures quoted here.",
         "- `attributions.json`: source, licence and attribution per media file.",
         "- `croissant.json`: Croissant 1.1 metadata with Responsible-AI fields.",
+        *(
+            ["- `agreement/`: per-leaf agreement and the disagreement matrices on the audit subset."]
+            * bool(facts.leaf_agreement)
+        ),
         "",
     ]
     return "\n".join(out)
@@ -332,6 +343,7 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
             ("data/items.jsonl", "application/jsonlines"),
         )
     ]
+    distribution += leaf_croissant_files(facts.data_files)
     for kind, mimes in sorted(_media_types(facts.media).items()):
         distribution.append(
             {
@@ -360,7 +372,8 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
     annotations = [a["annotations"] for a in facts.admission]
     analysis = [
         "Admission requires every stage's quorum and rule; the combined modality-subset checklist must satisfy "
-        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json.",
+        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json; "
+        "per-leaf agreement and the disagreement matrices on the audit subset in agreement/ (TRIAD App. C.3).",
         *agreement_lines(facts.stats.get("agreement")),
     ]
     document: dict[str, Any] = {

@@ -174,7 +174,11 @@ def default_gates() -> Gates:
             ("audit", audit_gate),
         ),
         workspace=(("agreement", agreement_gate),),
-        reports=(("agreement", agreement_figures), ("duplicates", duplicates_report)),
+        reports=(
+            ("agreement", agreement_figures),
+            ("leaf_agreement", lazy("exports.leaf_agreement", "leaf_agreement_report")),
+            ("duplicates", duplicates_report),
+        ),
         imports=(
             "scipy.stats",
             "scipy.signal",
@@ -189,6 +193,7 @@ def default_gates() -> Gates:
             "curation.mediatools",
             "curation.agreement.gates",
             "curation.agreement.review_agreement",
+            "curation.agreement.leaf_tables",
             "curation.audit.workspace",
         ),
     )

@@ -25,7 +25,7 @@ from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSampl
 from curation.tables import Asset
 from curation.workspace import Workspace
 
-from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import DEFAULT_LICENSE, FORMAT, BuildResult, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT
 from .tables import Release
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
@@ -331,9 +331,9 @@ def build_judge_release(
 ) -> BuildResult:
     """Build VERSION of the workspace's judge_task benchmark into ``<workspace>/releases/<version>/``."""
     validate_version(version)
-    name = name or ws.root.name
     with ws.session() as s:
         existing = s.get(Release, version)
+    name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
     date = release_date(existing)
     files, copies, facts = _collect(ws)
     if facts["tasks"] == 0:
@@ -379,6 +379,7 @@ def build_judge_release(
             bytes=sum(e.size for e in listed) + entry.size,
             manifest_sha256=entry.sha256,
             release_date=date,
+            name=name,
         )
 
     gates: Future[list[str]] = Future()

@@ -24,17 +24,18 @@ from curation.tables import Asset, Item
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 
-from .build import FORMAT, BuildResult, _publish, release_date, validate_version
+from .build import FORMAT, BuildResult, _check_target, _publish, _published_name, release_date, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
+from .story_duplicates import attribution_lines, duplicate_section
 from .tables import Release
 from .writer import ReleaseWriter, canonical_json, jsonl_bytes
 
 DATA_FILE = "data/transitions.jsonl"
-JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance")
+JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance", "origin")
 
 
-def _record(item: Item, t: StoryTransition, assets: dict[str, Asset]) -> dict[str, Any]:
+def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: list[str]) -> dict[str, Any]:
     provenance = {}
     for group in ANNOTATION_GROUPS:
         proposal = t.proposals[group].provenance
@@ -61,6 +62,8 @@ def _record(item: Item, t: StoryTransition, assets: dict[str, Asset]) -> dict[st
         "speech": t.speech.model_dump(mode="json"),
         "provenance": provenance,
         "revision": item.revision,
+        "duplicate_clusters": clusters,
+        "origin": t.origin.model_dump(mode="json") if t.origin else None,
     }
     return {k: record[k] for k in TRANSITION_COLUMNS}
 
@@ -110,6 +113,7 @@ def _card(
     records: list[dict[str, Any]],
     screening: dict[str, Any],
     audit: dict[str, Any],
+    notes: str = "",
 ) -> str:
     funnel, review = screening["screening"], screening["review"]
     lines = [
@@ -165,6 +169,8 @@ def _card(
         f"- duplicate clusters across books (word 3-gram MinHash, pHash): {len(audit['clusters'])} "
         f"over {audit['clustered_items']} transitions (audit.json)",
         "",
+        *duplicate_section(audit),
+        "",
         "String-level results characterize lexical overlap; they do not prove an absence of semantic leakage or "
         "prior model exposure. `manifest.json` gives per-transition text and image hashes and word 8-gram sketches "
         "for independent overlap checks.",
@@ -174,6 +180,9 @@ def _card(
     ]
     for (collection, lic), n in sorted(Counter((r["collection"], r["license"]) for r in records).items()):
         lines.append(f"- {collection}: {n} transition(s), {lic}")
+    lines += attribution_lines(records)
+    if notes.strip():
+        lines += ["", "## Release notes", "", notes.strip()]
     lines.append("")
     return "\n".join(lines)
 
@@ -256,13 +265,16 @@ def build_story_release(
     license: str = "CC-BY-4.0",
     name: str | None = None,
     actor: str = "cli",
+    notes: str = "",
 ) -> BuildResult:
     """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
     validate_version(version)
-    name = name or ws.root.name
     with ws.session() as s:
         existing = s.get(Release, version)
+    name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
     date = release_date(existing)
+    target = (out or ws.root / "releases" / version).resolve()
+    _check_target(ws, target, existing)
     statuses = derive_status(ws)
     released = sorted(st.id for st in statuses if st.kind == KIND and st.state == "admitted")
     if not released:
@@ -271,13 +283,15 @@ def build_story_release(
         items = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(released))).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i: StoryTransition.model_validate(items[i].extra) for i in released}
-    target = (out or ws.root / "releases" / version).resolve()
+    policy = ws.settings.story.duplicates
 
     def write(root: Path) -> BuildResult:
         from curation.screening.audits import audit_transitions
 
         writer = ReleaseWriter(root)
-        records = [_record(items[i], transitions[i], assets) for i in released]
+        report = audit_transitions([_audited(i, transitions[i], ws, assets) for i in released])
+        clusters = report.item_clusters()
+        records = [_record(items[i], transitions[i], assets, clusters.get(i, [])) for i in released]
         media = set()
         for record in records:
             t = transitions[record["id"]]
@@ -286,10 +300,12 @@ def build_story_release(
         writer.write_bytes(DATA_FILE, jsonl_bytes(records))
         screening = _screening(ws, statuses, released)
         writer.write_json("screening.json", screening)
-        audit = audit_transitions([_audited(i, transitions[i], ws, assets) for i in released]).to_json()
+        audit = {**report.to_json(), "duplicates": policy}
         writer.write_json("audit.json", audit)
         writer.write_json("croissant.json", _croissant(name, version, date, license, records, writer))
-        writer.write_bytes("README.md", _card(name, version, date, license, records, screening, audit).encode("utf-8"))
+        writer.write_bytes(
+            "README.md", _card(name, version, date, license, records, screening, audit, notes).encode("utf-8")
+        )
         entries = writer.entries()
         manifest = {
             "format": FORMAT,
@@ -309,7 +325,7 @@ def build_story_release(
         }
         manifest_entry = writer.write_bytes("manifest.json", canonical_json(manifest))
         total = sum(e.size for e in entries) + manifest_entry.size
-        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date)
+        return BuildResult(version, root, len(records), len(entries) + 1, total, manifest_entry.sha256, date, name=name)
 
     done: Future[list[str]] = Future()
     done.set_result([])

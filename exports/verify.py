@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from curation.errors import CurateError
+from curation.errors import CurateError, ValidationFailed
+from curation.jsonl import open_regular
 
 from .fingerprints import text_sha256
 from .writer import CHUNK
@@ -69,16 +70,30 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+MEDIA_NAME = re.compile(r"media/([0-9a-f]{64})\.[A-Za-z0-9]+")
+"""A shipped medium's path: named by the SHA-256 of its bytes, whatever the kind."""
+
+
+def _valid_version(version: Any) -> bool:
+    """The rule every builder applies (``exports.build.validate_version``), so a published manifest passes it."""
+    from .build import MAX_VERSION_CHARS, SEMVER
+
+    return isinstance(version, str) and len(version) <= MAX_VERSION_CHARS and SEMVER.fullmatch(version) is not None
+
+
 def _read_manifest(folder: Path) -> dict[str, Any]:
     if not folder.is_dir():
         raise CurateError(f"{folder} is not a folder; give the path of a release folder")
     path = folder / "manifest.json"
     if path.is_symlink():
         raise CurateError(f"{path}: a symbolic link; a release's manifest must be a plain file")
+    if not path.exists():
+        raise CurateError(f"{path}: missing; {folder} is not a release folder (or its manifest was removed)")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise CurateError(f"{path}: missing; {folder} is not a release folder (or its manifest was removed)") from exc
+        with open_regular(path) as fh:  # a FIFO or device named manifest.json is refused, never read
+            manifest = json.loads(fh.read().decode("utf-8"))
+    except ValidationFailed as exc:
+        raise CurateError(f"{path}: {exc.problems[0].message}; a release's manifest is a plain file") from exc
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise CurateError(f"{path}: not valid JSON ({exc}); the manifest is damaged") from exc
     if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), list):
@@ -151,7 +166,12 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
     """
     folder = folder.resolve()
     manifest = _read_manifest(folder)
-    report = VerifyReport(folder, str(manifest.get("version", "")))
+    version = manifest.get("version")
+    report = VerifyReport(folder, version if _valid_version(version) else "")
+    if not _valid_version(version):  # never printed raw: it may hold newlines, '../' or terminal escapes
+        report.mismatches.append(
+            Mismatch("invalid", "manifest.json", f"version {ascii(version)} is not a semantic version (e.g. 1.0.0)")
+        )
     if manifest_sha256 is not None:
         actual, _ = sha256_file(folder / "manifest.json")
         if actual != manifest_sha256.lower():
@@ -187,6 +207,13 @@ def verify_release(folder: Path, manifest_sha256: str | None = None) -> VerifyRe
             report.mismatches.append(Mismatch("missing", rel, "listed in manifest.json but not in the folder"))
             continue
         sha, size = sha256_file(path)
+        named = MEDIA_NAME.fullmatch(rel)
+        if named is not None and named.group(1) != entry["sha256"]:  # media are named by their hash
+            report.mismatches.append(
+                Mismatch(
+                    "invalid", rel, f"a medium is named by its SHA-256; the manifest gives {entry['sha256'][:12]}…"
+                )
+            )
         if sha != entry["sha256"] or size != entry["size"]:
             report.mismatches.append(
                 Mismatch(
@@ -250,6 +277,10 @@ def _check_references(
         problems.append(Mismatch("invalid", "manifest.json", f"its item list differs from {unit_file}"))
     for item_id in sorted(set(records) & set(items)):
         problems += _check_item_record(records[item_id], items[item_id], fields, unit_file)
+    if kind == "story_transition":
+        from .story_duplicates import check_duplicate_annotations
+
+        problems += [Mismatch(*found) for found in check_duplicate_annotations(folder, items)]
     problems += _check_attributions(folder, listed)
     parquet = folder / "data" / "items.parquet"
     if parquet.is_file() and not parquet.is_symlink():
@@ -325,6 +356,17 @@ def _check_item_record(
     for kind in fields:
         if record.get(kind) != item.get(kind):
             problems.append(Mismatch("invalid", "manifest.json", f"item {item_id}: {kind} differs from {unit_file}"))
+    current, following = item.get("current_text"), item.get("next_text")
+    if isinstance(current, str) and isinstance(following, str):  # a story transition's narrations
+        expected = {
+            "current_text_sha256": text_sha256(current),
+            "next_text_sha256": text_sha256(following),
+            "text_sha256": text_sha256(f"{current}\n{following}"),
+        }
+        if any(record.get(key) != value for key, value in expected.items()):
+            problems.append(
+                Mismatch("invalid", "manifest.json", f"item {item_id}: text fingerprints differ from {unit_file}")
+            )
     context, question, options = item.get("context"), item.get("question"), item.get("options")
     if isinstance(context, str) and isinstance(question, str) and isinstance(options, list):
         texts = [context, question, *(o for o in options if isinstance(o, str))]
@@ -419,6 +461,8 @@ def diff_releases(old: Path, new: Path) -> dict[str, Any]:
 
 def _version(folder: Path) -> str:
     try:
-        return str(json.loads((folder / "manifest.json").read_text(encoding="utf-8")).get("version", ""))
-    except (OSError, json.JSONDecodeError):
+        with open_regular(folder / "manifest.json") as fh:
+            version = json.loads(fh.read().decode("utf-8")).get("version", "")
+    except (OSError, ValueError, AttributeError, ValidationFailed):
         return ""
+    return version if _valid_version(version) else ascii(version)

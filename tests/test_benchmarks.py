@@ -6,6 +6,7 @@ script still runs to its end on today's code.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -84,6 +85,12 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
     )
     assert result.returncode == 0, f"{script} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"{script} printed nothing"
+    if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
+        growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
+        assert growth["size_ratio"] == 3.0
+        steps = growth["per_candidate_ratio"]["steps"]
+        assert set(steps) == {"length", "speech", "language", "image", "score", "select", "annotate"}
+        assert all(r is None or r > 0 for r in steps.values())
 
 
 @pytest.mark.gpu

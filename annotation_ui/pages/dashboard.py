@@ -10,6 +10,7 @@ from annotation_ui.components import PAGE_SIZES, dashboard_cache, gates_cache, r
 from annotation_ui.dashboard import item_ids, item_rows
 from annotation_ui.logic import page_of
 from curation.kinds import stage_names
+from curation.staffing import describe
 from curation.vocab import STATES
 
 STAGES = stage_names()
@@ -22,6 +23,9 @@ if dashboard_cache().is_fresh(snap) and gates_cache().is_fresh(snap):
 else:  # after a change: the figures are computed again, once
     with st.spinner("Counting stages, reasons and agreement…"):
         data, gates = dashboard_cache().get(snap), gates_cache().get(workspace(), snap)
+
+for row in data.staffing:  # a pool too small for the separation rule: say which stage and what would fix it
+    st.warning(describe(row), icon=":material/group_add:")
 
 cols = st.columns(4)
 cols[0].metric("Items", data.total)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -21,7 +21,10 @@ BACKEND_KINDS: dict[str, str] = {
     "vllm": "checker.backends.vllm_offline:VllmBackend",
     "openai": "checker.backends.openai_compat:OpenAIBackend",
 }
-SPEC_HELP = "replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> or openai:<base-url>#<model>"
+SPEC_HELP = (
+    "replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> or openai:<base-url>#<model>[#key=ENV_NAME], "
+    "or the name of a [checker.probes] table in curate.toml"
+)
 
 
 class BackendError(CurateError):
@@ -93,6 +96,14 @@ class ProbeBackend(ABC):
         """Whether this backend can answer for the item at all (a replay file covers only its items)."""
         return True
 
+    def probed_views(self, item_id: str, views: Sequence[str]) -> tuple[str, ...]:
+        """Which of the item's ``views`` (full view last) this backend answers; the others stay unprobed.
+
+        A model answers every view; a replay file answers the views it recorded (TRIAD's own layout gives
+        the three pairs and the full triplet).
+        """
+        return tuple(views)
+
     def close(self) -> None:  # noqa: B027  (most backends hold nothing to release)
         """Release the model (engines, servers' sessions)."""
 
@@ -135,6 +146,17 @@ def fingerprint_folder(folder: Path) -> str:
         stat = path.stat()
         digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{int(stat.st_mtime)}\n".encode())
     return digest.hexdigest()[:16]
+
+
+def probe_spec(name_or_spec: str, probes: Mapping[str, Any]) -> str:
+    """A ``[checker.probes.NAME]`` table (``spec``, ``key_env``) as a spec; a spec is returned as it is."""
+    entry = probes.get(name_or_spec)
+    if entry is None:
+        return name_or_spec
+    key_env = entry.key_env
+    if key_env and not entry.spec.startswith("openai:"):
+        raise BackendError(f"[checker.probes.{name_or_spec}] key_env applies to openai: probes only")
+    return f"{entry.spec}#key={key_env}" if key_env else entry.spec
 
 
 def open_backend(spec: str, **options: Any) -> ProbeBackend:

@@ -1,4 +1,7 @@
-"""``openai:<base-url>#<model>[#no-audio]``: any OpenAI-compatible chat server, ``vllm serve`` included.
+"""``openai:<base-url>#<model>[#no-audio][#key=ENV]``: any OpenAI-compatible chat server, ``vllm serve`` included.
+
+The API key is read from the environment variable ``ENV`` (default ``OPENAI_API_KEY``), so two probes of
+two providers, each with its own key, run together; a spec names the variable, never the key.
 
 Media go as an ``image_url`` data URL and an ``input_audio`` WAV part (``#no-audio`` for a model that
 cannot hear: it reads a transcript or description instead, TRIAD G.6). With ``--format letter`` the
@@ -13,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -24,6 +28,8 @@ from ..prompts import ProbeRequest
 from .base import BackendError, ProbeBackend, ProbeOutput, chat_messages
 
 JSON_ANSWER_TOKENS = 128
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class OpenAIBackend(ProbeBackend):
@@ -32,17 +38,29 @@ class OpenAIBackend(ProbeBackend):
 
     def __init__(self, target: str, concurrency: int = 8, timeout_s: float = 300.0) -> None:
         base, _, rest = target.partition("#")
-        model, _, flags = rest.partition("#")
+        model, *flags = rest.split("#")
         if not base.startswith(("http://", "https://")) or not model:
-            raise BackendError(f"openai backend spec is openai:<base-url>#<model>, not openai:{target}")
-        if flags not in ("", "no-audio"):
-            raise BackendError(f"unknown openai backend flag {flags!r}; the only one is #no-audio")
+            raise BackendError(f"openai backend spec is openai:<base-url>#<model>, not openai:{base}#{model}")
+        key_env = ""
+        for flag in flags:
+            if flag.startswith("key="):
+                key_env = flag.removeprefix("key=")
+                if not _ENV_NAME.fullmatch(key_env):  # the value is not echoed: it may be a pasted key
+                    raise BackendError(
+                        "#key= names an environment variable (letters, digits, _), never the key itself: "
+                        "export the key and give its variable's name"
+                    )
+            elif flag != "no-audio":
+                raise BackendError(f"unknown openai backend flag {flag!r}; flags are #no-audio and #key=ENV_NAME")
         self.base_url = base.rstrip("/")
         self.model = model
-        self.audio_input = flags != "no-audio"
+        self.audio_input = "no-audio" not in flags
         self.concurrency = concurrency
         self.timeout_s = timeout_s
-        self.api_key = os.environ.get("OPENAI_API_KEY", "")
+        self.key_env = key_env or DEFAULT_KEY_ENV
+        self.api_key = os.environ.get(self.key_env, "")
+        if key_env and not self.api_key:
+            raise BackendError(f"the probe {self.model_id} reads its key from {key_env}, which is not set: export it")
 
     @property
     def model_id(self) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.jsonl import parse_line, read_lines
+from curation.media import sha256_file
 
 from ..estimators import EstimatorConfig
 from ..prompts import ProbeRequest
@@ -19,20 +19,18 @@ from .base import ProbeBackend, ProbeOutput
 
 def read_replay_file(path: Path, problems: list[Problem]) -> tuple[str, list[tuple[dict[str, Any], Any]]]:
     """A recorded run's digest (its model id) and its JSON lines with where each stands; a line that is not
-    JSON goes to ``problems``. Lines end at ``\\n`` only: U+2028 in a recorded answer is text."""
+    UTF-8 JSON (or nests too deeply) goes to ``problems`` as FILE:LINE. Read by the shared bounded reader
+    (curation.jsonl): lines end at ``\\n`` only, so U+2028 in a recorded answer is text."""
     if not path.is_file():
         raise NotFoundError(f"replay file {path} does not exist")
-    raw = path.read_bytes()
     records: list[tuple[dict[str, Any], Any]] = []
-    for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        where: dict[str, Any] = {"file": str(path), "line": number}
-        try:
-            records.append((where, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"not JSON: {exc.msg}", **where))
-    return hashlib.sha256(raw).hexdigest()[:16], records
+    for number, raw in read_lines(path):
+        record = raw if isinstance(raw, Problem) else parse_line(raw, str(path), number, max_text=None)
+        if isinstance(record, Problem):
+            problems.append(record)
+        elif record is not None:
+            records.append(({"file": str(path), "line": number}, record))
+    return sha256_file(path)[:16], records
 
 
 class ReplayBackend(ProbeBackend):
@@ -82,15 +80,23 @@ class ReplayBackend(ProbeBackend):
     def covers(self, item_id: str) -> bool:
         return item_id in self.items
 
+    def probed_views(self, item_id: str, views: Sequence[str]) -> tuple[str, ...]:
+        """The recorded views among ``views``; the full view (last) must be one of them."""
+        recorded = tuple(v for v in views if (item_id, v) in self.lines)
+        if views and views[-1] not in recorded:
+            raise NotFoundError(
+                f"{self.path} has no line for item {item_id!r}, view {views[-1]!r}: a replayed item needs at "
+                f"least its full view (it has {', '.join(recorded) or 'none of its views'}); the views it lacks "
+                "are judged unprobed"
+            )
+        return recorded
+
     def probe(self, requests: Sequence[ProbeRequest], config: EstimatorConfig) -> list[ProbeOutput]:
         outputs = []
         for request in requests:
             record = self.lines.get((request.item_id, request.view))
             if record is None:
-                raise NotFoundError(
-                    f"{self.path} has no line for item {request.item_id!r}, view {request.view!r}: "
-                    "a replayed item needs all 8 views"
-                )
+                raise NotFoundError(f"{self.path} has no line for item {request.item_id!r}, view {request.view!r}")
             samples = record.get("samples")
             probs = record.get("probs")
             outputs.append(
@@ -115,7 +121,7 @@ def replay_lines(results: Sequence[ItemResult]) -> Iterator[dict]:
     views keep the probabilities the rule was applied to (after temperature), which replay uses as is.
     """
     for result in results:
-        for view in PROBE_VIEWS:
+        for view in (v for v in PROBE_VIEWS if v in result.views):  # unprobed views have no line
             estimate = result.views[view]
             line: dict = {"item": result.item, "view": view}
             if estimate.counts is not None:

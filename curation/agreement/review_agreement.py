@@ -360,7 +360,7 @@ def _kappa_report(rows: list[tuple[str, str, object]], nothing: str) -> dict[str
     return report
 
 
-def _tier_rows(items: Iterable[ReviewedItem], modality: str | None = None) -> list[tuple[str, str, object]]:
+def tier_rows(items: Iterable[ReviewedItem], modality: str | None = None) -> list[tuple[str, str, object]]:
     """Author vs reviewer, per item x modality x reviewer: is the modality tagged ambiguous (1) or not (0)."""
     rows: list[tuple[str, str, object]] = []
     for item in items:
@@ -385,8 +385,8 @@ def tier_tag_agreement(items: Iterable[ReviewedItem]) -> dict[str, Any]:
                 unit = f"{item.id}|{reviewer}"
                 tiers += [(unit, AUTHOR, len(item.ambiguous)), (unit, "reviewer", len(payload["ambiguous"]))]
     return {
-        "overall": _kappa_report(_tier_rows(items), nothing),
-        "modalities": {m: _kappa_report(_tier_rows(items, m), nothing) for m in MODALITIES},
+        "overall": _kappa_report(tier_rows(items), nothing),
+        "modalities": {m: _kappa_report(tier_rows(items, m), nothing) for m in MODALITIES},
         "tier": _kappa_report(tiers, nothing),
     }
 
@@ -397,6 +397,11 @@ def naturalness_agreement(items: Iterable[ReviewedItem], min_mean: float = 3.5) 
     The first and second listener of each item (in record order) are the two coders, as in TRIAD B.4 where
     two listeners rate every clip; items with fewer than two listeners are left out.
     """
+    return _kappa_report(naturalness_rows(items, min_mean), "no item has two audio listeners")
+
+
+def naturalness_rows(items: Iterable[ReviewedItem], min_mean: float = 3.5) -> list[tuple[str, str, object]]:
+    """``(item, listener1|listener2, admit|re-record)`` for items with two listeners."""
     rows: list[tuple[str, str, object]] = []
     for item in items:
         listeners = item.records.get("audio_signoff", [])[:2]
@@ -405,10 +410,10 @@ def naturalness_agreement(items: Iterable[ReviewedItem], min_mean: float = 3.5) 
         for position, (_reviewer, payload) in enumerate(listeners, start=1):
             natural = all(payload["scores"][axis] >= min_mean for axis in AUDIO_AXES)
             rows.append((item.id, f"listener{position}", NATURAL if natural else RERECORD))
-    return _kappa_report(rows, "no item has two audio listeners")
+    return rows
 
 
-def _answer_rows(items: Iterable[ReviewedItem]) -> list[tuple[str, str, object]]:
+def answer_rows(items: Iterable[ReviewedItem]) -> list[tuple[str, str, object]]:
     rows: list[tuple[str, str, object]] = []
     for item in items:
         for reviewer, payload in item.records.get("answer_check", []):
@@ -429,9 +434,9 @@ def per_leaf_agreement(items: Iterable[ReviewedItem], min_mean: float = 3.5) -> 
         report[modality] = {
             leaf: {
                 "items": len(members),
-                "answer_check": _kappa_report(_answer_rows(members), "no blind answer checks"),
+                "answer_check": _kappa_report(answer_rows(members), "no blind answer checks"),
                 "tier_tag": _kappa_report(
-                    _tier_rows(members, modality), "no subset-checklist record carries an ambiguous list"
+                    tier_rows(members, modality), "no subset-checklist record carries an ambiguous list"
                 ),
                 "naturalness": naturalness_agreement(members, min_mean),
             }

@@ -86,16 +86,18 @@ class NormalizeReport:
         }
 
 
-def _usage(session) -> tuple[dict[str, list[str]], dict[str, tuple[str, str, str]]]:  # type: ignore[no-untyped-def]
-    """Asset -> items using it; item -> (image, audio, content hash)."""
+def _usage(session) -> tuple[dict[str, list[str]], dict[str, tuple[dict[str, str], str]]]:  # type: ignore[no-untyped-def]
+    """Asset -> items using it; item -> (its media by modality, content hash). An item without a modality
+    (an ``mcq`` item over {text, image} has no audio) has no entry for it."""
     usage: dict[str, list[str]] = {}
-    items: dict[str, tuple[str, str, str]] = {}
+    items: dict[str, tuple[dict[str, str], str]] = {}
     for item_id, image, audio, digest in session.execute(
         select(col(Item.id), col(Item.image), col(Item.audio), col(Item.content_hash)).order_by(col(Item.id))
     ):
-        items[item_id] = (image, audio, digest)
-        usage.setdefault(image, []).append(item_id)
-        usage.setdefault(audio, []).append(item_id)
+        media = {modality: sha for modality, sha in (("image", image), ("audio", audio)) if sha}
+        items[item_id] = (media, digest)
+        for sha in media.values():
+            usage.setdefault(sha, []).append(item_id)
     return usage, items
 
 
@@ -206,9 +208,9 @@ def _store(  # type: ignore[no-untyped-def]
                 record_event(
                     s, actor, "media.normalized", f"asset:{mapping.original}", None, {"derivative": mapping.derivative}
                 )
-            for item_id, (image, audio, digest) in items.items():
-                reasons = sorted(set(by_asset[image].reasons) | set(by_asset[audio].reasons))
-                details = {"image": by_asset[image].details, "audio": by_asset[audio].details}
+            for item_id, (media, digest) in items.items():
+                reasons = sorted({r for sha in media.values() for r in by_asset[sha].reasons})
+                details = {modality: by_asset[sha].details for modality, sha in media.items()}
                 put_gate(s, item_id, GATE, digest, reasons, details)
         staging.commit()
     except BaseException:

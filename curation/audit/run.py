@@ -24,6 +24,8 @@ class AuditSubject:
     answer: str
     image: str | None = None
     audio: str | None = None
+    language: str | None = None
+    """BCP 47 tag of the text: decides whether tokens are words or characters (script check when absent)."""
 
 
 @dataclass(frozen=True)
@@ -159,11 +161,13 @@ def run_audit(
     subjects = sorted(subjects, key=lambda s: s.id)
     edges: list[Edge] = []
 
-    text_keys: list[str | None] = [text_key(s.context) for s in subjects]
+    context_tokens = [words(s.context, s.language) for s in subjects]
+    # text with no tokens (empty, only punctuation) is never a duplicate of other text with no tokens
+    text_keys = [text_key(s.context) if found else None for s, found in zip(subjects, context_tokens, strict=True)]
     edges += _exact_edges(subjects, text_keys, "text", "sha256")
     contexts, owners = _distinct(text_keys, lambda k: k)  # identical contexts are searched once
     first = {key: owners[n][0] for n, key in enumerate(contexts)}
-    shingle_sets = [shingles(words(subjects[first[key]].context)) for key in contexts]
+    shingle_sets = [shingles(context_tokens[first[key]]) for key in contexts]
     near = [(i, j, 1.0 - sim) for i, j, sim in near_duplicate_pairs(shingle_sets)]
     edges += _cross_group_edges(subjects, owners, near, "text", "minhash_jaccard")
 

@@ -1,14 +1,17 @@
-"""Text audits on item contexts: exact keys, word 3-gram shingles, MinHash-LSH near duplicates."""
+"""Text audits on item contexts: exact keys, token 3-gram shingles, MinHash-LSH near duplicates.
+
+Tokens are words or characters by the item's language (:mod:`curation.audit.tokens`); the shingle size,
+the padding and the Jaccard threshold are the same for both units."""
 
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 import zlib
 from collections.abc import Sequence
 
 import numpy as np
+
+from .tokens import normalize_text, tokens
 
 SHINGLE_WORDS = 3
 NEAR_DUPLICATE_JACCARD = 0.5
@@ -23,12 +26,6 @@ with probability below 0.0005."""
 _BOUNDARY = "\x02"
 """Padding word at both ends: the first and last words then sit in as many shingles as any other, so a
 one-word change in a ten-word context still leaves Jaccard >= 0.5 (9 of 15 padded shingles agree)."""
-_WORD = re.compile(r"\w+")
-
-
-def normalize_text(text: str) -> str:
-    """Unicode NFKC, case folded, runs of whitespace folded to one space, ends stripped."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 def text_key(text: str) -> str:
@@ -36,13 +33,13 @@ def text_key(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()
 
 
-def words(text: str) -> list[str]:
-    """Word tokens of the normalized text; punctuation is dropped."""
-    return _WORD.findall(normalize_text(text))
+def words(text: str, language: str | None = None) -> list[str]:
+    """Tokens of the normalized text (words, or characters for scripts without spaces); no punctuation."""
+    return tokens(text, language)
 
 
 def shingles(tokens: Sequence[str], size: int = SHINGLE_WORDS) -> set[str]:
-    """Word ``size``-grams of the tokens padded with ``size - 1`` boundary words on each side."""
+    """Token ``size``-grams of the tokens padded with ``size - 1`` boundary words on each side."""
     if not tokens:
         return set()
     padded = [_BOUNDARY] * (size - 1) + list(tokens) + [_BOUNDARY] * (size - 1)

@@ -106,7 +106,16 @@ def run_workspace_audit(
     wanted = {sha for item, _ in active for sha in (item.image, item.audio) if sha}
     images, audio = _signatures(ws, wanted, log)
     subjects = [
-        AuditSubject(item.id, item.group_id, item.context, dict(item.options), item.answer, item.image, item.audio)
+        AuditSubject(
+            item.id,
+            item.group_id,
+            item.context,
+            dict(item.options),
+            item.answer,
+            item.image,
+            item.audio,
+            item.language,
+        )
         for item, _ in active
     ]
     return run_audit(subjects, images, audio, ws.settings.gates.option_in_context), {

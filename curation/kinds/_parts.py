@@ -70,14 +70,14 @@ class LabelStudioSpec:
 
 def not_author(reviewer: str, item: ItemFacts, records: RecordsByStage) -> str | None:
     """The default separation rule: nobody reviews an item they authored."""
-    if reviewer == item.author:
+    if item.authored_by(reviewer):
         return f"{reviewer!r} authored {item.id!r}: nobody reviews their own item"
     return None
 
 
 def no_sister_author(reviewer: str, group: str, sisters: Sequence[ItemFacts], records: RecordsByStage) -> str | None:
     """The default separation rule of a group stage: no author of any sister reviews the group."""
-    if reviewer in {s.author for s in sisters}:
+    if any(s.authored_by(reviewer) for s in sisters):
         return f"{reviewer!r} authored an item of group {group!r} and cannot review it"
     return None
 

@@ -14,8 +14,12 @@ from typing import Any
 
 from curation.audit.clusters import Cluster, Edge, build_clusters
 from curation.audit.hamming import pairs_within
-from curation.audit.run import AuditReport, Resolution
+from curation.audit.run import Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
+from curation.audit.tokens import join_tokens
+
+from .gc_pause import cyclic_gc_paused
+from .settings import DuplicatePolicy
 
 SPAN_WORDS = 8
 """App. C's contiguous span length (word eight-grams)."""
@@ -218,8 +222,10 @@ class SpanLeak:
     page: tuple[str, int]
 
 
-def _span_keys(tokens: Sequence[str], size: int) -> set[tuple[str, ...]]:
-    return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+def _span_keys(tokens: Sequence[str], size: int) -> set[str]:
+    """The text's ``size``-token spans, each as one string (tokens hold no spaces): strings, unlike tuples,
+    are no work for the garbage collector and hash once."""
+    return {" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
 def foreign_span_leaks(
@@ -227,17 +233,26 @@ def foreign_span_leaks(
     pages: dict[tuple[str, int], str] | None = None,
     size: int = SPAN_WORDS,
 ) -> list[SpanLeak]:
-    """Descriptive field values sharing a ``size``-word span with a page outside the item's transition.
+    """Descriptive field values sharing a ``size``-token span with a page outside the item's transition.
+
+    Tokens come from the text audits' tokenizer (words; characters for text in a script without spaces).
 
     ``pages`` defaults to the audited items' own pages (App. C: the 1,800 benchmark pages). One hash
     index of every page span, then one lookup per field span: linear in the words audited.
     """
+    with cyclic_gc_paused():
+        return _span_leaks(items, pages, size)
+
+
+def _span_leaks(
+    items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None, size: int
+) -> list[SpanLeak]:
     if pages is None:
         pages = {}
         for t in items:
             pages[t.own_pages[0]] = t.current_text
             pages[t.own_pages[1]] = t.next_text
-    index: dict[tuple[str, ...], list[tuple[str, int]]] = {}
+    index: dict[str, list[tuple[str, int]]] = {}
     for key, text in pages.items():
         for span in _span_keys(words(text), size):
             holders = index.setdefault(span, [])
@@ -248,10 +263,10 @@ def foreign_span_leaks(
         own = set(t.own_pages)
         for name, text in descriptive_values(t):
             tokens = words(text)
-            for span in (tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)):
+            for span in (" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)):
                 foreign = [p for p in index.get(span, ()) if p not in own]
                 if foreign:
-                    leaks.append(SpanLeak(t.id, name, " ".join(span), min(foreign)))
+                    leaks.append(SpanLeak(t.id, name, join_tokens(span.split(" ")), min(foreign)))
                     break
     return leaks
 
@@ -378,12 +393,14 @@ class StoryAudit:
     books: dict[str, str] = field(default_factory=dict)
     """Item -> book: keeping one transition of a duplicate cluster keeps its book's other members too."""
 
-    def item_reasons(self, resolutions: Iterable[Resolution] = ()) -> dict[str, list[str]]:
-        """Item -> blocking reason codes (``leak:<kind>``, ``duplicate:<cluster>``).
+    def item_reasons(
+        self, resolutions: Iterable[Resolution] = (), duplicates: DuplicatePolicy = "block"
+    ) -> dict[str, list[str]]:
+        """Item -> blocking reason codes (``leak:<kind>``, and ``duplicate:<cluster>`` when duplicates block).
 
-        A maintainer's resolution of a duplicate cluster (``curate audit resolve``) frees its members as it
-        does for mcq: ``--distinct`` all of them, ``--keep ITEM`` that item (and its book's members), the
-        others staying held as duplicates until they are discarded.
+        A duplicate cluster holds its members only under ``duplicates = "block"`` and only while no maintainer
+        has resolved it (``curate audit resolve``): a resolved cluster holds nothing (``--keep`` discards the
+        other members when it is recorded, ``--distinct`` frees them all).
         """
         found: dict[str, list[str]] = {}
         for group in self.duplicate_conditions:
@@ -391,13 +408,40 @@ class StoryAudit:
                 found.setdefault(item, []).append("leak:duplicate_condition")
         for leak in self.span_leaks:
             found.setdefault(leak.item, []).append(f"leak:shared_span:{leak.field}")
-        held = AuditReport(self.clusters, [], self.books).gate_reasons(resolutions)
-        for item, codes in held.items():
-            found.setdefault(item, []).extend(codes)
+        if duplicates == "block":
+            for cluster in self.unresolved_clusters(resolutions):
+                for item in cluster.items:
+                    found.setdefault(item, []).append(f"duplicate:{cluster.id}")
         return {k: sorted(set(v)) for k, v in sorted(found.items())}
 
-    def item_warnings(self) -> dict[str, list[str]]:
-        return {item: ["leak:reference_span"] for item in self.reference.flagged}
+    def unresolved_clusters(self, resolutions: Iterable[Resolution] = ()) -> list[Cluster]:
+        """Clusters no decision covers: none on the cluster's id, nor one taken on a superset of its members
+        (after discards the rest form a cluster with a new id that needs no new decision)."""
+        decided = list(resolutions)
+        targets = {r.target for r in decided}
+        return [
+            c
+            for c in self.clusters
+            if c.id not in targets and not any(r.items and set(c.items) <= set(r.items) for r in decided)
+        ]
+
+    def item_warnings(self, duplicates: DuplicatePolicy = "block") -> dict[str, list[str]]:
+        """Item -> warning codes: ``leak:reference_span``, and under ``duplicates = "annotate"`` the
+        ``duplicate:<cluster>`` of every cluster it is in (kept in the release with the annotation)."""
+        found: dict[str, list[str]] = {item: ["leak:reference_span"] for item in self.reference.flagged}
+        if duplicates == "annotate":
+            for cluster in self.clusters:
+                for item in cluster.items:
+                    found.setdefault(item, []).append(f"duplicate:{cluster.id}")
+        return {k: sorted(set(v)) for k, v in sorted(found.items())}
+
+    def item_clusters(self) -> dict[str, list[str]]:
+        """Item -> the ids of the duplicate clusters it is in (the release's ``duplicate_clusters``)."""
+        found: dict[str, list[str]] = {}
+        for cluster in self.clusters:
+            for item in cluster.items:
+                found.setdefault(item, []).append(cluster.id)
+        return {k: sorted(v) for k, v in found.items()}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -426,6 +470,11 @@ class StoryAudit:
 def audit_transitions(
     items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None = None
 ) -> StoryAudit:
+    with cyclic_gc_paused():  # the indexes allocate millions of acyclic spans and shingles (gc_pause.py)
+        return _audit(items, pages)
+
+
+def _audit(items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None) -> StoryAudit:
     return StoryAudit(
         items=len(items),
         duplicate_conditions=duplicate_conditions(items),

@@ -8,9 +8,8 @@ re-run skips every line already stored unchanged, so running it again completes 
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -18,8 +17,9 @@ from pydantic import ValidationError
 from sqlalchemy import insert, select, update
 from sqlmodel import col
 
-from curation.errors import Problem, ValidationFailed
-from curation.jsonl import pydantic_problems
+from curation.errors import MediaError, Problem, ValidationFailed
+from curation.jsonl import parse_line, pydantic_problems, read_lines
+from curation.media import safe_media_path
 from curation.workspace import Workspace, record_event
 
 from .schema import CandidateLine
@@ -49,23 +49,21 @@ def line_hash(line: CandidateLine) -> str:
 
 
 class _MediaPaths:
-    """Resolves media paths against the JSONL's folder, checking each distinct path once."""
+    """Resolves media paths against the JSONL's folder, checking each distinct path once; like ``import items``
+    (``safe_media_path``), a path that leaves the folder, through '..' or a symlink, is refused."""
 
     def __init__(self, base: Path) -> None:
-        self.base = base.resolve()
-        self._seen: dict[str, str | None] = {}
+        self.base = base
+        self._seen: dict[str, tuple[str | None, str]] = {}
 
     def resolve(self, relative: str) -> tuple[str | None, str]:
-        if relative in self._seen:
-            found = self._seen[relative]
-            return found, "" if found else "file not found"
-        pure = PurePosixPath(relative.replace("\\", "/"))
-        if pure.is_absolute() or ".." in pure.parts or relative.startswith(("/", "\\")):
-            return None, "media paths must be relative to the JSONL file's folder, without '..'"
-        path = os.path.join(self.base, *pure.parts)
-        found = path if os.path.isfile(path) else None
-        self._seen[relative] = found
-        return found, "" if found else "file not found"
+        if relative not in self._seen:
+            posix = relative.replace("\\", "/")
+            try:
+                self._seen[relative] = (str(safe_media_path(self.base, posix)), "")
+            except MediaError as exc:
+                self._seen[relative] = (None, str(exc).removeprefix(f"{posix}: "))
+        return self._seen[relative]
 
 
 def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, Any]:
@@ -83,6 +81,7 @@ def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, 
         "next_image": nxt,
         "speech_lines": line.speech_lines,
         "annotations": {k: v.model_dump(mode="json") for k, v in line.annotations.items()} or None,
+        "origin": line.origin.model_dump(mode="json") if line.origin else None,
         "line_hash": digest,
     }
 
@@ -90,24 +89,16 @@ def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, 
 def read_candidates(path: Path) -> list[dict[str, Any]]:
     """Every line validated into a row; all problems raised together, nothing returned half."""
     file = str(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise ValidationFailed([Problem("file not found", file=file)], "nothing was imported") from exc
     media = _MediaPaths(path.parent)
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     first_line: dict[str, int] = {}
-    for number, text in enumerate(raw.split(b"\n"), start=1):
-        if not text.strip():
+    for number, raw in read_lines(path):  # the shared reader's rules: bounded lines, UTF-8, NUL, text limit
+        obj = raw if isinstance(raw, Problem) else parse_line(raw, file, number, orjson.loads)
+        if obj is None:
             continue
-        try:
-            obj = orjson.loads(text)
-        except orjson.JSONDecodeError as exc:
-            problems.append(Problem(f"invalid JSON: {exc}", file=file, line=number))
-            continue
-        if not isinstance(obj, dict):
-            problems.append(Problem("each line must be a JSON object", file=file, line=number))
+        if isinstance(obj, Problem):
+            problems.append(obj)
             continue
         try:
             line = CandidateLine.model_validate(obj)

@@ -21,15 +21,15 @@ from curation.audit.clusters import Cluster, cluster_from_dict
 from curation.audit.normalize import put_gate
 from curation.audit.run import Resolution
 from curation.audit.workspace import RESOLVED, resolutions
-from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
+from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed, WorkspaceError
 from curation.media import MediaInfo, inspect_image, sha256_file
 from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
 from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
 from .pipeline import selected_candidates
-from .revise import ReviseRecord, apply_revision, transition_from_record
-from .schema import StoryTransition
+from .revise import ReviseRecord, apply_revision, diff_against_proposal, transition_from_record
+from .schema import ANNOTATION_GROUPS, StoryTransition
 from .settings import ScreenSettings
 from .transitions import image_phash, transition_records
 
@@ -39,7 +39,10 @@ STORY_AUTHOR = "screen"
 
 
 def transition_hash(transition: StoryTransition) -> str:
-    blob = json.dumps(transition.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    data = transition.model_dump(mode="json")
+    if data.get("origin") is None:
+        data.pop("origin", None)  # items from before origins hash as they did
+    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
@@ -78,7 +81,6 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
     report = PromoteReport()
     with ws.session() as s:
         existing = set(s.execute(select(col(Item.id))).scalars())
-        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     records = [r for r in transition_records(ws, selected_candidates(ws, settings)) if r["id"] not in existing]
     report.unchanged = sorted(set(selected_candidates(ws, settings)) & existing)
     seen: dict[str, MediaInfo] = {}
@@ -106,8 +108,9 @@ def promote_selected(ws: Workspace, settings: ScreenSettings, actor: str = "cli"
         prepared.append((transition, media))
     if problems:
         raise ValidationFailed(problems, "nothing was promoted")
-    report.new_media = _store_new(ws, prepared, known_assets, actor, "item.promoted")
-    report.created = [t.id for t, _ in prepared]
+    report.new_media, taken = _store_new(ws, prepared, actor, "item.promoted", skip_taken=True)
+    report.created = [t.id for t, _ in prepared if t.id not in taken]
+    report.unchanged = sorted({*report.unchanged, *taken})  # a promote running at the same time made them
     return report
 
 
@@ -115,14 +118,26 @@ Prepared = list[tuple[StoryTransition, dict[str, tuple[MediaInfo, Path]]]]
 """Transitions with media as hashes, and per side the inspected medium and the file it is copied from."""
 
 
-def _store_new(ws: Workspace, prepared: Prepared, known_assets: dict[str, Asset], actor: str, action: str) -> int:
+def _store_new(ws: Workspace, prepared: Prepared, actor: str, action: str, skip_taken: bool) -> tuple[int, list[str]]:
     """Store new story items, their media and books in one transaction (media staged, kept on commit); returns
-    how many media were new."""
+    how many media were new and which items another command created meanwhile.
+
+    Items and assets are read again inside the write transaction, so that two commands at once serialize
+    instead of both inserting one row: a taken item is skipped (``skip_taken``) or refuses the whole batch."""
     new_media = 0
     staging = ws.media.stage()
     try:
         with ws.writing() as s:
             _ensure_author(s, actor)
+            ids = [t.id for t, _ in prepared]
+            taken = sorted(set(s.execute(select(col(Item.id)).where(col(Item.id).in_(ids))).scalars()))
+            if taken and not skip_taken:
+                raise WorkspaceError(
+                    f"another command created {', '.join(taken[:5])} while this one ran; nothing was imported — "
+                    "run it again"
+                )
+            prepared = [(t, m) for t, m in prepared if t.id not in taken]
+            known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
             groups = set(s.execute(select(col(SceneGroup.id))).scalars())
             now = utcnow()
             for transition, media in prepared:
@@ -185,7 +200,7 @@ def _store_new(ws: Workspace, prepared: Prepared, known_assets: dict[str, Asset]
     except BaseException:
         staging.discard()
         raise
-    return new_media
+    return new_media, taken
 
 
 def story_item(ws: Workspace, item_id: str) -> StoryTransition:
@@ -374,7 +389,8 @@ def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i.id: StoryTransition.model_validate(i.extra) for i in items}
     report = audit_transitions([_audited(i.id, transitions[i.id], ws, assets) for i in items])
-    reasons, warnings = report.item_reasons(resolutions(ws)), report.item_warnings()
+    policy = ws.settings.story.duplicates
+    reasons, warnings = report.item_reasons(resolutions(ws), policy), report.item_warnings(policy)
     spans = {leak.item: leak for leak in report.span_leaks}
     with ws.writing() as s:
         for item in items:
@@ -411,7 +427,10 @@ def resolve_story_cluster(
     ws: Workspace, target: str, by: str, keep: str | None = None, distinct: bool = False, reason: str = ""
 ) -> Resolution:
     """A maintainer keeps one transition of a duplicate cluster, or declares its members distinct (with a
-    reason); an event on every member, then the story gates are stored again with the decision applied."""
+    reason); an event on every member, then the story gates are stored again with the decision applied.
+
+    A resolved cluster holds nothing: ``--keep ITEM`` discards the members from other books than ITEM's
+    (a ``discard`` decision each, undone with ``curate decide ITEM restore``), ``--distinct`` frees them all."""
     ws.require_role(by, "maintainer")
     if (keep is None) == (not distinct):
         raise ValidationFailed([Problem("give exactly one of --keep ITEM or --distinct", field="resolution")])
@@ -429,8 +448,47 @@ def resolve_story_cluster(
         after = {"target": target, "keep": keep, "distinct": distinct, "reason": decision.reason}
         for item_id in found.items:
             record_event(s, by, RESOLVED, f"item:{item_id}", None, {**after, "items": list(found.items)})
+        if keep is not None:
+            _discard_copies(s, found, keep, by, decision.reason)
     audit_story_items(ws, actor=by)
     return decision
+
+
+def _discard_copies(s, cluster: Cluster, keep: str, by: str, reason: str) -> None:  # type: ignore[no-untyped-def]
+    """Discard the members of ``cluster`` outside the kept item's book, in the resolution's transaction."""
+    from curation.tables import Decision
+
+    members = {i.id: i for i in s.execute(select(Item).where(col(Item.id).in_(cluster.items))).scalars()}
+    book = members[keep].extra.get("book")
+    why = f"duplicate of {keep} ({cluster.id}), resolved with --keep" + (f": {reason}" if reason else "")
+    for item_id, item in sorted(members.items()):
+        if item.extra.get("book") == book:
+            continue
+        s.add(Decision(item_id=item_id, kind="discard", reason=why, actor=by, revision=item.revision))
+        record_event(s, by, "item.discard", f"item:{item_id}", None, {"reason": why, "revision": item.revision})
+
+
+def _provenance_problems(item: StoryTransition, people: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """(field, message) for what an imported transition claims of its authors that the workspace cannot back:
+    a reviser who is nobody here, or a value that differs from the model's proposal with no reviser named (the
+    model would be credited with a person's words)."""
+    found = []
+    for path, person in sorted(item.revised_by.items()):
+        if person not in people:
+            found.append((f"revised_by.{path}", f"{person!r} is not a person of this workspace; add them first"))
+        elif not people[person] & {"reviewer", "maintainer"}:
+            found.append((f"revised_by.{path}", f"{person!r} has neither the reviewer nor the maintainer role"))
+    if set(ANNOTATION_GROUPS) <= set(item.proposals):
+        for change in diff_against_proposal(item):
+            if not change.by:
+                found.append(
+                    (
+                        change.path,
+                        "differs from the model's proposal but revised_by names no reviewer; name who revised it "
+                        "(the proposal's model must not be credited with a person's value)",
+                    )
+                )
+    return found
 
 
 def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
@@ -449,7 +507,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
     report = ImportReport()
     with ws.session() as s:
         existing = dict(s.execute(select(col(Item.id), col(Item.content_hash))).all())
-        known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+        people = {p.name: p.role_set for p in s.execute(select(Person)).scalars()}
     problems: list[Problem] = []
     prepared: Prepared = []
     first_line: dict[str, int] = {}
@@ -468,6 +526,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
                 Problem(f"duplicate id {parsed.id!r} (first on line {first_line[parsed.id]})", "id", number, file)
             )
             continue
+        problems += [Problem(m, f, number, file) for f, m in _provenance_problems(parsed, people)]
         first_line[parsed.id] = number
         media: dict[str, tuple[MediaInfo, Path]] = {}
         for side in ("current", "next"):
@@ -500,6 +559,6 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
     if problems:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
     if prepared:
-        report.new_media = _store_new(ws, prepared, known_assets, actor, "item.created")
+        report.new_media, _ = _store_new(ws, prepared, actor, "item.created", skip_taken=False)
     report.created = [t.id for t, _ in prepared]
     return report

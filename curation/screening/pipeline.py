@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import Counter
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,7 @@ from curation.tables import utcnow
 from curation.workspace import Workspace
 
 from . import rules
+from .gc_pause import cyclic_gc_paused, long_lived_frozen
 from .model import (
     TASK_MODELS,
     StructuredModel,
@@ -141,6 +143,14 @@ def _write(
     """
     replaced = [r["candidate_id"] for r in rows if stored is None or r["candidate_id"] in stored]
     with ws.writing() as s:
+        if stored is not None:  # another `curate screen` may have stored results since `stored` was read
+            fresh = [r["candidate_id"] for r in rows if r["candidate_id"] not in stored]
+            for ids in _chunks(fresh, 900):
+                replaced += s.execute(
+                    select(col(ScreenResult.candidate_id)).where(
+                        col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids)
+                    )
+                ).scalars()
         for ids in _chunks(replaced + list(stale), 900):
             s.execute(
                 delete(ScreenResult).where(col(ScreenResult.step) == step, col(ScreenResult.candidate_id).in_(ids))
@@ -161,20 +171,39 @@ def _result(candidate: str, step: str, key: str, reason: str, data: dict[str, An
     }
 
 
+STEP_TASKS = {"score": ("score",), "annotate": ("book_meta", "conditions", "speech")}
+"""The model tasks each model step asks (``[screen.model.<task>]`` may name a backend for each)."""
+
+
 class _Runner:
     def __init__(
-        self, ws: Workspace, settings: ScreenSettings, model: StructuredModel | None, progress: Progress | None
+        self,
+        ws: Workspace,
+        settings: ScreenSettings,
+        model: StructuredModel | None,
+        progress: Progress | None,
+        models: Mapping[str, StructuredModel] | None = None,
     ) -> None:
         self.ws, self.settings, self.model = ws, settings, model
+        self.models = dict(models or {})
         self.progress = progress or (lambda _step, _done, _total: None)
 
-    def _model(self, step: str) -> StructuredModel:
-        if self.model is None:
+    def _model(self, task: str) -> StructuredModel:
+        """The model that answers ``task`` (score, book_meta, conditions, speech): its own, else the default."""
+        model = self.models.get(task, self.model)
+        if model is None:
             raise CurateError(
-                f"screening step {step!r} needs a model: set [screen.model] backend in curate.toml "
-                "or pass --backend (e.g. replay:outputs.jsonl)"
+                f"screening task {task!r} needs a model: set [screen.model] backend (or [screen.model.{task}]) "
+                "in curate.toml, or pass --backend (e.g. replay:outputs.jsonl)"
             )
-        return self.model
+        return model
+
+    def _model_id(self, step: str) -> str:
+        """What a step's cache key knows of its models: one id when one model answers every task."""
+        if self.model is None and not self.models:
+            return ""
+        ids = {task: self._model(task).model_id for task in STEP_TASKS[step]}
+        return next(iter(ids.values())) if len(set(ids.values())) == 1 else _digest(sorted(ids.items()))
 
     def _settings_of(self, step: str) -> Any:
         if step in RULE_STEPS:
@@ -187,6 +216,10 @@ class _Runner:
 
     def run(self) -> Funnel:
         rows = _load_candidates(self.ws)
+        with long_lived_frozen():
+            return self._run(rows)
+
+    def _run(self, rows: list[_Row]) -> Funnel:
         by_id = {r.id: r for r in rows}
         funnel = Funnel(len(rows))
         alive = [r.id for r in rows]
@@ -195,10 +228,11 @@ class _Runner:
             stored = _stored(self.ws, step, with_data=step == "score")
             alive_set = set(alive)
             stale = [cid for cid in stored if cid not in alive_set]
-            if step == "select":
-                outcomes, computed = self._select(alive, by_id, stale)
-            else:
-                outcomes, computed = self._per_candidate(step, [by_id[c] for c in alive], stored, stale)
+            with cyclic_gc_paused() if step not in MODEL_STEPS else nullcontext():
+                if step == "select":
+                    outcomes, computed = self._select(alive, by_id, stale)
+                else:
+                    outcomes, computed = self._per_candidate(step, [by_id[c] for c in alive], stored, stale)
             dropped = Counter(reason for reason in outcomes.values() if reason)
             kept, seconds = len(alive) - sum(dropped.values()), time.perf_counter() - started
             funnel.steps.append(StepCount(step, len(alive), kept, dict(dropped), computed, seconds))
@@ -210,7 +244,7 @@ class _Runner:
         self, step: str, inputs: list[_Row], stored: dict[str, tuple[str, str, str, Any]], stale: list[str]
     ) -> tuple[dict[str, str], int]:
         settings = self._settings_of(step)
-        model_id = self._model(step).model_id if step in MODEL_STEPS and self.model is not None else ""
+        model_id = self._model_id(step) if step in MODEL_STEPS else ""
         outcomes: dict[str, str] = {}
         todo: list[tuple[_Row, str]] = []
         for row in inputs:
@@ -221,13 +255,14 @@ class _Runner:
             else:
                 todo.append((row, key))
         if todo and step in MODEL_STEPS:
-            self._model(step)
+            for task in STEP_TASKS[step]:
+                self._model(task)  # a missing model is named before any work
         if stale:
             _write(self.ws, step, [], stale)
         done = 0
         self.progress(step, 0, len(todo))
         compute = {"score": self._score_batch, "annotate": self._annotate_batch}.get(step, self._rule_batch)
-        size = self._batch_size() if step in MODEL_STEPS else WRITE_ROWS
+        size = self._batch_size(step) if step in MODEL_STEPS else WRITE_ROWS
         for batch in _chunks(todo, size):
             results = compute(step, batch)
             _write(self.ws, step, results, stored=stored)
@@ -237,9 +272,11 @@ class _Runner:
             self.progress(step, done, len(todo))
         return outcomes, len(todo)
 
-    def _batch_size(self) -> int:
-        model = self.model
-        return self.settings.model.batch_size or (getattr(model, "batch_size", 0) if model else 0) or 64
+    def _batch_size(self, step: str) -> int:
+        task = STEP_TASKS[step][-1]
+        model = self._model(task)
+        configured = self.settings.model.for_task(task).batch_size
+        return configured or getattr(model, "batch_size", 0) or 64
 
     def _rule_batch(self, step: str, batch: Sequence[tuple[_Row, str]]) -> list[dict[str, Any]]:
         settings = self.settings.rules
@@ -259,7 +296,7 @@ class _Runner:
         return results
 
     def _score_batch(self, step: str, batch: Sequence[tuple[_Row, str]]) -> list[dict[str, Any]]:
-        model = self._model(step)
+        model = self._model("score")
         requests = [
             score_request(row.id, (row.current_image, row.current_text), (row.next_image, row.next_text))
             for row, _ in batch
@@ -282,9 +319,8 @@ class _Runner:
     def _annotate_batch(self, step: str, batch: Sequence[tuple[_Row, str]]) -> list[dict[str, Any]]:
         """Book metadata once per book, then next-page conditions and the speech target per candidate;
         proposals a candidate brought with it (imported with provenance) are kept, not asked again."""
-        model = self._model(step)
         books = sorted({row.book for row, _ in batch if "book_meta" not in (row.annotations or {})})
-        book_meta = dict(self._book_meta(model, books))
+        book_meta = dict(self._book_meta(self._model("book_meta"), books))
         requests: list[StructuredRequest] = []
         for row, _ in batch:
             given = row.annotations or {}
@@ -295,7 +331,13 @@ class _Runner:
             if "speech" not in given:
                 lines = row.speech_lines or []
                 requests.append(speech_request(row.id, f"{row.current_text}\n\n{row.next_text}", lines))
-        answers = dict(zip(((r.subject, r.task) for r in requests), model.generate(requests), strict=True))
+        answers: dict[tuple[str, str], dict[str, Any] | None] = {}
+        for task in ("conditions", "speech"):
+            asked = [r for r in requests if r.task == task]
+            if asked:
+                answers.update(
+                    zip(((r.subject, r.task) for r in asked), self._model(task).generate(asked), strict=True)
+                )
         prompts = {(r.subject, r.task): r.prompt_hash for r in requests}
         results = []
         for row, key in batch:
@@ -314,7 +356,7 @@ class _Runner:
                     continue
                 proposals[task] = {
                     "value": value,
-                    "provenance": {"model": model.model_id, "prompt_hash": prompts[(row.id, task)]},
+                    "provenance": {"model": self._model(task).model_id, "prompt_hash": prompts[(row.id, task)]},
                 }
             results.append(_result(row.id, step, key, reason, {"annotations": proposals}))
         return results
@@ -373,10 +415,17 @@ class _Runner:
 
 
 def run_screen(
-    ws: Workspace, settings: ScreenSettings, model: StructuredModel | None = None, progress: Progress | None = None
+    ws: Workspace,
+    settings: ScreenSettings,
+    model: StructuredModel | None = None,
+    progress: Progress | None = None,
+    models: Mapping[str, StructuredModel] | None = None,
 ) -> Funnel:
-    """Run every declared step over the candidates; what is cached and still valid is not recomputed."""
-    return _Runner(ws, settings, model, progress).run()
+    """Run every declared step over the candidates; what is cached and still valid is not recomputed.
+
+    ``models`` maps a model task (score, book_meta, conditions, speech) to the model that answers it;
+    tasks it leaves out are answered by ``model``."""
+    return _Runner(ws, settings, model, progress, models).run()
 
 
 def stored_funnel(ws: Workspace, settings: ScreenSettings) -> Funnel:

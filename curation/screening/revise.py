@@ -205,4 +205,5 @@ def transition_from_record(record: dict[str, Any]) -> StoryTransition:
         proposals={g: proposals[g] for g in ANNOTATION_GROUPS},
         scores=record.get("scores"),
         score_provenance=record.get("score_provenance"),
+        origin=record.get("origin"),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
 EMOTIONS = ("angry", "happy", "neutral", "sad")
 SPEEDS = ("normal", "fast", "slow")
@@ -19,6 +19,10 @@ GENDERS = ("female", "male")
 CRITERIA = ("current_page_quality", "next_page_quality", "image_style_coherence", "transition_coherence")
 """The four screening criteria of §4.1, each scored 1–10 with a rationale."""
 ANNOTATION_GROUPS = ("book_meta", "conditions", "speech")
+
+
+PAGE_MAX = 2**31 - 1
+"""The largest page number both databases store (a bigger one is refused by name, never an OverflowError)."""
 
 
 class _Strict(BaseModel):
@@ -129,12 +133,31 @@ class Proposal(_Strict):
         return ANNOTATION_MODELS[group].model_validate(self.value)
 
 
+class PageOrigin(_Strict):
+    """Where a page came from in its published book."""
+
+    file: str = Field("", max_length=500, description="the book's file or folder name")
+    href: str = Field("", max_length=500, description="the page's document in the package (or its image)")
+    index: int = Field(0, ge=0, description="the page's position in reading order, from 0")
+
+
+class Origin(_Strict):
+    """A transition's provenance as ``curate import books`` read it: the book's attribution and language
+    from its package metadata, and each page's place in the book."""
+
+    identifier: str = Field("", max_length=500)
+    language: str = Field("", max_length=50)
+    attribution: str = Field("", max_length=2000, description="authors, illustrators, publisher and rights line")
+    current: PageOrigin
+    next: PageOrigin
+
+
 class CandidateLine(_Strict):
     """One line of ``curate import candidates``: a page-to-page transition with its media paths."""
 
     id: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
     book: str = Field(min_length=1, max_length=200)
-    page: int = Field(ge=0, description="the current page's number in its book")
+    page: StrictInt = Field(ge=0, le=PAGE_MAX, description="the current page's number in its book")
     title: str = ""
     source: Source
     current: Page
@@ -143,6 +166,8 @@ class CandidateLine(_Strict):
     """Dialogue lines of the next page when the source marks them; otherwise counted from quotes."""
     annotations: dict[Literal["book_meta", "conditions", "speech"], Proposal] = {}
     """Model annotations made elsewhere, with their provenance (optional: `curate screen` can make them)."""
+    origin: Origin | None = None
+    """Provenance per page (``curate import books`` writes it)."""
 
     @field_validator("annotations")
     @classmethod
@@ -183,3 +208,5 @@ class StoryTransition(_Strict):
     """Dotted field path (``conditions.scene``) -> the reviewer whose revision set its current value."""
     scores: Scores | None = None
     score_provenance: ModelProvenance | None = None
+    origin: Origin | None = None
+    """The book's attribution and each page's place in it, when the candidate carried them."""

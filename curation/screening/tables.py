@@ -31,6 +31,8 @@ class Candidate(SQLModel, table=True):
     next_image: str
     speech_lines: list[str] | None = Field(default=None, sa_column=Column(JSON))
     annotations: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    origin: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
+    """Provenance per page (:class:`curation.screening.schema.Origin`), from ``curate import books``."""
     line_hash: str = Field(max_length=64, description="of the canonical line: re-importing it changes nothing")
     imported_at: datetime = Field(default_factory=utcnow)
 

@@ -34,6 +34,8 @@ def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
                     "next": {"image": c.next_image, "text": c.next_text},
                     "annotations": dict(c.annotations or {}),
                 }
+                if c.origin:
+                    records[c.id]["origin"] = c.origin
         query = select(col(ScreenResult.candidate_id), col(ScreenResult.step), col(ScreenResult.data))
         steps = [
             row

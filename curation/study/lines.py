@@ -15,7 +15,7 @@ class OutputLine(BaseModel):
     """A system's generated next page for one transition: narration, illustration and/or speech (paths are
     relative to the JSONL file)."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid")
     system: Identifier
     transition: Identifier
     text: str | None = None
@@ -50,7 +50,7 @@ class JudgeLine(BaseModel):
     gave that was not valid (it counts as no valid example, App. E.5). Criteria may be named as the study
     names them or by the judges' own keys (App. E.4); a score may be a number or ``{"score", "rationale"}``."""
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid")
     judge: Identifier
     system: Identifier
     transition: Identifier

@@ -108,7 +108,11 @@ def resolve_cmd(
     ],
     by: Annotated[str, typer.Option("--by", help="The maintainer deciding.")],
     keep: Annotated[
-        str | None, typer.Option(help="Keep this item; the others stay held as its duplicates (discard them).")
+        str | None,
+        typer.Option(
+            help="Keep this item; the others stay held as its duplicates (discard them). For a story cluster the "
+            "members from other books are discarded with the decision."
+        ),
     ] = None,
     distinct: Annotated[
         bool, typer.Option("--distinct", help="The members are not duplicates; free them all.")
@@ -121,12 +125,18 @@ def resolve_cmd(
     from curation.screening.items import resolve_story_cluster, story_clusters
 
     ws = open_workspace()
-    if target in story_clusters(ws):
+    story = target in story_clusters(ws)
+    if story:
         decision = resolve_story_cluster(ws, target, by, keep=keep, distinct=distinct, reason=reason)
     else:
         decision = resolve(ws, target, by, keep=keep, distinct=distinct, reason=reason)
     what = "distinct" if decision.distinct else f"keep {decision.keep}"
     out_console.print(f"{target}: {what} recorded", highlight=False)
+    if story and decision.keep:
+        from curation.workflow import derive_status
+
+        gone = sorted(st.id for st in derive_status(ws) if st.id in decision.items and st.state == "discarded")
+        out_console.print(f"{target}: discarded as duplicates of {decision.keep}: {', '.join(gone)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

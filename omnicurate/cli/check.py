@@ -23,8 +23,10 @@ def check(
         typer.Option(
             "--probe",
             help="Backend: replay:<file.jsonl>, transformers:<model-path>, vllm:<model-path> "
-            "or openai:<base-url>#<model>. Give it twice for two probes: a view's set is then the union of "
-            "theirs (an option counts when either probe selects it, TRIAD App. D.2).",
+            "or openai:<base-url>#<model>[#key=ENV_NAME] (the variable holding its API key; default "
+            "OPENAI_API_KEY), or the NAME of a [checker.probes.NAME] table in curate.toml. Give it twice for "
+            "two probes: a view's set is then the union of theirs (an option counts when either probe "
+            "selects it, TRIAD App. D.2).",
         ),
     ],
     estimator: Annotated[
@@ -56,10 +58,11 @@ def check(
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
-    """Probe each item's 8 views, cached by content; store each item's verdict as its probe gate result."""
+    """Probe each item's views (8 for a full item), cached by content; store each item's verdict as its probe gate."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from checker.backends import open_backend
+    from checker.backends.base import probe_spec
     from checker.check import check_workspace
     from checker.estimators import EstimatorConfig
 
@@ -86,7 +89,7 @@ def check(
     backends = {}
     try:
         for spec in probe:
-            backends[spec] = open_backend(spec)
+            backends[spec] = open_backend(probe_spec(spec, ws.settings.checker.probes))
     except BaseException:
         for opened in backends.values():
             opened.close()
@@ -128,9 +131,9 @@ def check(
 
         from checker.backends.replay import replay_lines
 
-        lines = replay_lines(results)
-        record.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8")
-        err_console.print(f"recorded {len(results) * 8} view(s) to {record}")
+        lines = [json.dumps(line, ensure_ascii=False) + "\n" for line in replay_lines(results)]
+        record.write_text("".join(lines), encoding="utf-8")
+        err_console.print(f"recorded {len(lines)} view(s) to {record}")
     if skipped:
         err_console.print(f"{len(skipped)} item(s) not in the probe source, skipped: {', '.join(skipped)}")
     err_console.print(
@@ -140,7 +143,8 @@ def check(
     if json_out:
         print_json(document)
         return
-    table = Table("item", "verdict", "reducible by", "modal full", "label", "warnings")
+    partial = any(record["unprobed"] for record in document["items"])
+    table = Table("item", "verdict", "reducible by", "modal full", "label", "warnings", *(["unprobed"] * partial))
     for record in document["items"]:
         table.add_row(
             record["item"],
@@ -149,13 +153,21 @@ def check(
             str(record["modal_full"]),
             record["label"],
             ", ".join(record["warnings"]),
+            *([", ".join(record["unprobed"])] * partial),
         )
     out_console.print(table)
     summary = document["summary"]
+    if partial:
+        counts = ", ".join(f"{view} {n}" for view, n in summary["unprobed_views"].items())
+        out_console.print(
+            f"unprobed views ({counts}): verdicts use the probed views only; well_posed there means no probed "
+            "view narrows the options",
+            markup=False,
+        )
     out_console.print("verdicts: " + ", ".join(f"{k} {v}" for k, v in summary["verdicts"].items()))
     for name, verdicts in summary.get("by_probe", {}).items():
         out_console.print(f"  {name} alone: " + ", ".join(f"{k} {v}" for k, v in verdicts.items()), markup=False)
-    shares = ", ".join(f"{v} {s:.0%}" for v, s in summary["reducible_share"].items() if s)
+    shares = ", ".join(f"{v} {s:.0%}" for v, s in summary["reducible_share"].items() if s)  # None: unprobed
     out_console.print(f"reducible per view: {shares or 'none'}")
     agreement = summary.get("human_agreement")
     if agreement:

@@ -31,15 +31,27 @@ def import_cmd(
         ImportKind, typer.Argument(help="tasks, responses, records (stage records), annotations or outputs (judges).")
     ],
     file: Annotated[Path, typer.Argument(help="JSON Lines file; media paths are relative to it.")],
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by", help="Who imports the tasks (required for tasks): they own them and never annotate their samples."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Import a JSONL file; a bad line is named as FILE:LINE: field: problem and nothing is imported."""
+    from curation.errors import Problem, ValidationFailed
     from curation.kinds.judge import store
 
     ws = open_workspace()
     result: Any
     if kind is ImportKind.tasks:
-        result = store.import_tasks(ws, file).as_dict()
+        if by is None:
+            raise ValidationFailed(
+                [Problem("say who imports the tasks with --by PERSON: the importer owns them", "--by")]
+            )
+        ws.person(by)  # a person of the workspace, refused by name otherwise
+        result = store.import_tasks(ws, file, actor=by).as_dict()
     elif kind is ImportKind.responses:
         result = store.import_responses(ws, file).as_dict()
     elif kind is ImportKind.records:

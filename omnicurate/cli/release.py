@@ -53,7 +53,20 @@ def build_cmd(
     if kind in ("story", "story_transition"):
         from exports.story_release import build_story_release
 
-        result = build_story_release(open_workspace(), version, out=out, license=license, name=name, actor=actor)
+        if allow_partial:
+            raise ValidationFailed(
+                [
+                    Problem(
+                        "a story release has no item gates to leave items out by: it holds exactly the admitted "
+                        "transitions (see `curate status`); build without --allow-partial",
+                        "--allow-partial",
+                    )
+                ]
+            )
+        notes_text = _read_notes(notes) if notes else ""
+        result = build_story_release(
+            open_workspace(), version, out=out, license=license, name=name, actor=actor, notes=notes_text
+        )
         if json_out:
             print_json(result.as_json())
         else:
@@ -66,8 +79,6 @@ def build_cmd(
             )
         return
     if kind != "mcq":
-        from curation.errors import Problem, ValidationFailed
-
         raise ValidationFailed([Problem(f"unknown kind {kind!r}; use mcq or story_transition", "--kind")])
     notes_text = _read_notes(notes) if notes else ""
     result = build_release(

@@ -36,7 +36,11 @@ def print_screen_funnel(funnel: Any) -> None:
 
 def screen_cmd(
     backend: Annotated[
-        str | None, typer.Option(help="Model backend for scores and annotation (overrides [screen.model] backend).")
+        str | None,
+        typer.Option(
+            help="Model backend for the model steps (overrides [screen.model] backend; a [screen.model.<step>] "
+            "section's own backend still answers its step)."
+        ),
     ] = None,
     json_out: JsonFlag = False,
 ) -> None:
@@ -47,12 +51,11 @@ def screen_cmd(
 
     ws = open_workspace()
     settings = ws.settings.screen
-    spec = backend or settings.model.backend
-    model = None
-    if spec and any(step in ("score", "annotate") for step in settings.steps):
-        from checker.structured import open_structured_model
+    models: dict[str, Any] = {}
+    if any(step in ("score", "annotate") for step in settings.steps):
+        from checker.screen_models import open_screen_models
 
-        model = open_structured_model(spec, ws.root, settings.model.concurrency, settings.model.batch_size)
+        models = open_screen_models(settings, ws.root, backend)
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
     ) as bar:
@@ -63,7 +66,7 @@ def screen_cmd(
                 tasks[step] = bar.add_task(step, total=total)
             bar.update(tasks[step], completed=done, total=total)
 
-        funnel = run_screen(ws, settings, model, progress)
+        funnel = run_screen(ws, settings, None, progress, models)
     if json_out:
         print_json(funnel.to_json())
     else:
@@ -171,8 +174,10 @@ def story_diff_cmd(
 
 
 def register(app: typer.Typer) -> None:
+    from .books import import_books_cmd
     from .items import import_app
 
     import_app.command("candidates")(import_candidates_cmd)
+    import_app.command("books")(import_books_cmd)
     app.command("screen")(screen_cmd)
     app.add_typer(story_app, name="story")

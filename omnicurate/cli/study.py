@@ -172,3 +172,30 @@ def report_cmd(
             out_console.print(line, highlight=False)
     if not any_defined(report):
         raise CheckFailed("no correlation is defined yet: it needs three systems with human and judge means")
+
+
+@app.command("sensitivity")
+def sensitivity_cmd(
+    name: Annotated[str, typer.Argument()],
+    exclude: Annotated[
+        Path | None, typer.Option(help="Leave out these transitions (ids, one a line) instead of the flagged ones.")
+    ] = None,
+    release: Annotated[
+        Path | None,
+        typer.Option(help="Take the flagged transitions from this release's audit.json (the study's release)."),
+    ] = None,
+    json_out: JsonFlag = False,
+) -> None:
+    """The systems' judge-score ranking without the duplicate-clustered transitions (or a named subset), and
+    zero-filled against valid-only: Spearman rho, Kendall tau-b and rank changes (App. C, App. F.4)."""
+    from curation.errors import CheckFailed
+    from curation.study.sensitivity import sensitivity_lines, study_sensitivity
+
+    report = study_sensitivity(open_workspace(), name, exclude, release)
+    if json_out:
+        print_json(report)
+    else:
+        for line in sensitivity_lines(report):
+            out_console.print(line, highlight=False)
+    if "undefined" in report["without"] and "undefined" in report["zero_filled"]:
+        raise CheckFailed("no rank correlation is defined: it needs two systems with distinct judge totals")

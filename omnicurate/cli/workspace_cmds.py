@@ -34,17 +34,28 @@ def status_cmd(
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons."""
+    from curation.derived import load_derived
     from curation.kinds import kind_statuses
-    from curation.workflow import derive_status
+    from curation.staffing import summary
 
     ws = open_workspace()
-    statuses = derive_status(ws) + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
+    derived = load_derived(ws)
+    statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
     if json_out:
         print_json([st.as_json() for st in statuses])
         return
     print_status_table(statuses)
+    print_staffing(summary(derived.staffing))
+
+
+def print_staffing(rows: list[dict[str, object]]) -> None:
+    """One line per stage the workspace's reviewers cannot staff, with the smallest change that fixes it."""
+    from curation.staffing import describe
+
+    for row in rows:
+        out_console.print(describe(row), style="yellow", highlight=False, markup=False)
 
 
 def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
@@ -61,14 +72,18 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 def funnel_cmd(json_out: JsonFlag = False) -> None:
     """The screening steps (candidates each step kept, and why it dropped the rest), then counts per review
     stage and state, the admission rate and the most common reasons."""
+    from curation.derived import load_derived
     from curation.kinds import kind_statuses
     from curation.screening.pipeline import stored_funnel
-    from curation.workflow import derive_status, funnel
+    from curation.staffing import summary
+    from curation.workflow import funnel
 
     from .screen import print_screen_funnel
 
     ws = open_workspace()
-    report = funnel(derive_status(ws) + kind_statuses(ws))
+    derived = load_derived(ws)
+    report = funnel(derived.statuses + kind_statuses(ws))
+    report["staffing"] = summary(derived.staffing)
     screening = stored_funnel(ws, ws.settings.screen)
     report["screening"] = screening.to_json()
     if json_out:
@@ -85,6 +100,7 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
     out_console.print(f"admission rate: {rate:.1%}" if rate is not None else "admission rate: no items")
     for row in report["reasons"][:10]:
         out_console.print(f"  {row['count']:>4}  {row['reason']}")
+    print_staffing(report["staffing"])
 
 
 def demo_cmd(

@@ -20,6 +20,15 @@ PEOPLE = {
     "rev6": ["reviewer"],
     "maya": ["maintainer", "reviewer"],
 }
+POOL = {
+    "ann1, ann2": "A: write the items (ann1 kitchen, stress and bank; ann2 door and traffic)",
+    "rev1": "B: grammar #1, the subset checklist, the second listener sign-off",
+    "rev2": "C: listener #1, the subset checklist, the second grammar sign-off",
+    "rev3": "D: the subset checklist, the blind answer check",
+    "rev4": "E: the group review",
+}
+"""TRIAD's pool of five (§4.4: each query written by one annotator and reviewed by the other four), as the
+demo's reviews (``data/reviews.jsonl``) assign the letters of TRIAD C.2; rev5, rev6 and maya are spare."""
 
 
 def build_demo(  # type: ignore[no-untyped-def]
@@ -43,6 +52,9 @@ def build_demo(  # type: ignore[no-untyped-def]
             ws.add_person(name, roles, email=f"{name}@demo.omnicurate.org", actor="demo")
             ws.set_password(name, DEMO_PASSWORD, actor="demo")
     log(f"people: {', '.join(PEOPLE)} (UI password: {DEMO_PASSWORD})")
+    log("each item is written by one person and reviewed by four (TRIAD's pool of five):")
+    for who, letter in POOL.items():
+        log(f"  {who}: {letter}")
     report = import_items(ws, DATA / "items.jsonl", actor="demo")
     log(f"items: {report.summary()}")
     reviews = import_reviews(ws, DATA / "reviews.jsonl")

@@ -1,6 +1,7 @@
-"""``curate demo --kind story``: a few dozen candidate transitions from generated books, screened with
-recorded model outputs (replay), promoted to story items, filtered and revised by reviewers, and audited as
-Omni-StoryBench App. C does (the audits are the kind's gates)."""
+"""``curate demo --kind story``: a few small storybook EPUBs (generated, written with ebooklib) imported as
+candidate transitions, screened with recorded model outputs (replay), promoted to story items, filtered and
+revised by reviewers, audited as Omni-StoryBench App. C does (the audits are the kind's gates) and released
+with the duplicate clusters annotated."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ REVIEWERS = {"rev1": ["reviewer"], "rev2": ["reviewer"], "rev3": ["reviewer"], "
 
 def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
     """Create (or refresh) the story demo workspace and return it; running it twice changes nothing."""
-    from checker.structured import open_structured_model
+    from checker.screen_models import open_screen_models
     from curation.config import CONFIG_NAME
-    from curation.screening.importer import import_candidates
+    from curation.screening.books import import_books
     from curation.screening.items import audit_story_items, promote_selected
     from curation.screening.pipeline import run_screen
     from curation.workspace import Workspace
 
+    from .story_books import write_corpus_epubs
     from .story_corpus import build_corpus
 
     ws = Workspace.init(directory)
@@ -27,18 +29,17 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     for name, roles in REVIEWERS.items():
         if name not in known:
             ws.add_person(name, roles, email=f"{name}@demo.omnicurate.org", actor="demo")
-    corpus_dir = ws.root / "corpus"
-    if not (corpus_dir / "candidates.jsonl").is_file():
-        build_corpus(corpus_dir, books=14)
+    corpus_dir, library = ws.root / "corpus", ws.root / "library"
+    if not (corpus_dir / "replay.jsonl").is_file() or not library.is_dir():
+        write_corpus_epubs(build_corpus(corpus_dir, books=14), library)
     settings = ws.settings.screen
     if not settings.model.backend:
         settings.model.backend = "replay:corpus/replay.jsonl"
         settings.top = 12
         ws.settings.save(ws.root / CONFIG_NAME)
-    report = import_candidates(ws, corpus_dir / "candidates.jsonl", actor="demo")
-    log(f"candidates: {report.summary()}")
-    model = open_structured_model(settings.model.backend, ws.root)
-    funnel = run_screen(ws, settings, model)
+    report = import_books(ws, [library], actor="demo")
+    log(f"books: {report.summary()}")
+    funnel = run_screen(ws, settings, None, models=open_screen_models(settings, ws.root))
     for step in funnel.steps:
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(step.dropped.items()))
         log(f"screen: {step.step}: {step.inputs} in, {step.kept} kept" + (f" ({reasons})" if reasons else ""))
@@ -52,7 +53,7 @@ def build_story_demo(directory: Path, log: Callable[[str], None] = print):  # ty
         f"{audit['reference_span']['median']:g} words ({len(audit['reference_span']['flagged'])} flagged), "
         f"{len(audit['clusters'])} duplicate cluster(s) over {audit['clustered_items']} transitions"
     )
-    _resolve_republished(ws, log)
+    _annotated_clusters(audit, log)
     _print_status(ws, log)
     _release(ws, log)
     return ws
@@ -108,19 +109,11 @@ def _reviews(ws, corpus_dir: Path, log: Callable[[str], None]) -> None:  # type:
         log(f"revise: {revise_items(ws, records, 'demo').summary()} (rev2 edited {kept[0]}: {', '.join(edits)})")
 
 
-def _resolve_republished(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]
-    """maya keeps one transition of each republished pair: the later copy is discarded, the audit re-run."""
-    from curation.reviews import decide
-    from curation.screening.items import audit_story_items
-    from curation.workflow import derive_status
-
-    held = [s for s in derive_status(ws) if s.state == "held" and any(r.startswith("duplicate:") for r in s.reasons)]
-    copies = sorted({s.id for s in held if s.group.endswith("r")})
-    for item in copies:
-        decide(ws, item, "maya", "discard", "republished copy of another book in the collection (App. C duplicate)")
-        log(f"audit: maya discarded {item}, a republished copy")
-    if copies:
-        audit_story_items(ws, actor="demo")
+def _annotated_clusters(audit: dict, log: Callable[[str], None]) -> None:  # type: ignore[type-arg]
+    """Duplicate clusters stay in the release, annotated (``[story] duplicates = "annotate"``, as the paper
+    did); ``curate audit resolve CLUSTER --keep ITEM`` would keep one and discard the others."""
+    for cluster in audit["clusters"]:
+        log(f"audit: {cluster['id']} ({', '.join(cluster['items'])}) kept and annotated in the release")
 
 
 def _print_status(ws, log: Callable[[str], None]) -> None:  # type: ignore[no-untyped-def]

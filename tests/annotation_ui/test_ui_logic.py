@@ -203,6 +203,24 @@ def test_dashboard_data_on_the_demo(demo_workspace):
     assert dict(data.reasons).get("checklist:disagreement", 0) == data.states["held"] == 1  # traffic-01-b
     rows = item_rows(snap, page_of(item_ids(snap, "returned"), 1, 25).ids)
     assert rows and all(row["state"] == "returned" and row["reasons"] for row in rows)
+    assert data.staffing == [], "the demo's pool staffs every stage"
+
+
+def test_dashboard_names_the_stages_a_pool_of_three_cannot_staff(workspace, tmp_path):
+    from curation.items import import_items
+    from devsupport.media_factory import item_row, write_items
+
+    for name in ("p1", "p2", "p3"):
+        workspace.add_person(name, ["author", "reviewer"])
+    rows = [item_row("a", author="p1"), item_row("b", answer="B", author="p1")]
+    import_items(workspace, write_items(tmp_path / "items", rows))
+    data = dashboard_data(load_snapshot(workspace))
+    assert {row["stage"] for row in data.staffing} == {"subset_checklist", "answer_check", "group_integration"}
+    assert all(row["items"] == ["a", "b"] and row["fix"] == "add 2 reviewers" for row in data.staffing)
+    workspace.add_person("p4", ["reviewer"])
+    data = dashboard_data(load_snapshot(workspace))
+    fix = 'add 1 reviewer or allow it with [review] separation = "author_only"'
+    assert [(row["stage"], row["fix"]) for row in data.staffing] == [("group_integration", fix)]
 
 
 def test_history_rows_list_events(ui_workspace):

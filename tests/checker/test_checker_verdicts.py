@@ -135,7 +135,8 @@ def test_replay_file_problems_are_reported_with_lines(tmp_path: Path) -> None:
     assert lines == [1, 2, 3]
 
 
-def test_replay_missing_view_is_a_clear_error(tmp_path: Path, media_dir: Path) -> None:
+def test_replay_missing_full_view_is_a_clear_error(tmp_path: Path, media_dir: Path) -> None:
+    """Other views may be missing (judged unprobed); the full view may not: it decides the label's fate."""
     path = write_replay(tmp_path / "r.jsonl", [{"item": "it-1", "view": "text", "samples": ["A"]}])
-    with pytest.raises(NotFoundError, match="it-1.*none"):
+    with pytest.raises(NotFoundError, match=r"it-1.*text\+image\+audio.*at least its full view \(it has text\)"):
         run_check([make_item(media_dir)], open_backend(f"replay:{path}"), EstimatorConfig())

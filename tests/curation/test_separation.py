@@ -84,8 +84,12 @@ def through_answer_check(ws: Workspace, folder: Path, items: tuple[str, ...] = (
 
 CASES = [
     # (name, recorded before, the file imported, refused line and rule (None: recorded))
-    ("B then C", [grammar("a", "rev1")], [audio("a", "rev1")], (1, "separation:triad")),
-    ("C then B", [audio("a", "rev1")], [grammar("a", "rev1")], (1, "separation:triad")),
+    ("B then C: first of both", [grammar("a", "rev1")], [audio("a", "rev1")], (1, "first grammar reviewer (B)")),
+    ("C then B: first of both", [audio("a", "rev1")], [grammar("a", "rev1")], (1, "first audio listener (C)")),
+    ("B gives the second listener sign-off", [grammar("a", "rev1"), audio("a", "rev2")], [audio("a", "rev1")], None),
+    ("C gives the second grammar sign-off", [audio("a", "rev1"), grammar("a", "rev2")], [grammar("a", "rev1")], None),
+    ("one file, B first at both", [], [grammar("a", "rev1"), audio("a", "rev1"), audio("a", "rev2")], (2, "first")),
+    ("one file, B second listener", [], [grammar("a", "rev1"), audio("a", "rev2"), audio("a", "rev1")], None),
     ("B then D", [grammar("a", "rev1")], [blind("a", "rev1")], (1, "separation:triad")),
     ("C then D", [audio("a", "rev1")], [blind("a", "rev1")], (1, "separation:triad")),
     ("D then B", [blind("a", "rev1")], [grammar("a", "rev1")], (1, "separation:triad")),
@@ -96,7 +100,18 @@ CASES = [
     ("B, checklist, then D", [grammar("a", "rev1"), checklist("a", "rev1")], [blind("a", "rev1")], (1, "triad")),
     ("E then checklist", [group("rev1")], [checklist("a", "rev1")], (1, "separation:triad")),
     ("checklist then E", [checklist("b", "rev1")], [group("rev1")], (1, "separation:triad")),
-    ("B on a sister then E", [grammar("b", "rev1")], [group("rev1")], (1, "separation:triad")),
+    ("B on a sister then E", [grammar("b", "rev1")], [group("rev1")], None),
+    ("C on a sister then E", [audio("b", "rev1")], [group("rev1")], None),
+    ("E then a second grammar sign-off", [grammar("a", "rev2"), group("rev1")], [grammar("a", "rev1")], None),
+    ("E then a second listener", [audio("a", "rev2"), group("rev1")], [audio("a", "rev1")], None),
+    ("B, checklist, then E", [grammar("a", "rev1"), checklist("a", "rev1")], [group("rev1")], (1, "neither")),
+    ("D on a sister then E", [blind("b", "rev1")], [group("rev1")], (1, "blind answer checker (D)")),
+    (
+        "C then D on b, in words",
+        [audio("b", "rev1")],
+        [blind("b", "rev1")],
+        (1, "holds no role on the item but the subset"),
+    ),
     ("B on another group's item, then E", [grammar("c", "rev1")], [group("rev1")], None),
     ("E then D", [group("rev1")], [blind("a", "rev1")], (1, "separation:triad")),
     ("the author reviews", [], [grammar("b", "ann2")], (1, "'ann2' authored 'b'")),
@@ -202,15 +217,15 @@ def test_group_integration_opens_when_every_sister_passed_its_blind_check(ws: Wo
     assert review_queue(ws, "group_integration", "rev7") == []  # done: nothing open any more
 
 
-def test_the_open_group_is_offered_to_nobody_holding_another_role(ws: Workspace, tmp_path: Path) -> None:
+def test_the_open_group_is_offered_to_nobody_who_is_d_or_a_checklist_reviewer(ws: Workspace, tmp_path: Path) -> None:
     through_answer_check(ws, tmp_path)
     assert load_derived(ws).open_groups() == ["g1"]
     offered = {who: review_queue(ws, "group_integration", who) for who in (*PEOPLE, "ann2")}
     assert offered == {
-        "rev1": [],
-        "rev2": [],
-        "rev3": [],
-        "rev4": [],
+        "rev1": [],  # grammar and checklist
+        "rev2": ["g1"],  # grammar only: E may give a second sign-off
+        "rev3": [],  # listener and checklist
+        "rev4": ["g1"],
         "rev5": [],
         "rev6": ["g1"],
         "rev7": ["g1"],

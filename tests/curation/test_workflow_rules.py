@@ -318,9 +318,14 @@ def test_group_too_small_and_distinct_answers_setting() -> None:
     assert status["a"].reasons == ["group:too_small"]
     trio = [facts("a"), facts("b", answer="B"), facts("c", answer="B")]
     records = [r for it in trio for r in full_reviews(it)] + [group_pass("g", trio)]
-    assert derive(trio, records)["a"].state == "admitted"
-    strict = derive(trio, records, ReviewSettings(group_answers="all_distinct"))
-    assert "group:duplicate_answers" in strict["a"].reasons
+    assert ReviewSettings().group_answers == "all_distinct", "TRIAD C.2 step 6: sisters have distinct answers"
+    strict = derive(trio, records)
+    assert {s.state for s in strict.values()} == {"returned"} and "group:duplicate_answers" in strict["a"].reasons
+    assert derive(trio, records, ReviewSettings(group_answers="not_all_same"))["a"].state == "admitted"
+    same = [facts("a"), facts("b"), facts("c")]
+    records = [r for it in same for r in full_reviews(it)] + [group_pass("g", same)]
+    loose = derive(same, records, ReviewSettings(group_answers="not_all_same"))
+    assert "group:duplicate_answers" in loose["a"].reasons, "not_all_same still flags one shared answer"
 
 
 def test_group_reviewer_fail_and_pending_group_review() -> None:

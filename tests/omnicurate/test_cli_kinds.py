@@ -19,6 +19,7 @@ def test_kinds_lists_every_registered_kind_with_its_stages_in_order() -> None:
     mcq = rows["mcq"]
     assert [s["name"] for s in mcq["stages"]] == [
         "grammar",
+        "image_screening",
         "audio_signoff",
         "subset_checklist",
         "answer_check",
@@ -26,6 +27,7 @@ def test_kinds_lists_every_registered_kind_with_its_stages_in_order() -> None:
     ]
     quorum = {s["name"]: s["quorum"] for s in mcq["stages"]}
     assert quorum["grammar"] == ReviewSettings().grammar_quorum == 2  # TRIAD C.2.2: two reviewers sign off
+    assert quorum["image_screening"] == 2  # TRIAD §4.2: AI-generated images are screened by two annotators
     assert mcq["stages"][-1]["scope"] == "group"
     assert "video" in rows["judge_task"]["modalities"]
 

@@ -35,7 +35,7 @@ def test_story_demo_releases_the_admitted_transitions_with_funnel_audit_and_prov
     release = story_demo.root / "releases" / "0.1.0"
     records = [json.loads(line) for line in (release / "data" / "transitions.jsonl").read_text().splitlines()]
     manifest = json.loads((release / "manifest.json").read_text())
-    assert manifest["kind"] == "story_transition" and len(manifest["items"]) == len(records) == 7
+    assert manifest["kind"] == "story_transition" and len(manifest["items"]) == len(records) == 8
     assert {"minhash", "current_image_sha256", "next_text_sha256"} <= set(manifest["items"][0])
     for record in records:  # every shipped image is in the release, named by its hash
         assert (release / record["current_image"]).is_file() and (release / record["next_image"]).is_file()
@@ -47,7 +47,9 @@ def test_story_demo_releases_the_admitted_transitions_with_funnel_audit_and_prov
     screening = json.loads((release / "screening.json").read_text())
     steps = {s["step"]: s for s in screening["screening"]["steps"]}
     assert steps["language"]["reasons"] == {"language:sw": steps["language"]["dropped"]}
-    assert screening["review"]["dropped_by_reviewers"] == 1 and screening["review"]["released"] == 7
+    assert screening["review"]["dropped_by_reviewers"] == 1 and screening["review"]["released"] == 8
+    assert screening["screening"]["candidates"] == 74  # from the demo's 15 EPUBs (library/), not a candidates file
+    assert sorted(p.name for p in (story_demo.root / "library").iterdir())[:2] == ["bk00000.epub", "bk00001.epub"]
     assert screening["review"]["held_by_gates"] == {
         "leak:duplicate_condition": 2,
         "leak:reference_span": 1,
@@ -55,8 +57,21 @@ def test_story_demo_releases_the_admitted_transitions_with_funnel_audit_and_prov
     }
     card = (release / "README.md").read_text()
     assert "| language | " in card and "| reviewers (filter) | 12 | 11 | 1 | filter:drop |" in card
+    assert "- Kito and the zebra (bk00000)" not in card  # a Swahili book, screened out: not credited
+    assert "### Attributions" in card and "illustrated by" in card and "### Duplicate clusters" in card
     audit = json.loads((release / "audit.json").read_text())
-    assert audit["items"] == 7 and audit["duplicate_conditions"] == [] and audit["span_leaks"] == []
+    assert audit["items"] == 8 and audit["duplicate_conditions"] == [] and audit["span_leaks"] == []
+    # the republished book's transition is kept with its copy, both annotated with their cluster (App. C)
+    [cluster] = audit["clusters"]
+    assert cluster["items"] == ["bk00004-p00", "bk00004r-p00"]
+    assert {r["id"]: r["duplicate_clusters"] for r in records if r["duplicate_clusters"]} == {
+        "bk00004-p00": [cluster["id"]],
+        "bk00004r-p00": [cluster["id"]],
+    }
+    origin = next(r for r in records if r["id"] == "bk00004-p00")
+    assert origin["collection"] == "african_storybook" and origin["license"] == "CC-BY-4.0"
+    assert origin["origin"]["current"] == {"file": "bk00004.epub", "href": "EPUB/page01.xhtml", "index": 0}
+    assert "published by African Storybook" in origin["origin"]["attribution"]
     croissant = json.loads((release / "croissant.json").read_text())
     assert croissant["recordSet"][0]["key"] == {"@id": "transitions/id"}
     verify = runner.invoke(app, ["release", "verify", str(release)], catch_exceptions=False)

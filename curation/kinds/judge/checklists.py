@@ -262,6 +262,14 @@ def check_adjudication(task: TaskChecklist, record: ChecklistAdjudicationRecord,
     problems = []
     if task.curation is None:
         problems.append(Problem(f"task {record.task} has no curated checklist to adjudicate", "task"))
+    elif task.crosscheck is None:  # the blind cross-check cannot be skipped by adjudicating first
+        problems.append(
+            Problem(f"task {record.task} has no cross-check yet; adjudication settles a cross-check's dispute", "task")
+        )
+    elif not task.disagreements and task.adjudication is None:
+        problems.append(
+            Problem(f"task {record.task}: the curation and the cross-check agree; nothing to adjudicate", "task")
+        )
     else:
         known = {e.id for e in task.curation.candidates}
         problems += [Problem(f"unknown entry {s!r}", "selected") for s in record.selected if s not in known]

@@ -19,7 +19,18 @@ import hashlib
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+from curation.schema import Identifier, NonEmpty
 
 from .rubrics import CRITERIA, RUBRICS, SCORE_MAX, SCORE_MIN
 
@@ -27,17 +38,14 @@ JUDGE_MODALITIES: tuple[str, ...] = ("text", "image", "audio", "video")
 """Judge Anything's media, in the order modality pairs are written (``image+audio->video``)."""
 MEDIA_MODALITIES: tuple[str, ...] = ("image", "audio", "video")
 
-Identifier = Annotated[
-    str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")
-]
-NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 Modality = Literal["text", "image", "audio", "video"]
-Score = Annotated[int, Field(ge=SCORE_MIN, le=SCORE_MAX)]
+Score = Annotated[StrictInt, Field(ge=SCORE_MIN, le=SCORE_MAX)]
+"""A whole number on the scale: ``true``, ``"4"`` and ``3.0`` are refused, never coerced."""
 Choice = Literal["first", "second", "tie"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 def modality_pair(inputs: list[str] | tuple[str, ...], output: str) -> str:
@@ -216,9 +224,9 @@ class ResponseReviewRecord(_Strict):
     response: Identifier
     stage: Literal["response_review"] = "response_review"
     reviewer: Identifier
-    usable: bool
+    usable: StrictBool
     reason: str = ""
-    nsfw: bool = False
+    nsfw: StrictBool = False
 
     @model_validator(mode="after")
     def _reason_when_unusable(self) -> ResponseReviewRecord:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import and_, exists, func, select
 
 from curation.errors import MediaError, NotFoundError, PermissionDenied, Problem, ValidationFailed
@@ -36,11 +36,13 @@ from .schema import (
     ChecklistAdjudicationRecord,
     ChecklistEntry,
     ChecklistSelectionRecord,
+    Choice,
     JudgeOutputLine,
     PairAnnotation,
     PairSample,
     ResponseLine,
     ResponseReviewRecord,
+    Score,
     ScoreAnnotation,
     ScoreSample,
     TaskLine,
@@ -788,21 +790,26 @@ def import_annotations(ws: Workspace, path: Path) -> int:
     for number, raw in read_models(path, _AnnotationLine, problems):
         lines.append((number, raw.model_dump()))
     _refuse(problems, file)
-    for number, line in lines:
-        try:
-            save_annotation(ws, line["sample"], line["annotator"], line["scores"] or line["choices"] or {}, apply=True)
-        except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
-            raise ValidationFailed(
-                [Problem(str(exc).splitlines()[0], "sample", number, file)], "import stopped here"
-            ) from exc
+    with ws.all_or_nothing():  # a refused line keeps nothing of the file
+        for number, line in lines:
+            try:
+                values = line["scores"] or line["choices"] or {}
+                save_annotation(ws, line["sample"], line["annotator"], values, apply=True)
+            except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
+                raise ValidationFailed(
+                    [Problem(str(exc).splitlines()[0], "sample", number, file)], "nothing was imported"
+                ) from exc
     return len(lines)
 
 
 class _AnnotationLine(BaseModel):
+    """One line of an annotations file: unknown fields are refused, scores are checked strictly (schema.Score)."""
+
+    model_config = ConfigDict(extra="forbid")
     sample: str
     annotator: str
-    scores: dict[str, int] | None = None
-    choices: dict[str, str] | None = None
+    scores: dict[str, Score] | None = None
+    choices: dict[str, Choice] | None = None
 
 
 def import_judge_outputs(ws: Workspace, path: Path) -> ImportCounts:
@@ -895,8 +902,8 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
     """Import stage records (checklist curation, cross-check, adjudication, response review).
 
     Every line is checked against its schema first (all problems at once, nothing recorded). Records are
-    then applied stage by stage; one that breaks a rule (bounds, separation) stops the import with its
-    line named, after the lines of earlier stages were recorded (each record is its own event).
+    then applied stage by stage in one transaction; one that breaks a rule (bounds, separation) refuses the
+    import with its line named, and nothing of the file is kept.
     """
     from pydantic import ValidationError
 
@@ -910,6 +917,7 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
         "response_review": ResponseReviewRecord,
     }
     parsed: list[tuple[int, str, BaseModel]] = []
+    first: dict[tuple[Any, ...], tuple[int, dict[str, Any]]] = {}
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
             problems.append(obj)
@@ -920,23 +928,33 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
             continue
         data = {k: v for k, v in obj.items() if not (stage == ADJUDICATION and k == "stage")}
         try:
-            parsed.append((number, stage, models[stage].model_validate(data)))
+            record = models[stage].model_validate(data)
         except ValidationError as exc:
             problems += pydantic_problems(exc, file, number)
+            continue
+        subject = getattr(record, "task", None) or getattr(record, "response", None)
+        key = (subject, stage, getattr(record, "reviewer", None) or getattr(record, "adjudicator", None))
+        earlier = first.setdefault(key, (number, record.model_dump()))
+        if earlier[0] != number and earlier[1] != record.model_dump():  # the later would win silently
+            message = f"contradicts line {earlier[0]} (same {subject}, stage and reviewer); keep one of the two"
+            problems.append(Problem(message, "reviewer", number, file))
+            continue
+        parsed.append((number, stage, record))
     _refuse(problems, file)
     counts = dict.fromkeys(_RECORD_ORDER, 0)
-    for number, stage, record in sorted(parsed, key=lambda p: (_RECORD_ORDER.index(p[1]), p[0])):
-        try:
-            if stage == ADJUDICATION:
-                record_adjudication(ws, record)
-            elif stage == "response_review":
-                record_response_review(ws, record)
-            else:
-                record_selection(ws, record)
-        except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
-            message = exc.problems[0].message if isinstance(exc, ValidationFailed) else str(exc)
-            raise ValidationFailed([Problem(message, stage, number, file)], "the import stopped at this line") from exc
-        counts[stage] += 1
+    with ws.all_or_nothing():  # a refused line keeps nothing of the file
+        for number, stage, record in sorted(parsed, key=lambda p: (_RECORD_ORDER.index(p[1]), p[0])):
+            try:
+                if stage == ADJUDICATION:
+                    record_adjudication(ws, record)
+                elif stage == "response_review":
+                    record_response_review(ws, record)
+                else:
+                    record_selection(ws, record)
+            except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
+                message = exc.problems[0].message if isinstance(exc, ValidationFailed) else str(exc)
+                raise ValidationFailed([Problem(message, stage, number, file)], "nothing was imported") from exc
+            counts[stage] += 1
     return counts
 
 

@@ -1,7 +1,7 @@
 """The ``mcq`` kind: TRIAD-style multiple choice over a modality set ({text, image, audio} by default).
 
-Stages, in order: grammar, audio_signoff (items with audio only), subset_checklist, answer_check, and the
-group stage group_integration. Definition 1 holds over each item's own views. Each stage's separation rule is
+Stages, in order: grammar, image_screening (items with an AI-generated image only), audio_signoff (items
+with audio only), subset_checklist, answer_check, and the group stage group_integration. Definition 1 holds over each item's own views. Each stage's separation rule is
 TRIAD C.2's letters (``separation``); the answer check is blind (``curation.exposure``).
 """
 
@@ -17,6 +17,7 @@ from .answer_check import AnswerCheck
 from .audio_signoff import AudioSignoff
 from .grammar import Grammar
 from .group_integration import GroupIntegration
+from .image_screening import ImageScreening
 from .separation import TriadGroupSeparation, TriadSeparation
 from .subset_checklist import SubsetChecklist, combine_checklist, well_posedness_reasons
 
@@ -67,6 +68,7 @@ MCQ = register_kind(
         default_modalities=MODALITIES,
         stages=[
             Grammar(TriadSeparation("grammar")),
+            ImageScreening(),  # nobody screens their own item; no TRIAD letter of its own
             AudioSignoff(TriadSeparation("audio_signoff")),
             SubsetChecklist(TriadSeparation("subset_checklist")),
             AnswerCheck(TriadSeparation("answer_check")),

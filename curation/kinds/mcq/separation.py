@@ -1,13 +1,22 @@
-"""TRIAD C.2's separation of roles, as the ``mcq`` stages' separation rules (design.md, "Exposure and separation").
+"""TRIAD C.2's separation of roles as TRIAD's pool of five ran it: the ``mcq`` stages' separation rules (design.md,
+"Exposure and separation").
 
-Per item, the author (A), the grammar reviewers (B), the audio listeners (C), the blind answer checker (D) and
-the group reviewer (E, of the item's group) are different people; subset-checklist reviewers may be anyone who
-holds B, C or D on the item (TRIAD's B, C and D walk through it jointly), never A or E.
+Per item (§4.4: each query written by one annotator and reviewed by the other four):
+- the author (A) reviews nothing;
+- the blind answer checker (D) holds no role on the item but the subset checklist (and stays unexposed:
+  ``curation.exposure``);
+- the group reviewer (E, of the item's group) is neither D nor a subset-checklist reviewer;
+- the first grammar reviewer (B) and the first listener (C) are different people, but each may give the other's
+  second sign-off, and E may give either;
+- subset-checklist reviewers come from B, C and D (they walk through it jointly).
+With the default quorums five people staff every stage: A writes; B = grammar #1 + checklist + listener #2;
+C = listener #1 + checklist + grammar #2; D = checklist + blind; E = group (or E gives the second sign-offs).
 
 A person's *first* record on an item decides their role there: a later record in a role that does not go with
 it is refused (import, queues) and ignored (the derivation), whatever the order the records arrive in a file
 (records of one file count in line order). "First" is the record's id: stored records keep theirs when replaced,
-and a new record comes after every stored one.
+and a new record comes after every stored one. Likewise the first grammar reviewer is whoever recorded grammar
+first on the item, the first listener whoever listened first.
 
 The rules read the records they are given by stage: for an item stage, the item's records and its group's; for
 the group stage, the group's records and every live sister's (``curation.workflow.separation_records``). With
@@ -20,11 +29,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...facts import ItemFacts
+from ...facts import ItemFacts, RecordFacts
 from .._parts import RecordsByStage, no_sister_author, not_author
 
 LETTERS = {"grammar": "B", "audio_signoff": "C", "answer_check": "D", "group_integration": "E"}
 """TRIAD C.2's letter of each mcq stage; the subset checklist has none (it goes with B, C or D)."""
+STAGE_OF = {letter: stage for stage, letter in LETTERS.items()}
 CHECKLIST = "subset_checklist"
 ROLE_NAMES = {
     "A": "author",
@@ -34,6 +44,19 @@ ROLE_NAMES = {
     "E": "group reviewer",
     CHECKLIST: "subset-checklist reviewer",
 }
+COMPATIBLE = {
+    frozenset({"B", "C"}),  # each may give the other's second sign-off (never both firsts: ``_first_of_both``)
+    frozenset({"B", "E"}),
+    frozenset({"C", "E"}),
+    frozenset({"B", CHECKLIST}),
+    frozenset({"C", CHECKLIST}),
+    frozenset({"D", CHECKLIST}),
+}
+"""The pairs of roles one person may hold on an item; every other pair of different roles is refused."""
+WHY = {
+    "D": "the blind answer checker holds no role on the item but the subset checklist",
+    "E": "the group reviewer is neither the blind answer checker nor a subset-checklist reviewer",
+}
 
 
 def _role(stage: str) -> str | None:
@@ -42,10 +65,7 @@ def _role(stage: str) -> str | None:
 
 def compatible(first: str, second: str) -> bool:
     """Whether one person may hold both roles on an item (letters, or ``subset_checklist``)."""
-    if first == second:
-        return True
-    pair = {first, second}
-    return CHECKLIST in pair and bool(pair & {"B", "C", "D"})
+    return first == second or frozenset({first, second}) in COMPATIBLE
 
 
 def _conflict(reviewer: str, stage: str, subjects: set[str], records: RecordsByStage) -> str | None:
@@ -63,12 +83,43 @@ def _conflict(reviewer: str, stage: str, subjects: set[str], records: RecordsByS
     return None
 
 
+def _first(records: Sequence[RecordFacts], subject: str) -> RecordFacts | None:
+    return min((r for r in records if r.subject == subject), key=lambda r: r.id, default=None)
+
+
+def _first_of_both(reviewer: str, stage: str, subject: str, records: RecordsByStage) -> str | None:
+    """At grammar or audio sign-off: the other letter (B or C) when ``reviewer`` was first there and would be
+    first here too (nobody else signed here before them); a second sign-off is fine."""
+    wanted = _role(stage)
+    if wanted not in ("B", "C"):
+        return None
+    other = "C" if wanted == "B" else "B"
+    here = [r for r in records.get(stage, ()) if r.subject == subject]
+    cutoff = min((r.id for r in here if r.reviewer == reviewer), default=math.inf)
+    if any(r.reviewer != reviewer and r.id < cutoff for r in here):
+        return None  # someone else signed here first: this is a second sign-off
+    first_other = _first(records.get(STAGE_OF[other], ()), subject)
+    if first_other is not None and first_other.reviewer == reviewer and first_other.id < cutoff:
+        return other
+    return None
+
+
 def _refusal(reviewer: str, stage: str, held: str, where: str) -> str:
-    role = ROLE_NAMES[_role(stage) or stage]
+    wanted = _role(stage) or stage
+    letter = held if len(held) == 1 else "checklist"
+    why = WHY.get(held) or WHY.get(wanted) or "A-E are different people; checklist reviewers hold B, C or D"
     return (
-        f"separation:triad: {reviewer!r} is already the {ROLE_NAMES[held]} ({held if len(held) == 1 else 'B/C/D'}) "
-        f"of {where} and cannot also be its {role} (TRIAD C.2: A-E are different people; checklist reviewers "
-        "hold B, C or D)"
+        f"separation:triad: {reviewer!r} is already the {ROLE_NAMES[held]} ({letter}) of {where} and cannot "
+        f"also be its {ROLE_NAMES[wanted]} ({why}; TRIAD C.2)"
+    )
+
+
+def _first_refusal(reviewer: str, stage: str, held: str, where: str) -> str:
+    wanted = _role(stage) or stage
+    return (
+        f"separation:triad: {reviewer!r} is the first {ROLE_NAMES[held]} ({held}) of {where} and cannot also be "
+        f"its first {ROLE_NAMES[wanted]} ({wanted}): B and C are different people, each may give the other's "
+        f"second sign-off once someone else has given the first (TRIAD C.2)"
     )
 
 
@@ -85,7 +136,10 @@ class TriadSeparation:
         if mine:
             return mine
         held = _conflict(reviewer, self.stage, {f"item:{item.id}", f"group:{item.group}"}, records)
-        return None if held is None else _refusal(reviewer, self.stage, held, repr(item.id))
+        if held is not None:
+            return _refusal(reviewer, self.stage, held, repr(item.id))
+        first = _first_of_both(reviewer, self.stage, f"item:{item.id}", records)
+        return None if first is None else _first_refusal(reviewer, self.stage, first, repr(item.id))
 
 
 @dataclass(frozen=True)

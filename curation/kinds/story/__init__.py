@@ -31,6 +31,8 @@ TRANSITION_COLUMNS = (
     "speech",
     "provenance",
     "revision",
+    "duplicate_clusters",
+    "origin",
 )
 """One line of the release's ``data/transitions.jsonl``."""
 

@@ -46,7 +46,14 @@ def write(path: Path, rows: list[dict]) -> Path:  # type: ignore[type-arg]
 
 def test_mcq_is_registered_with_triads_stages_in_order() -> None:
     mcq = kind_of("mcq")
-    assert mcq.stage_names == ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
+    assert mcq.stage_names == (
+        "grammar",
+        "image_screening",  # AI-generated images only (TRIAD §4.2)
+        "audio_signoff",
+        "subset_checklist",
+        "answer_check",
+        "group_integration",
+    )
     assert [s.name for s in mcq.group_stages] == ["group_integration"]
     assert stage_named("tone_check") is None
     with pytest.raises(KeyError, match="unknown kind"):

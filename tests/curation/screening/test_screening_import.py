@@ -67,7 +67,7 @@ def test_bad_lines_are_all_reported_and_nothing_is_written(workspace, corpus) ->
     assert found[0].startswith(f"{bad}:2: invalid JSON: ")
     assert found[1:] == [
         f"{bad}:3: next.image: media/none.jpg: file not found",
-        f"{bad}:4: current.image: ../outside.jpg: media paths must be relative to the JSONL file's folder, without '..'",
+        f"{bad}:4: current.image: ../outside.jpg: path leaves the JSONL file's folder (through '..' or a symlink)",
         f"{bad}:5: source.license: required field is missing",
         f"{bad}:6: id: id {good['id']!r} already given on line 1",
     ]

@@ -10,9 +10,10 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
+from curation.config import CONFIG_NAME
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.items import export_items, import_items
-from curation.reviews import import_reviews
+from curation.reviews import decide, import_reviews
 from curation.screening.importer import import_candidates
 from curation.screening.items import (
     KIND,
@@ -26,7 +27,7 @@ from curation.screening.items import (
 from curation.screening.pipeline import run_screen
 from curation.screening.revise import ReviseRecord, diff_against_proposal, field_provenance
 from curation.screening.settings import ScreenSettings
-from curation.tables import Asset, Event, Item, ItemRevision
+from curation.tables import Asset, Decision, Event, Item, ItemRevision
 from curation.workflow import derive_status
 from exports.story_release import build_story_release
 from omnicurate.cli.main import app
@@ -113,8 +114,9 @@ def test_filter_then_revise_admits_clean_items_and_the_gates_hold_the_planted_on
     audit_story_items(story_ws)
     states = _states(story_ws)
     original, copy = corpus.planted["republished"].split("|")
-    assert states[original][0] == states[copy][0] == "held"
-    assert states[original][2][0].startswith("duplicate:dup-")
+    # duplicates = "annotate" (the default): the republished pair is admitted, its cluster a warning
+    assert states[original][0] == states[copy][0] == "admitted"
+    assert states[original][2][0].startswith("duplicate:dup-") and states[copy][2] == states[original][2]
     assert states[corpus.planted["foreign_span"]] == ("held", None, ["leak:shared_span:scene", "leak:reference_span"])
     first, second = corpus.planted["duplicate_condition"].split("|")
     assert states[first] == states[second] == ("held", None, ["leak:duplicate_condition"])
@@ -163,7 +165,13 @@ def test_generic_review_import_takes_sign_offs_but_not_edits(story_ws, tmp_path)
         import_reviews(story_ws, path)
 
 
-def test_a_resolved_duplicate_cluster_no_longer_holds_its_transitions(story_ws, corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def _block_duplicates(ws) -> None:  # type: ignore[no-untyped-def]
+    ws.settings.story.duplicates = "block"
+    ws.settings.save(ws.root / CONFIG_NAME)
+
+
+def test_a_resolved_duplicate_cluster_holds_nothing(story_ws, corpus, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    _block_duplicates(story_ws)
     items = sorted(_states(story_ws))
     import_reviews(story_ws, _filter_file(tmp_path, items, dropped=""))
     revise_items(story_ws, [(0, ReviseRecord(item=i, reviewer="rev3")) for i in items])
@@ -187,11 +195,27 @@ def test_a_resolved_duplicate_cluster_no_longer_holds_its_transitions(story_ws, 
         resolve_story_cluster(story_ws, "dup-0000000000", "maya", keep=original)
     assert _states(story_ws)[original][0] == "held"  # refusals change nothing
 
-    resolve_story_cluster(story_ws, target, "maya", keep=original)
+    # --keep (the demo's `curate audit resolve dup-… --keep bk00004-p00`): the kept transition is admitted,
+    # the copy from the other book is discarded by the resolution; nothing stays held by the cluster
+    result = CliRunner().invoke(
+        app, ["-w", str(story_ws.root), "audit", "resolve", target, "--by", "maya", "--keep", original]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"{target}: discarded as duplicates of {original}: {copy}" in result.output
     states = _states(story_ws)
-    assert states[original][0] == "admitted" and states[copy] == ("held", None, [code])
+    assert states[original] == ("admitted", None, []) and states[copy][0] == "discarded"
+    assert not any(r.startswith("duplicate:") for st in states.values() for r in st[2])
     audit_story_items(story_ws)  # a later audit keeps the decision
     assert _states(story_ws)[original][0] == "admitted"
+    with story_ws.session() as s:
+        [discard] = s.execute(select(Decision).where(Decision.item_id == copy)).scalars().all()
+    assert (discard.kind, discard.actor) == ("discard", "maya") and original in discard.reason
+
+    # restoring the copy brings the same cluster back, and the decision on it still holds nothing
+    decide(story_ws, copy, "maya", "restore", "an adaptation worth keeping")
+    audit_story_items(story_ws)
+    assert target in story_clusters(story_ws)
+    assert _states(story_ws)[copy][0] == "admitted" and _states(story_ws)[original][0] == "admitted"
 
     result = CliRunner().invoke(
         app,
@@ -224,6 +248,7 @@ def test_exported_story_items_import_to_the_same_content(story_ws, make_workspac
     assert all(line["current"]["image"].startswith("media/") for line in lines)
 
     other = make_workspace("other")
+    other.add_person("rev2", ["reviewer"])  # every person a record names exists (issue 22)
     result = CliRunner().invoke(app, ["-w", str(other.root), "import", "items", str(out / "items.jsonl"), "--json"])
     assert result.exit_code == 0, result.output
     assert sorted(json.loads(result.output)["created"]) == items

@@ -1,0 +1,295 @@
+"""Staffing: whether a workspace's reviewers can still fill every stage an item waits for, under the separation
+rule in force (design.md, "Exposure and separation").
+
+A pool that is too small for the rule (TRIAD's needs four reviewers besides the author) would otherwise leave
+items ``in_review`` forever with nothing said. For every item in review this module plans the missing reviews
+(each stage's missing quorum, in the kind's stage order, then the group stage) with the stages' own separation
+rules and the blind stage's exposure, on hypothetical records appended after the stored ones. When no plan
+exists, the item carries ``staffing:<stage>`` for each stage that only newcomers could fill, and the gap says
+the smallest change that fixes it: how many reviewers to add, and whether ``[review] separation =
+"author_only"`` alone would do.
+
+The search is bounded (:data:`BUDGET` rule checks per plan); a search that runs out of budget says nothing
+rather than raise a false alarm. Items that look alike to the rules (same author, sisters' authors, records and
+exposure) share one answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from .facts import ItemFacts, RecordFacts
+from .kinds import GroupStage, Stage
+
+if TYPE_CHECKING:
+    from .workflow import Derivation, ItemStatus
+
+STAFFING = "staffing"
+"""Prefix of the heads-up reason ``staffing:<stage>`` on an item in review."""
+BUDGET = 20_000
+"""Rule checks one plan may spend before the search gives up (and stays silent)."""
+NEWCOMER = "newcomer {}"
+"""Name of a hypothetical added reviewer: nobody's author, unexposed, holding no role yet."""
+
+
+@dataclass(frozen=True)
+class StaffingGap:
+    """Why an item's remaining stages cannot be staffed by the workspace's reviewers, and what would fix it."""
+
+    item: str
+    stages: tuple[str, ...]
+    """The stages only added reviewers could fill (in stage order): the item's ``staffing:<stage>`` reasons."""
+    add: int
+    """The fewest reviewers to add (each unexposed and new to the item) for every stage to be staffable."""
+    author_only: bool
+    """Whether ``[review] separation = "author_only"`` would let today's reviewers staff every stage."""
+    separation: str = "triad"
+    """The ``[review] separation`` rule in force."""
+
+    @property
+    def reasons(self) -> list[str]:
+        return [f"{STAFFING}:{stage}" for stage in self.stages]
+
+    def advice(self) -> str:
+        """The smallest change that fixes it, in words."""
+        fix = f"add {self.add} reviewer{'s' if self.add > 1 else ''}"
+        return fix + (' or allow it with [review] separation = "author_only"' if self.author_only else "")
+
+
+class _OutOfBudget(Exception):
+    pass
+
+
+@dataclass
+class _Slot:
+    stage: Stage
+    subject: str
+    revision: int
+    taken: frozenset[str]
+    """Reviewers whose records already count at this stage."""
+
+
+class _Planner:
+    """Plans the missing reviews of one item with the given people (depth-first, people in order)."""
+
+    def __init__(
+        self,
+        derivation: Derivation,
+        item: ItemFacts,
+        sisters: Sequence[ItemFacts],
+        slots: list[_Slot],
+        exposed: Collection[str],
+        settings: Any,
+    ) -> None:
+        self.d = derivation
+        self.item = item
+        self.sisters = sisters
+        self.slots = slots
+        self.exposed = set(exposed)
+        self.settings = settings
+        self.spent = 0
+        self.people: list[str] = []
+        self.newcomers: set[str] = set()
+
+    def plan(self, people: Sequence[str], newcomers: Sequence[str] = ()) -> list[RecordFacts] | None:
+        """Records that would fill every slot, in order, by ``people`` and then ``newcomers``; None if none can."""
+        self.people = [*people, *newcomers]
+        self.newcomers = set(newcomers)
+        self.spent = 0
+        top = max((r.id for recs in self.d.separation_records(self.item).values() for r in recs), default=0)
+        top = max(top, *(r.id for recs in self._group_context([]).values() for r in recs), 0)
+        return self._fill(0, [], top)
+
+    def _item_context(self, extra: list[RecordFacts]) -> dict[str, list[RecordFacts]]:
+        out = {k: list(v) for k, v in self.d.separation_records(self.item).items()}
+        for rec in extra:
+            out.setdefault(rec.stage, []).append(rec)
+        return out
+
+    def _group_context(self, extra: list[RecordFacts]) -> dict[str, list[RecordFacts]]:
+        out = {k: list(v) for k, v in self.d.group_separation_records(self.item.group, self.sisters).items()}
+        for rec in extra:
+            out.setdefault(rec.stage, []).append(rec)
+        return out
+
+    def _allowed(self, person: str, slot: _Slot, extra: list[RecordFacts]) -> bool:
+        self.spent += 1
+        if self.spent > BUDGET:
+            raise _OutOfBudget
+        if isinstance(slot.stage, GroupStage):
+            rule = slot.stage.group_separation_rule(self.settings)
+            return rule(person, self.item.group, self.sisters, self._group_context(extra)) is None
+        if slot.stage.blind and (
+            person in self.exposed or any(r.subject.startswith("group:") and r.reviewer == person for r in extra)
+        ):
+            return False
+        return slot.stage.separation_rule(self.settings)(person, self.item, self._item_context(extra)) is None
+
+    def _fill(self, index: int, extra: list[RecordFacts], top: int) -> list[RecordFacts] | None:
+        if index == len(self.slots):
+            return extra
+        slot = self.slots[index]
+        here = slot.taken | {r.reviewer for r in extra if r.stage == slot.stage.name and r.subject == slot.subject}
+        newcomers_used = {r.reviewer for r in extra if r.reviewer in self.newcomers}
+        first_unused = True
+        for person in self.people:
+            if person in here:
+                continue
+            if person in self.newcomers and person not in newcomers_used:
+                if not first_unused:
+                    continue  # newcomers are interchangeable: try only the first one not yet used
+                first_unused = False
+            if not self._allowed(person, slot, extra):
+                continue
+            # a hypothetical record: separation rules read who recorded what where, never the inputs or payload
+            rec = RecordFacts(slot.subject, slot.stage.name, person, slot.revision, "", {}, top + 1)
+            found = self._fill(index + 1, [*extra, rec], top + 1)
+            if found is not None:
+                return found
+        return None
+
+
+def _slots(
+    d: Derivation, item: ItemFacts, sisters: Sequence[ItemFacts], group_slots: dict[str, list[_Slot]]
+) -> list[_Slot]:
+    """One slot per missing review of each pending stage, item stages in order, then the group stages
+    (``group_slots`` caches a group's, which its sisters share)."""
+    settings = d.settings
+    slots: list[_Slot] = []
+    kind = d.kind(item)
+    for name in d.pending.get(item.id, []):
+        stage = kind.stage(name)
+        taken = frozenset(r.reviewer for r in d.valid_records(item, stage))
+        need = stage.quorum(settings) - len(taken)
+        slots += [_Slot(stage, f"item:{item.id}", item.revision, taken)] * max(0, need)
+    if item.group not in group_slots:
+        group_slots[item.group] = []
+        for gs in kind.group_stages:
+            recs = d.group_records(item.group, sisters, gs)
+            if gs.judge_group(recs, settings).passed is not None:
+                continue
+            taken = frozenset(r.reviewer for r in recs)
+            need = gs.quorum(settings) - len(taken)
+            group_slots[item.group] += [_Slot(gs, f"group:{item.group}", 0, taken)] * max(0, need)
+    return slots + group_slots[item.group]
+
+
+def staffing_gaps(
+    d: Derivation,
+    statuses: Sequence[ItemStatus],
+    reviewers: Sequence[str],
+    shown: Mapping[str, Collection[str]],
+) -> dict[str, StaffingGap]:
+    """The staffing gap of every item in review that today's ``reviewers`` cannot finish (``shown``: item ->
+    people shown its label by a page, an export or a project)."""
+    people = sorted(set(reviewers))
+    sisters_of: dict[str, list[ItemFacts]] = {}
+    for item in d.items:
+        if item.id not in d.discarded:
+            sisters_of.setdefault(item.group, []).append(item)
+    facts = {i.id: i for i in d.items}
+    cache: dict[Any, StaffingGap | None] = {}
+    group_slots: dict[str, list[_Slot]] = {}
+    gaps: dict[str, StaffingGap] = {}
+    for st in statuses:
+        if st.state != "in_review" or st.id not in facts:
+            continue
+        item = facts[st.id]
+        sisters = sisters_of.get(item.group, [item])
+        slots = _slots(d, item, sisters, group_slots)
+        if not slots:
+            continue
+        group_recs = d.subject_records(f"group:{item.group}")
+        exposed = {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs}
+        exposed |= set(shown.get(item.id, ()))
+        context = d.group_separation_records(item.group, sisters)
+        key = (
+            item.kind,
+            item.author,
+            tuple(sorted({s.author for s in sisters})),
+            tuple((s.stage.name, s.taken) for s in slots),
+            _shape(item, context),
+            tuple(sorted(exposed & set(people))),
+        )
+        if key not in cache:
+            cache[key] = _gap(d, item, sisters, slots, exposed, people)
+        found = cache[key]
+        if found is not None:
+            gaps[item.id] = replace(found, item=item.id)
+    return gaps
+
+
+def _shape(item: ItemFacts, context: Mapping[str, Sequence[RecordFacts]]) -> tuple[tuple[Any, ...], ...]:
+    """The records as the rules see them, without ids or sister names: their order, each one's stage and
+    reviewer, and whose it is (this item, the group, or the n-th other sister), so that groups reviewed alike
+    share one plan."""
+    subjects = {f"item:{item.id}": "item", f"group:{item.group}": "group"}
+    out = []
+    for rec in sorted((r for recs in context.values() for r in recs), key=lambda r: r.id):
+        whose = subjects.setdefault(rec.subject, f"sister{len(subjects)}")
+        out.append((whose, rec.stage, rec.reviewer))
+    return tuple(out)
+
+
+def _gap(
+    d: Derivation,
+    item: ItemFacts,
+    sisters: Sequence[ItemFacts],
+    slots: list[_Slot],
+    exposed: Collection[str],
+    people: list[str],
+) -> StaffingGap | None:
+    planner = _Planner(d, item, sisters, slots, exposed, d.settings)
+    try:
+        if planner.plan(people) is not None:
+            return None
+        plan: list[RecordFacts] | None = None
+        newcomers: list[str] = []
+        while plan is None and len(newcomers) < len(slots):
+            newcomers.append(NEWCOMER.format(len(newcomers) + 1))
+            plan = planner.plan(people, newcomers)
+    except _OutOfBudget:
+        return None
+    if plan is None:
+        return None
+    stages = tuple(dict.fromkeys(r.stage for r in plan if r.reviewer in planner.newcomers))
+    author_only = False
+    if d.settings.separation != "author_only":
+        loose = _Planner(d, item, sisters, slots, exposed, d.settings.model_copy(update={"separation": "author_only"}))
+        try:
+            author_only = loose.plan(people) is not None
+        except _OutOfBudget:
+            author_only = False
+    return StaffingGap(item.id, stages, len(newcomers), author_only, d.settings.separation)
+
+
+def apply_staffing(statuses: Sequence[ItemStatus], gaps: Mapping[str, StaffingGap]) -> None:
+    """Add each gap's ``staffing:<stage>`` reasons to its item's status (a heads-up: the state stays)."""
+    for st in statuses:
+        gap = gaps.get(st.id)
+        if gap is not None:
+            st.reasons += [r for r in gap.reasons if r not in st.reasons]
+
+
+def summary(gaps: Mapping[str, StaffingGap]) -> list[dict[str, Any]]:
+    """Gaps grouped by stage and fix, most items first: what status, funnel and dashboard print."""
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    for gap in gaps.values():
+        for stage in gap.stages:
+            rows.setdefault((stage, gap.advice(), gap.separation), []).append(gap.item)
+    return [
+        {"reason": f"{STAFFING}:{stage}", "stage": stage, "items": sorted(items), "fix": fix, "separation": rule}
+        for (stage, fix, rule), items in sorted(rows.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    ]
+
+
+def describe(row: Mapping[str, Any]) -> str:
+    """One line for a person: how many items cannot be staffed at which stage, and the fix."""
+    n = len(row["items"])
+    rule = f'[review] separation = "{row["separation"]}"'
+    return (
+        f"{row['reason']}: {n} item{'s' if n != 1 else ''} cannot be staffed at {row['stage']} by this "
+        f"workspace's reviewers under {rule}; {row['fix']}"
+    )
