@@ -13,19 +13,29 @@ from typing import Any
 
 import streamlit as st
 
+from curation.drafts import discard_draft
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
 from curation.guidelines import stage_guidelines
+from curation.reviews import group_content
 from curation.workspace import Workspace
 
+from .conflicts import exposed_since, why_not_waiting
 from .dashboard import DashboardCache, GatesCache
 from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
 from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
+TOKEN_KEY = "session-token"
 FLASH_KEY = "flash"
 COOKIE_PENDING = "session-cookie-pending"
 SIGNED_OUT = "signed-out"
+HELD = "held-entry-key"
+"""The session key under which the current review page holds its picked entry."""
+CONFLICT = "held-entry-conflict"
+"""Why the held entry no longer waits for the person (None while it does): such a submission is not made."""
+SHOWN = "shown-before"
+"""(stage, entry, "revision" | "content", what the previous run showed): what a submission names."""
 PAGE_SIZES = (10, 25, 50, 100)
 
 
@@ -104,32 +114,56 @@ def gates_cache() -> GatesCache:
 
 def current_user() -> SignedIn | None:
     """The person signed in to this session, else the one a valid session cookie names (a reload or a
-    deep link starts a new session: the signed cookie keeps the person signed in)."""
+    deep link starts a new session: the signed cookie keeps the person signed in).
+
+    Every run checks the session on the server: once it ended (signed out in any tab, the password changed,
+    expired) this tab is signed out too and keeps nothing of the person."""
     from .signin import COOKIE, record_sign_in, verify_token
 
     user = st.session_state.get(USER_KEY)
     if isinstance(user, SignedIn):
-        return user
+        token = st.session_state.get(TOKEN_KEY)
+        if token is None or verify_token(workspace(), token) == user:  # None: seeded by a test, never a browser
+            return user
+        _forget_everyone()
+        return None
     if st.session_state.get(SIGNED_OUT):
         return None  # the browser still sent the old cookie with this session's first request
-    restored = verify_token(workspace(), st.context.cookies.get(COOKIE))
+    token = st.context.cookies.get(COOKIE)
+    restored = verify_token(workspace(), token)
     if restored is not None:
         st.session_state[USER_KEY] = restored
+        st.session_state[TOKEN_KEY] = token
         record_sign_in(workspace(), restored, via="session")
     return restored
 
 
 def remember(user: SignedIn) -> None:
-    """Sign USER in to this session and, on the next run, into a signed session cookie."""
+    """Sign USER in to this session and, on the next run, into a signed session cookie. The tab holds nothing
+    of anyone before (a sign-out or an ended session cleared it), so what an anonymous visit kept (a deep
+    link's target) stays."""
     from .signin import issue_token
 
-    st.session_state[USER_KEY] = user
     st.session_state.pop(SIGNED_OUT, None)
-    st.session_state[COOKIE_PENDING] = issue_token(workspace(), user.name)
+    token = issue_token(workspace(), user.name)
+    st.session_state[USER_KEY] = user
+    st.session_state[TOKEN_KEY] = token
+    st.session_state[COOKIE_PENDING] = token
 
 
 def sign_out() -> None:
-    st.session_state.pop(USER_KEY, None)
+    """End the session on the server (a copied cookie stops working) and forget every value of the person."""
+    from .signin import end_session
+
+    end_session(workspace(), st.session_state.get(TOKEN_KEY))
+    _forget_everyone()
+
+
+def _forget_everyone() -> None:
+    """Clear every per-person value of this tab (picks, ticks, drafts on screen, flashes): the next person
+    to sign in here starts clean; the cookie is cleared on the next run."""
+    for key in list(st.session_state.keys()):
+        del st.session_state[key]
     st.session_state[SIGNED_OUT] = True
     st.session_state[COOKIE_PENDING] = ""
 
@@ -270,18 +304,85 @@ def review_queue(
     describe: Callable[[Snapshot, str], str] | None = None,
 ) -> tuple[SignedIn, Workspace, Snapshot, str]:
     """The head every review page shares: the reviewer, the page title, and the entry picked from the
-    stage's queue; the page stops here when the queue is empty."""
+    stage's queue; the page stops here when the queue is empty.
+
+    The picked entry is held: when someone else's record (or an edit) takes it out of the queue, the page keeps
+    it on screen with the person's input, says who and why, and moves on only when asked. What the page showed
+    (the item revision, or the group's content hash) is remembered for the next run, where a submission names
+    it, so a record is never stored against content its reviewer did not see (``stale:<stage>``).
+    """
     user = require("reviewer")
     ws = workspace()
     st.title(title)
     st.caption(caption)
     guidelines_panel(stage)
     snap = snapshot()
-    label = (lambda x: describe(snap, x)) if describe else None
-    picked = queue_picker(picker_key, queue(ws, snap, stage, user.name), noun=noun, describe=label)
-    if picked is None:
-        st.stop()
+    held_key = f"{picker_key}-held"
+    st.session_state[HELD] = held_key
+    st.session_state[CONFLICT] = None
+    ids = queue(ws, snap, stage, user.name)
+    held = st.session_state.get(held_key)
+    if held is not None and held not in ids and exposed_since(ws, stage, held, user.name):
+        st.info(f"{held} left your queue: you have seen its label since, so its blind check is someone else's.")
+        st.session_state.pop(held_key, None)
+        held = None
+    if held is not None and held not in ids and (held in snap.facts or held in snap.perturbed):
+        why = why_not_waiting(ws, snap, stage, held, user.name)
+        st.session_state[CONFLICT] = why
+        st.warning(why + " Nothing you typed here was recorded; it stays below.", icon=":material/group:")
+        if st.button(f"Go on to the next {noun}", key=f"{picker_key}-go-on", icon=":material/skip_next:"):
+            st.session_state.pop(held_key, None)
+            st.rerun()
+        picked: str | None = held
+    else:
+        label = (lambda x: describe(snap, x)) if describe else None
+        picked = queue_picker(picker_key, ids, noun=noun, describe=label)
+        if picked is None:
+            st.session_state.pop(held_key, None)
+            st.stop()
+        st.session_state[held_key] = picked
+    assert picked is not None
+    _remember_shown(ws, snap, stage, picked)
     return user, ws, snap, picked
+
+
+def release_held() -> None:
+    """The page recorded the held entry itself (without ``record_review``): the queue may move on."""
+    key = st.session_state.get(HELD)
+    if key:
+        st.session_state.pop(key, None)
+
+
+def _remember_shown(ws: Workspace, snap: Snapshot, stage: str, ident: str) -> None:
+    """Keep what this run shows of IDENT for the next run's submission, and say so when it changed since the
+    previous run showed it (the person is looking at new content)."""
+    if ident in snap.facts:
+        field, now = "revision", snap.facts[ident].revision
+    else:
+        assert snap.derived is not None
+        field, now = "content", group_content(snap.derived, stage, ident)
+    key = f"shown:{stage}:{ident}"
+    before = st.session_state.get(key, now)
+    st.session_state[key] = now
+    st.session_state[SHOWN] = (stage, ident, field, before)
+    if before != now:
+        change = f" (revision {before} → {now})" if field == "revision" else ""
+        st.warning(
+            f"{ident} changed since you opened it{change}: what you see now is the new content. "
+            "Your input is kept; check it against the new content before you submit.",
+            icon=":material/update:",
+        )
+
+
+def _with_seen(record: dict[str, Any]) -> dict[str, Any]:
+    """The record with the revision (or group content) the page showed before this run, unless it names one."""
+    shown = st.session_state.get(SHOWN)
+    if shown is None or "revision" in record or "content" in record:
+        return record
+    stage, ident, field, before = shown
+    if record.get("stage") != stage or ident not in (record.get("item"), record.get("group")):
+        return record
+    return {**record, field: before}
 
 
 def reveal_gate(ws: Workspace, snap: Snapshot, user: SignedIn, items: list[str], what: str, via: str) -> bool:
@@ -325,14 +426,39 @@ def verdict_form(key: str, question: str, note_label: str, note_placeholder: str
     return verdict, note
 
 
-def record_review(ws: Workspace, record: dict[str, Any], done: str, forget: Iterable[str] = ()) -> None:
-    """Submit a review from a page: on success drop the page's session keys, confirm on the next run and
-    redraw (the queue moves on); a refusal is shown instead."""
+def record_review(
+    ws: Workspace,
+    record: dict[str, Any],
+    done: str,
+    forget: Iterable[str] = (),
+    draft: tuple[str, str] | None = None,
+) -> None:
+    """Submit a review from a page, naming what the page showed: on success drop the page's session keys and
+    the held entry, confirm on the next run and redraw (the queue moves on). A refusal is shown instead and the
+    input stays: an entry that no longer waits for the person is not submitted (``review_queue`` says why), and
+    a ``stale:<stage>`` refusal asks to check the new content shown. ``draft`` (page, subject): the reviewer's
+    draft of this form, discarded once the record is stored."""
+    conflict = st.session_state.get(CONFLICT)
+    if conflict:
+        st.error(f"Not recorded. {conflict}", icon=":material/block:")
+        return
     try:
-        submit_review(ws, record)
-        for key in forget:
-            st.session_state.pop(key, None)
-        flash(done)
-        st.rerun()
+        submit_review(ws, _with_seen(record))
     except CurateError as exc:
-        show_error(exc)
+        stale = [p.message for p in getattr(exc, "problems", []) if p.message.startswith("stale:")]
+        if stale:
+            st.warning(
+                f"Not recorded: {stale[0]}. The page now shows the new content and keeps your input: "
+                "check it and submit again.",
+                icon=":material/update:",
+            )
+        else:
+            show_error(exc)
+        return
+    if draft is not None:
+        discard_draft(ws, str(record["reviewer"]), *draft)
+    for key in forget:
+        st.session_state.pop(key, None)
+    release_held()
+    flash(done)
+    st.rerun()

@@ -190,9 +190,14 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
         (f"{PREVIOUS} / {NEXT}", "previous / next sample (keeps a draft)"),
         (SUBMIT, "apply"),
     )
+    shown_key, now = f"judge-{kind}-shown-{row.position}", store.sample_seen(ws, row.id)
+    seen = st.session_state.get(shown_key, now)  # what the previous run showed: what an Apply was made on
+    st.session_state[shown_key] = now
+    if seen != now:
+        st.warning("This sample changed since you opened it (its checklist): what you see now is the new content.")
     try:
         if applied:
-            store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True)
+            store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True, seen=seen)
             _move(
                 ws,
                 user,

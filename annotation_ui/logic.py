@@ -18,7 +18,7 @@ from curation.errors import NotFoundError, PermissionDenied, Problem, Validation
 from curation.jsonl import pydantic_problems
 from curation.kinds import kinds as kinds_registered
 from curation.kinds import stage_named
-from curation.reviews import PendingReview, ReviewReport, history, queue_from, record_reviews
+from curation.reviews import PendingReview, ReviewReport, history, queue_from, record_reviews, split_seen
 from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
 from curation.workflow import ItemFacts
@@ -263,17 +263,21 @@ def group_summary(snap: Snapshot, group: str) -> str:
 
 
 def submit_review(ws: Workspace, record: dict[str, Any]) -> ReviewReport:
-    """Parse one review record (the JSONL shape of design.md) and record it through the domain."""
+    """Parse one review record (the JSONL shape of design.md, with the ``revision`` or group ``content`` the
+    page showed) and record it through the domain, which refuses it as ``stale:<stage>`` if that changed."""
     found = stage_named(str(record.get("stage")))
     model: type[BaseModel] | None = found.record_model if found else None
     if model is None:
         raise ValidationFailed([Problem(f"unknown stage {record.get('stage')!r}", "stage")])
+    fields, seen, seen_problems = split_seen(record)
+    if seen_problems:
+        raise ValidationFailed([Problem(message, name) for name, message in seen_problems], "nothing was recorded")
     try:
-        review = model.model_validate(record)
+        review = model.model_validate(fields)
     except ValidationError as exc:
         raise ValidationFailed(_unlocated(pydantic_problems(exc, "", 0)), "nothing was recorded") from None
     try:
-        return record_reviews(ws, [PendingReview(0, review)], source="ui")  # type: ignore[arg-type]
+        return record_reviews(ws, [PendingReview(0, review, seen)], source="ui")  # type: ignore[arg-type]
     except ValidationFailed as exc:
         raise ValidationFailed(_unlocated(exc.problems), "nothing was recorded") from None
 

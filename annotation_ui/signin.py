@@ -1,8 +1,10 @@
 """Signing in to the UI: password checks that slow down repeated failures and are recorded as events, and a
 signed session token (kept in a cookie) so that a reload or a deep link keeps the person signed in.
 
-The token is ``base64(name|expiry|password-fingerprint).hmac``, signed with a secret kept in the workspace
-folder (created on first use, readable by its owner only); changing the password ends every session.
+The token is ``base64(name|expiry|password-fingerprint|session-id).hmac``, signed with a secret kept in the
+workspace folder (created on first use, readable by its owner only). The session id names a row of
+``sign_in_session``: signing out ends it on the server, so a copied cookie stops working; changing the
+password and the expiry end every session too.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ import base64
 import hashlib
 import hmac
 import os
+import secrets
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select
 
 from curation.errors import NotFoundError, PermissionDenied
 from curation.tables import Event, Person, utcnow
+from curation.work_tables import SignInSession
 from curation.workspace import Workspace, record_event, verify_password
 
 from .logic import SignedIn
@@ -27,7 +31,7 @@ from .logic import SignedIn
 COOKIE = "omnicurate_session"
 SECRET_FILE = ".ui-session-key"
 SESSION_HOURS = 12
-SIGNED_IN, FAILED = "ui.sign_in", "ui.sign_in_failed"
+SIGNED_IN, FAILED, SIGNED_OUT = "ui.sign_in", "ui.sign_in_failed", "ui.sign_out"
 FREE_FAILURES = 3
 """Failures in the window before each further attempt is slowed down."""
 WINDOW = timedelta(minutes=15)
@@ -105,30 +109,62 @@ def _mac(ws: Workspace, payload: bytes) -> str:
 
 
 def issue_token(ws: Workspace, name: str, hours: float = SESSION_HOURS) -> str:
+    """A new session for NAME (a row that a sign-out ends) and its signed token."""
     with ws.session() as s:
         person = s.get(Person, name)
     if person is None:
         raise NotFoundError(f"no person named {name!r}")
     expiry = int(time.time() + hours * 3600)
-    payload = f"{name}|{expiry}|{_fingerprint(person)}".encode()
+    session_id = secrets.token_hex(16)
+    with ws.writing() as s:
+        s.add(SignInSession(id=session_id, person=name, expires_at=datetime.fromtimestamp(expiry, UTC)))
+    payload = f"{name}|{expiry}|{_fingerprint(person)}|{session_id}".encode()
     return base64.urlsafe_b64encode(payload).decode().rstrip("=") + "." + _mac(ws, payload)
 
 
-def verify_token(ws: Workspace, token: str | None) -> SignedIn | None:
-    """The person a token signs in, or None when it is missing, forged, expired or outdated."""
+def _session_id(ws: Workspace, token: str | None) -> tuple[str, str] | None:
+    """(person, session id) of a token whose signature holds and which has not expired; else None."""
     if not token or "." not in token:
         return None
     encoded, mac = token.rsplit(".", 1)
     try:
         payload = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4))
-        name, expiry_text, fingerprint = payload.decode().split("|")
+        name, expiry_text, fingerprint, session_id = payload.decode().split("|")
         expiry = int(expiry_text)
     except ValueError:
-        return None
+        return None  # forged, truncated, or made before sessions were kept on the server
     if not hmac.compare_digest(mac, _mac(ws, payload)) or expiry < time.time():
         return None
     with ws.session() as s:
         person = s.get(Person, name)
     if person is None or not hmac.compare_digest(fingerprint, _fingerprint(person)):
+        return None  # the password changed since: every session of the person ended
+    return name, session_id
+
+
+def verify_token(ws: Workspace, token: str | None) -> SignedIn | None:
+    """The person a token signs in, or None when it is missing, forged, expired, outdated or signed out."""
+    found = _session_id(ws, token)
+    if found is None:
         return None
-    return SignedIn(person.name, frozenset(person.role_set))
+    name, session_id = found
+    with ws.session() as s:
+        row = s.get(SignInSession, session_id)
+        person = s.get(Person, name)
+        if row is None or row.person != name or row.ended_at is not None or person is None:
+            return None
+        return SignedIn(person.name, frozenset(person.role_set))
+
+
+def end_session(ws: Workspace, token: str | None, why: str = "signed out") -> None:
+    """End the session a token names on the server (a sign-out): the token, wherever copied, signs nobody in."""
+    found = _session_id(ws, token)
+    if found is None:
+        return
+    name, session_id = found
+    with ws.writing() as s:
+        row = s.get(SignInSession, session_id)
+        if row is not None and row.ended_at is None:
+            row.ended_at, row.ended_why = utcnow(), why
+            s.add(row)
+            record_event(s, name, SIGNED_OUT, _subject(name), None, {"why": why})

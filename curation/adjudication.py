@@ -136,11 +136,13 @@ def record_adjudication(
     reason: str,
     consistent: Mapping[str, list[str]] | None = None,
     from_reviewer: str | None = None,
+    revision: int | None = None,
 ) -> Adjudication:
     """Record a maintainer's consensus checklist for ITEM (given, or one reviewer's, taken as it is).
 
     Refused (nothing recorded) without the maintainer role, without a written reason, by the item's author,
-    with both or neither of ``consistent`` and ``from_reviewer``, or with a checklist the item cannot have.
+    with both or neither of ``consistent`` and ``from_reviewer``, with a checklist the item cannot have, or
+    (``stale:adjudication``) when ``revision``, the revision the maintainer saw, is no longer the item's.
     """
     ws.require_role(maintainer, "maintainer")
     problems: list[Problem] = []
@@ -154,6 +156,17 @@ def record_adjudication(
     item = state.facts.get(item_id)
     if item is None:
         raise NotFoundError(f"no item {item_id!r} in this workspace")
+    if revision is not None and revision != item.revision:
+        raise ValidationFailed(
+            [
+                Problem(
+                    f"stale:{ADJUDICATION}: {item_id!r} changed since you saw it (revision {revision}, now "
+                    f"{item.revision}); look at it again",
+                    "revision",
+                )
+            ],
+            f"adjudication of {item_id!r} was not recorded",
+        )
     kind = kind_of(item.kind)
     if STAGE not in kind.stage_names or not kind.stage(STAGE).applies(item):
         raise ValidationFailed([Problem(f"{item_id!r} ({item.kind}) has no subset checklist to adjudicate", "item")])

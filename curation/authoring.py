@@ -107,6 +107,7 @@ def save_uploaded_item(
 
 _PLAIN = {
     "String should have at least 1 character": "is empty: fill it in",
+    "must hold at least 1 character that is not whitespace": "is empty: fill it in",
     "Field required": "is missing: fill it in",
     "Input should be a valid string": "should be text",
 }

@@ -35,10 +35,45 @@ class ReviewReport:
 
 @dataclass
 class PendingReview:
-    """A parsed review record and the line it came from (0 when it came from the UI or Label Studio)."""
+    """A parsed review record and the line it came from (0 when it came from the UI or Label Studio).
+
+    ``seen`` is what its reviewer saw, when the record names it: the item's revision (item stages) or the
+    group's content hash (group stages). A record against content that changed since is refused
+    (``stale:<stage>``); without it the record counts against the content as it is now.
+    """
 
     line: int
     review: ReviewIn
+    seen: int | str | None = None
+
+
+SEEN_FIELDS = ("revision", "content")
+"""Optional fields of a review line naming what its reviewer saw; not part of any stage's record model."""
+
+
+def split_seen(obj: dict[str, Any]) -> tuple[dict[str, Any], int | str | None, list[tuple[str, str]]]:
+    """The record without its ``revision``/``content`` field, what that field names, and ``(field, problem)``s.
+
+    ``revision`` is a whole number from 1 (the item revision shown); ``content`` a group's content hash.
+    """
+    rest = {k: v for k, v in obj.items() if k not in SEEN_FIELDS}
+    problems: list[tuple[str, str]] = []
+    seen: int | str | None = None
+    if "revision" in obj:
+        value = obj["revision"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(("revision", f"must be a whole number from 1 (the item revision you saw), not {value!r}"))
+        else:
+            seen = value
+    if "content" in obj:
+        value = obj["content"]
+        if not isinstance(value, str) or not value.strip():
+            problems.append(("content", "must be the content hash of the group you saw (a non-empty string)"))
+        elif seen is not None:
+            problems.append(("content", "name either the revision (an item) or the content (a group), not both"))
+        else:
+            seen = value.strip()
+    return rest, seen, problems
 
 
 def _payload(review: ReviewIn) -> dict[str, Any]:
@@ -66,9 +101,13 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
                 Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage", number, file)
             )
             continue
-        parsed = validate_line(found.record_model, obj, file, number)
+        record, seen, seen_problems = split_seen(obj)
+        problems += [Problem(message, name, number, file) for name, message in seen_problems]
+        parsed = validate_line(found.record_model, record, file, number)
         if isinstance(parsed, list):
             problems.extend(parsed)
+            continue
+        if seen_problems:
             continue
         key = (
             getattr(parsed, "item", None) or getattr(parsed, "group", None),
@@ -86,7 +125,7 @@ def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
                 )
             )
             continue
-        pending.append(PendingReview(number, parsed))  # type: ignore[arg-type]
+        pending.append(PendingReview(number, parsed, seen))  # type: ignore[arg-type]
     return pending, problems
 
 
@@ -135,6 +174,10 @@ def record_reviews(
                     problems.append(Problem(f"group {group!r} has no stage {r.stage!r}", "stage", **where))
                     continue
                 inputs = stage.group_inputs(perturbed[group], members)
+                stale = _stale_group(p.seen, r.stage, group, inputs)
+                if stale:
+                    problems.append(Problem(stale, "content", **where))
+                    continue
                 targets.append((p, stage, f"group:{group}", 0, inputs, where))
                 continue
             item_id = cast(ItemReviewIn, r).item  # an item stage's record names an item
@@ -146,6 +189,10 @@ def record_reviews(
                 problems.append(
                     Problem(f"stage {r.stage!r} does not apply to {item.id!r} ({item.kind})", "stage", **where)
                 )
+                continue
+            stale = _stale_item(p.seen, r.stage, item)
+            if stale:
+                problems.append(Problem(stale, "revision", **where))
                 continue
             problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
             targets.append((p, stage, f"item:{item.id}", item.revision, stage.inputs(item), where))
@@ -217,6 +264,32 @@ def record_reviews(
                 record_event(s, key[2], "review.replaced", subject, before, {"stage": key[1], **payload})
                 report.replaced += 1
     return report
+
+
+def _stale_item(seen: int | str | None, stage: str, item: ItemFacts) -> str | None:
+    """Why a record made on revision ``seen`` of ITEM cannot count now (None when it can, or names none)."""
+    if seen is None or seen == item.revision:
+        return None
+    if not isinstance(seen, int):
+        return f"an item record names the revision its reviewer saw (a number), not {seen!r}"
+    if seen > item.revision:
+        return f"{item.id!r} has no revision {seen} (it is at revision {item.revision})"
+    return (
+        f"stale:{stage}: {item.id!r} changed since its reviewer saw it (revision {seen}, now {item.revision}); "
+        "nothing was recorded: review the new content"
+    )
+
+
+def _stale_group(seen: int | str | None, stage: str, group: str, inputs: str) -> str | None:
+    """Why a record made on group content ``seen`` cannot count now (None when it can, or names none)."""
+    if seen is None or seen == inputs:
+        return None
+    if not isinstance(seen, str):
+        return f"a group record names the content hash its reviewer saw, not a revision ({seen!r})"
+    return (
+        f"stale:{stage}: a sister of group {group!r} changed since its reviewer saw the group; nothing was "
+        "recorded: review the group again"
+    )
 
 
 class _BatchRecords:
@@ -406,6 +479,16 @@ def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) 
             continue
         out.append(item_id)
     return out
+
+
+def group_content(state: DerivedState, stage: str, group: str) -> str:
+    """The content hash of GROUP's live sisters as STAGE judges it: what a group record names as ``content``."""
+    found = stage_named(stage)
+    if not isinstance(found, GroupStage):
+        raise ValidationFailed([Problem(f"{stage!r} is not a group stage", "stage")])
+    if group not in state.perturbed:
+        raise NotFoundError(f"no group {group!r}")
+    return found.group_inputs(state.perturbed[group], state.sisters(group))
 
 
 def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFacts]]]:  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ TABLE_MODULES = (
     "curation.kinds.judge.query_tables",
     "curation.screening.tables",
     "curation.study.tables",
+    "curation.work_tables",
 )
 """Module -> tables it owns; each is created by the migration its docstring names."""
 

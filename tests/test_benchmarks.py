@@ -42,11 +42,13 @@ SMOKE = {
     "release_build.py": ["--smoke"],
     "screen_candidates.py": ["--smoke"],
     "ui_render.py": ["--smoke"],
+    "ui_team.py": ["--smoke"],
 }
 """Script -> the arguments of its smallest run; "script variant" keys give a script a second smoke run (a mode)."""
 HELPERS = {"demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py"}
-MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service]}
-"""Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs."""
+MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service], "ui_team.py": [pytest.mark.browser]}
+"""Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs;
+the team benchmark drives Debian's chromium."""
 
 
 def test_every_benchmark_has_a_smoke_run() -> None:

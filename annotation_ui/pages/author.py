@@ -1,6 +1,7 @@
 """Write a new item or edit one of yours: media with preview, the TRIAD fields, taxonomy leaves with their
 definitions as help, the scene group (sisters shown; their answers only after a confirm, as an exposure),
-provenance. Problems appear beside their field, all of them at once; an upload that is no image or audio (or a
+provenance. Every typed field is kept as the author's draft on the server until saved or discarded (a reload
+resumes it). Problems appear beside their field, all of them at once; an upload that is no image or audio (or a
 decompression bomb) is named at once, never previewed."""
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from annotation_ui.components import (
     workspace,
 )
 from curation.authoring import Upload, item_fields, save_uploaded_item
+from curation.drafts import discard_draft, load_draft, save_draft
 from curation.errors import CurateError, ValidationFailed
 from curation.kinds.mcq import MCQ
 from curation.tables import Item
@@ -54,12 +56,55 @@ current: dict[str, Any] = item_fields(ws, target) if editing else {}
 prefix = f"author-{target}"
 PROBLEMS = f"{prefix}-problems"
 problems: dict[str, list[str]] = st.session_state.get(PROBLEMS, {})
+DRAFT_PAGE, draft_subject = "author", f"item:{target}" if editing else "new"
+prov = current.get("provenance", {})
+FIELDS: dict[str, Any] = {  # every typed field -> its value when no draft holds one (the stored item's, or empty)
+    "group": current.get("group", ""),
+    "perturbed": PERTURBED[0],
+    "n-options": len(current.get("options", {})) or 4,
+    "id": current.get("id", ""),
+    "language": current.get("language", "en"),
+    "context": current.get("context", ""),
+    "question": current.get("question", ""),
+    **{f"opt-{key}": current.get("options", {}).get(key, "") for key in OPTION_KEYS[:8]},
+    "answer": current.get("answer"),
+    **{f"leaf-{m}": current.get("taxonomy", {}).get(m) for m in MODALITIES},
+    "ambiguous": list(current.get("ambiguous", [])),
+    "image-source": prov.get("image", {}).get("source", IMAGE_SOURCES[0]),
+    "image-license": prov.get("image", {}).get("license", ""),
+    "audio-source": prov.get("audio", {}).get("source", AUDIO_SOURCES[0]),
+    "audio-license": prov.get("audio", {}).get("license", ""),
+}
 
 
-def recorded_source(prov: dict[str, Any], kind: str, sources: tuple[str, ...]) -> int:
-    """The position of the item's recorded source for a medium; the first when none (or an unknown one)."""
-    source = prov.get(kind, {}).get("source")
-    return sources.index(source) if source in sources else 0
+def key_of(name: str) -> str:
+    return f"{prefix}-{name}"
+
+
+def keep_draft() -> None:
+    """Copy every typed field to the server (uploads are not part of a draft): a reload resumes them."""
+    values = {name: st.session_state.get(key_of(name)) for name in FIELDS if key_of(name) in st.session_state}
+    save_draft(ws, user.name, DRAFT_PAGE, draft_subject, values)
+
+
+if f"{prefix}-init" not in st.session_state:  # first draw in this tab: the person's draft, else the item
+    draft = load_draft(ws, user.name, DRAFT_PAGE, draft_subject) or {}
+    for name, default in FIELDS.items():
+        st.session_state[key_of(name)] = draft.get(name, default)
+    st.session_state[f"{prefix}-init"] = True
+    if draft:
+        st.info(
+            "Your unsaved draft of this item was restored (uploads are not kept in a draft: upload them again).",
+            icon=":material/restore:",
+        )
+for name, choices in {
+    "image-source": IMAGE_SOURCES,
+    "audio-source": AUDIO_SOURCES,
+    "perturbed": PERTURBED,
+    **{f"leaf-{m}": tuple(TAXONOMY[m]) for m in MODALITIES},
+}.items():
+    if st.session_state.get(key_of(name)) not in (*choices, None):  # a recorded value the lists no longer hold
+        st.session_state[key_of(name)] = None if name.startswith("leaf-") else choices[0]
 
 
 FIELD_LABELS = {
@@ -125,9 +170,9 @@ with right:
 # ----- group (outside the form: naming an existing one shows its sisters) -------------------------
 group = st.text_input(
     "Scene group id (an existing group, or a new one)",
-    value=current.get("group", ""),
-    key=f"{prefix}-group",
+    key=key_of("group"),
     placeholder="e.g. kitchen-02",
+    on_change=keep_draft,
 ).strip()
 if group in snap.perturbed:
     perturbed = snap.perturbed[group]
@@ -142,56 +187,66 @@ if group in snap.perturbed:
 else:
     if group:
         st.caption("A new group: its sisters will share this id.")
-    perturbed = st.selectbox("Perturbed modality (what differs between sisters)", PERTURBED, key=f"{prefix}-perturbed")
+    perturbed = st.selectbox(
+        "Perturbed modality (what differs between sisters)", PERTURBED, key=key_of("perturbed"), on_change=keep_draft
+    )
 errors_for("group", "perturbed")
-n_options = st.number_input("Number of options", 2, 8, len(current.get("options", {})) or 4, key=f"{prefix}-n-options")
+n_options = st.number_input("Number of options", 2, 8, key=key_of("n-options"), on_change=keep_draft)
 
-# ----- the item ----------------------------------------------------------------------------------
-with st.form(f"{prefix}-form"):
-    item_id = st.text_input("Item id", value=current.get("id", ""), disabled=editing, placeholder="e.g. kitchen-02-a")
+# ----- the item (every field kept as a draft on the server as it is typed) ----------------------
+keys = OPTION_KEYS[: int(n_options)]
+if st.session_state.get(key_of("answer")) not in keys:
+    st.session_state[key_of("answer")] = None
+with st.container(border=True):
+    item_id = st.text_input(
+        "Item id", key=key_of("id"), disabled=editing, placeholder="e.g. kitchen-02-a", on_change=keep_draft
+    )
     errors_for("id", "author")
-    language = st.text_input("Language (BCP 47)", value=current.get("language", "en"))
+    language = st.text_input("Language (BCP 47)", key=key_of("language"), on_change=keep_draft)
     errors_for("language")
-    context = st.text_area("Context (the text modality)", value=current.get("context", ""))
+    context = st.text_area("Context (the text modality)", key=key_of("context"), on_change=keep_draft)
     errors_for("context")
-    question = st.text_input("Question", value=current.get("question", ""))
+    question = st.text_input("Question", key=key_of("question"), on_change=keep_draft)
     errors_for("question")
-    keys = OPTION_KEYS[: int(n_options)]
-    options = {
-        key: st.text_input(f"Option {key}", value=current.get("options", {}).get(key, ""), key=f"{prefix}-opt-{key}")
-        for key in keys
-    }
+    options = {key: st.text_input(f"Option {key}", key=key_of(f"opt-{key}"), on_change=keep_draft) for key in keys}
     errors_for("options")
-    answer_default = list(keys).index(current["answer"]) if current.get("answer") in keys else None
-    answer = st.selectbox("Answer", keys, index=answer_default, placeholder="The option the full item supports")
+    answer = st.selectbox(
+        "Answer", keys, key=key_of("answer"), placeholder="The option the full item supports", on_change=keep_draft
+    )
     errors_for("answer")
     st.markdown("**Ambiguity taxonomy** (TRIAD App. A): where does each modality's ambiguity come from?")
     taxonomy = {}
     for column, modality in zip(st.columns(3), MODALITIES, strict=True):
         leaves = list(TAXONOMY[modality])
-        chosen = current.get("taxonomy", {}).get(modality)
         taxonomy[modality] = column.selectbox(
             f"{modality.capitalize()} leaf",
             leaves,
-            index=leaves.index(chosen) if chosen in leaves else None,
+            key=key_of(f"leaf-{modality}"),
+            on_change=keep_draft,
             help="\n\n".join(f"**{leaf}**: {TAXONOMY[modality][leaf].definition}" for leaf in leaves),
         )
     errors_for("taxonomy")
     ambiguous = st.multiselect(
         "Ambiguous modalities (each is ambiguous alone; the count is the tier)",
         MODALITIES,
-        default=current.get("ambiguous", []),
+        key=key_of("ambiguous"),
+        on_change=keep_draft,
     )
     errors_for("ambiguous")
     st.markdown("**Provenance and licence**")
-    prov = current.get("provenance", {})
     c1, c2, c3, c4 = st.columns(4)
-    image_source = c1.selectbox("Image source", IMAGE_SOURCES, index=recorded_source(prov, "image", IMAGE_SOURCES))
-    image_license = c2.text_input("Image licence (SPDX)", value=prov.get("image", {}).get("license", ""))
-    audio_source = c3.selectbox("Audio source", AUDIO_SOURCES, index=recorded_source(prov, "audio", AUDIO_SOURCES))
-    audio_license = c4.text_input("Audio licence (SPDX)", value=prov.get("audio", {}).get("license", ""))
+    image_source = c1.selectbox("Image source", IMAGE_SOURCES, key=key_of("image-source"), on_change=keep_draft)
+    image_license = c2.text_input("Image licence (SPDX)", key=key_of("image-license"), on_change=keep_draft)
+    audio_source = c3.selectbox("Audio source", AUDIO_SOURCES, key=key_of("audio-source"), on_change=keep_draft)
+    audio_license = c4.text_input("Audio licence (SPDX)", key=key_of("audio-license"), on_change=keep_draft)
     errors_for("provenance")
-    submitted = st.form_submit_button("Save item", type="primary")
+    save_column, discard_column, _ = st.columns([1, 1, 3])
+    submitted = save_column.button("Save item", type="primary")
+    if discard_column.button("Discard my draft", icon=":material/delete:"):
+        discard_draft(ws, user.name, DRAFT_PAGE, draft_subject)
+        for name in [*FIELDS, "init"]:
+            st.session_state.pop(key_of(name), None)
+        st.rerun()
 
 if submitted:
     fields: dict[str, Any] = {
@@ -230,6 +285,9 @@ if submitted:
         st.rerun()
     progress.progress(1.0, text="Saved.")
     st.session_state.pop(PROBLEMS, None)
+    discard_draft(ws, user.name, DRAFT_PAGE, draft_subject)
+    for name in [*FIELDS, "init"]:
+        st.session_state.pop(key_of(name), None)
     saved = fields["id"]
     what = "created" if report.created else "saved as a new revision" if report.revised else "unchanged"
     flash(f"Item {saved} {what}.")

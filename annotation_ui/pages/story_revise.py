@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import flash, review_queue, show_error
+from annotation_ui.components import flash, release_held, review_queue, show_error
 from annotation_ui.story import show_pages
 from curation.errors import CurateError
 from curation.screening.items import revise_items, story_item
@@ -42,6 +42,7 @@ if submitted:
     try:
         report = revise_items(ws, [(0, ReviseRecord(item=item_id, reviewer=user.name, edits=edits, note=note))])
         what = f"{len(edits)} field(s) revised" if report.revised else "signed off as it stands"
+        release_held()
         flash(f"{item_id}: {what}.")
         st.rerun()
     except CurateError as exc:

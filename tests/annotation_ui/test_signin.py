@@ -69,3 +69,31 @@ def test_a_session_token_round_trips_and_refuses_tampering(ui_workspace):
     assert verify_token(ui_workspace, issue_token(ui_workspace, "rev2", hours=-1)) is None  # expired
     ui_workspace.set_password("rev2", "a-new-password-9")
     assert verify_token(ui_workspace, token) is None  # a new password ends every session
+
+
+def test_signing_out_ends_the_session_on_the_server(ui_workspace):
+    from annotation_ui.signin import SIGNED_OUT, end_session
+
+    token = issue_token(ui_workspace, "rev1")
+    other = issue_token(ui_workspace, "rev1")  # the same person in another browser
+    copied = str(token)
+    end_session(ui_workspace, token)
+    assert verify_token(ui_workspace, copied) is None  # a copied cookie stops working
+    assert verify_token(ui_workspace, other) == SignedIn("rev1", frozenset({"reviewer"}))  # only that session ended
+    (ended,) = events(ui_workspace, SIGNED_OUT)
+    assert (ended.actor, ended.after) == ("rev1", {"why": "signed out"})
+    end_session(ui_workspace, token)  # twice: nothing more happens
+    assert len(events(ui_workspace, SIGNED_OUT)) == 1
+
+
+def test_a_token_without_a_server_session_signs_nobody_in(ui_workspace):
+    """A token signed with the workspace's key but naming no stored session (or the older three-part token)."""
+    from annotation_ui.signin import _mac
+
+    token = issue_token(ui_workspace, "rev1")
+    encoded, _ = token.rsplit(".", 1)
+    payload = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
+    name, expiry, fingerprint, _session = payload.split("|")
+    for forged in (f"{name}|{expiry}|{fingerprint}|{'0' * 32}", f"{name}|{expiry}|{fingerprint}"):
+        body = base64.urlsafe_b64encode(forged.encode()).decode().rstrip("=")
+        assert verify_token(ui_workspace, f"{body}.{_mac(ui_workspace, forged.encode())}") is None

@@ -47,6 +47,7 @@ from .schema import (
     ScoreSample,
     TaskLine,
 )
+from .seen import refuse_if_stale, sample_content
 from .tables import (
     JudgeAnnotation,
     JudgeCursor,
@@ -467,11 +468,15 @@ def record_adjudication(ws: Workspace, record: ChecklistAdjudicationRecord) -> T
     return task_checklist(ws, record.task)
 
 
-def record_response_review(ws: Workspace, record: ResponseReviewRecord) -> None:
+def record_response_review(ws: Workspace, record: ResponseReviewRecord, seen: str | None = None) -> None:
+    """Record one person's review of a response; ``seen`` (the response's content hash the page showed) makes a
+    review of a response re-imported with other content since ``stale:response_review``."""
     with ws.writing() as s:
         _require_reviewer(s, record.reviewer)
-        if s.get(JudgeResponse, record.response) is None:
+        response = s.get(JudgeResponse, record.response)
+        if response is None:
             raise NotFoundError(f"no response {record.response!r}")
+        refuse_if_stale(seen, response.content_hash, "response_review", f"response {record.response}")
         _put_record(s, record.response, "response_review", record.reviewer, record.model_dump(mode="json"))
 
 
@@ -574,6 +579,15 @@ def previous_sample(ws: Workspace, person: str, kind: str, before: int) -> Judge
         ).scalar()
 
 
+def sample_seen(ws: Workspace, sample_id: str) -> str:
+    """The content hash of a sample as its page shows it (what an Apply names as ``seen``)."""
+    with ws.session() as s:
+        sample = s.get(JudgeSample, sample_id)
+        if sample is None:
+            raise NotFoundError(f"no judging sample {sample_id!r}")
+        return sample_content(s, sample)
+
+
 def annotation(ws: Workspace, sample_id: str, person: str) -> JudgeAnnotation | None:
     with ws.session() as s:
         return s.execute(
@@ -587,20 +601,31 @@ def _validated(kind: str, sample_id: str, person: str, values: dict[str, Any]) -
     return PairAnnotation(sample=sample_id, annotator=person, choices=values)
 
 
-def save_annotation(ws: Workspace, sample_id: str, person: str, values: dict[str, Any], apply: bool) -> JudgeAnnotation:
+def save_annotation(
+    ws: Workspace, sample_id: str, person: str, values: dict[str, Any], apply: bool, seen: str | None = None
+) -> JudgeAnnotation:
     """Keep a draft (``apply=False``: Previous/Next) or apply it; applying needs a value for every criterion.
 
-    A sample that already has its annotators is refused to a newcomer (another person applied first).
+    A sample that already has its annotators is refused to a newcomer (another person applied first); an
+    application naming the content it was made on (``seen``, :func:`sample_seen`) is refused as
+    ``stale:<kind>_annotation`` when that changed since.
     """
     with ws.writing() as s:
-        row = _save(s, ws.settings.judge.annotators_per_sample, sample_id, person, values, apply)
+        row = _save(s, ws.settings.judge.annotators_per_sample, sample_id, person, values, apply, seen=seen)
         s.flush()
         s.expunge(row)
     return row
 
 
 def _save(  # type: ignore[no-untyped-def]
-    s, quota: int, sample_id: str, person: str, values: dict[str, Any], apply: bool, via: str | None = None
+    s,
+    quota: int,
+    sample_id: str,
+    person: str,
+    values: dict[str, Any],
+    apply: bool,
+    via: str | None = None,
+    seen: str | None = None,
 ) -> JudgeAnnotation:
     """The one path every annotation takes (the app's pages, imports, Label Studio pulls). Every check comes
     before the first change, so a refusal leaves the session as it was."""
@@ -610,6 +635,8 @@ def _save(  # type: ignore[no-untyped-def]
     if sample is None:
         raise NotFoundError(f"no judging sample {sample_id!r}")
     _require_annotator(s, person)
+    if apply:
+        refuse_if_stale(seen, sample_content(s, sample), f"{sample.kind}_annotation", f"sample {sample_id}")
     owner = s.execute(select(JudgeTask.created_by).where(JudgeTask.id == sample.task)).scalar_one()
     if owner == person:
         raise PermissionDenied(f"{person!r} imported task {sample.task}: nobody annotates samples of their own task")

@@ -2,14 +2,14 @@
 before they become tasks (import, audit, screen, refine)
 
 Revision ID: 0017_judge_queries
-Revises: 0011_story_study
+Revises: 0014_drafts_sessions
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0017_judge_queries"
-down_revision = "0011_story_study"
+down_revision = "0014_drafts_sessions"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,74 @@
+"""Click-to-render time of the annotation app under a team: 1, 4 and 8 people in real Chromium answer the blind
+answer check of one shared queue at once (``devsupport.ui_team``); the time from a Submit click to the page
+saying "recorded" or why not. The figure is the ratio of the p50 at 8 sessions to the p50 at 1 (on the
+project's 2-core machine). Every run is also checked: no click without an outcome, no lost, silent or doubled
+record, no label in a page or a websocket frame.
+
+Run: python benchmarks/ui_team.py [--sessions 1 4 8] [--seconds 30] [--items 48] [--db-url URL] [--smoke]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from devsupport.ui_team import build_team_workspace, problems, run_team, serve, summary, team_names  # noqa: E402
+
+
+def chromium() -> str:
+    import shutil
+
+    found = os.environ.get("CURATE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(found).is_file():
+        raise SystemExit("no chromium: install Debian's `chromium` package or set CURATE_CHROMIUM")
+    return found
+
+
+def one_size(sessions: int, seconds: float, items: int, db_url: str | None) -> dict[str, object]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        from curation.workspace import Workspace
+
+        ws = Workspace.init(root / "ws", db_url)
+        build_team_workspace(ws, root / "src", items, sessions)
+        try:
+            with serve(ws.root, root / "streamlit.log") as url:
+                run = run_team(url, team_names(sessions), seconds, chromium())
+            found = problems(ws, run)
+        finally:
+            ws.close()
+    return {"sessions": sessions, **summary(run), "problems": found}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 4, 8])
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--items", type=int, default=48)
+    parser.add_argument("--db-url", default=None, help="a fresh, empty database (default: SQLite in a temp folder)")
+    parser.add_argument("--smoke", action="store_true", help="one session, 5 s, 4 items")
+    args = parser.parse_args()
+    if args.smoke:
+        args.sessions, args.seconds, args.items = [1], 5.0, 4
+    rows = [one_size(n, args.seconds, args.items, args.db_url) for n in args.sessions]
+    by_size = {r["sessions"]: r for r in rows}
+    load = [round(x, 1) for x in os.getloadavg()]
+    out: dict[str, object] = {"seconds": args.seconds, "items": args.items, "load_average_after": load, "runs": rows}
+    top = by_size[max(by_size)]
+    if 1 in by_size and max(by_size) > 1 and top["p50_s"] and by_size[1]["p50_s"]:
+        ratio = float(top["p50_s"]) / float(by_size[1]["p50_s"])  # type: ignore[arg-type]
+        out[f"p50_ratio_{max(by_size)}_vs_1"] = round(ratio, 2)
+    print(json.dumps(out, indent=2, ensure_ascii=False))
+    if any(r["problems"] for r in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

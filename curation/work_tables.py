@@ -1,0 +1,36 @@
+"""Tables of people's work in progress (migration 0014_drafts_sessions): sign-in sessions, which a sign-out,
+a password change or their expiry ends on the server, and drafts of typed forms, kept per person, page and
+subject until submitted or discarded. Neither writes events: saving a draft changes no item's state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column
+from sqlmodel import Field, SQLModel
+
+from curation.tables import utcnow
+
+
+class SignInSession(SQLModel, table=True):
+    """One signed-in session: its token names its id, and only a session not ended signs anybody in."""
+
+    __tablename__ = "sign_in_session"
+    id: str = Field(primary_key=True, max_length=64)
+    person: str = Field(foreign_key="person.name", index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime
+    ended_at: datetime | None = None
+    ended_why: str | None = Field(default=None, max_length=100)
+
+
+class Draft(SQLModel, table=True):
+    """A person's typed but not submitted work on one form (``page``) for one subject (an item, a group)."""
+
+    __tablename__ = "draft"
+    person: str = Field(foreign_key="person.name", primary_key=True)
+    page: str = Field(primary_key=True, max_length=100)
+    subject: str = Field(primary_key=True, max_length=300)
+    payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    updated_at: datetime = Field(default_factory=utcnow)
