@@ -45,7 +45,10 @@ SMOKE = {
     "ui_team.py": ["--smoke"],
 }
 """Script -> the arguments of its smallest run; "script variant" keys give a script a second smoke run (a mode)."""
-HELPERS = {"demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py"}
+HELPERS = {
+    "demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py",
+    "hash_floor.py": "the sha256sum and OpenSSL hashing floors, imported by release_build.py and import_status.py",
+}
 MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service], "ui_team.py": [pytest.mark.browser]}
 """Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs;
 the team benchmark drives Debian's chromium."""
