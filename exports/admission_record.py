@@ -171,8 +171,9 @@ def attest(
         unit = released.get(item_id)
         if unit is None or not r["subject"].startswith("item:"):
             continue
-        stage = kind_of(unit["kind"]).stage(r["stage"])
-        if not getattr(stage, "blind", False):
+        kind = kind_of(unit["kind"])
+        # records of no stage of the kind (an adjudication consensus) are no blind checks
+        if r["stage"] not in kind.stage_names or not getattr(kind.stage(r["stage"]), "blind", False):
             continue
         who, answered = r["reviewer"], _when(r.get("at"))
         before: list[dict[str, Any]] = []

@@ -79,6 +79,7 @@ def test_pages_follow_roles_and_the_kinds_present():
     assert [p.path for p in pages_for(reviewer, ["mcq", "story_transition"])["Review"]] == mcq + story
     assert list(pages_for(reviewer, ["judge_task"])) == ["Account"]  # judge pages come from judge_pages_for
     assert [p.title for p in judge_pages_for(reviewer, ["judge_task"])["Judging"]] == [
+        "Query screening",
         "Checklist curation",
         "Response review",
         "Score annotation",

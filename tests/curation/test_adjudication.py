@@ -260,6 +260,13 @@ def test_release_admits_the_held_item_only_after_a_consensus(ws: Workspace, tmp_
     result = build_release(ws, "0.1.0", out=tmp_path / "releases", gates=Gates())
     rows = [json.loads(line) for line in (result.path / "data" / "items.jsonl").read_text().splitlines()]
     assert sorted(r["id"] for r in rows) == ["a", "b"]
+    # the consensus travels in the admission record, and the release re-derives "a" admitted from it alone
+    from exports.reproduce import reproduce_release
+
+    records = (result.path / "admission" / "records.jsonl").read_text()
+    assert '"stage":"adjudication"' in records.replace(" ", "")
+    report = reproduce_release(result.path)
+    assert report.ok, report.differences
 
 
 runner = CliRunner()

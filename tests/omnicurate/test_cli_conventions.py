@@ -82,10 +82,9 @@ def test_human_output_rounds_and_never_shows_a_python_repr(demos: dict[str, Path
     document = json.loads(invoke("-w", str(demos["mcq"]), "agreement", "--json").stdout)
     naturalness = document["audio_signoff"]["naturalness"]["value"]
     assert len(repr(naturalness).split(".")[1]) > 3  # full precision in --json
-    judge = invoke(
-        "-w", str(demos["judge"]), "judge", "import", "tasks", str(demos["judge"] / "demo-sources/tasks.jsonl")
-    )
-    assert judge.stdout.strip() == "tasks: 0 added, 12 unchanged" and "{" not in judge.stdout
+    responses = str(demos["judge"] / "demo-sources/responses.jsonl")
+    judge = invoke("-w", str(demos["judge"]), "judge", "import", "responses", responses)
+    assert judge.stdout.strip() == "responses: 0 added, 36 unchanged" and "{" not in judge.stdout
 
 
 def test_people_passwd_without_a_terminal_reads_one_line_of_stdin(demos: dict[str, Path]) -> None:

@@ -106,7 +106,7 @@ def test_a_new_kind_page_joins_the_nav_and_pages_i_did_not_list_are_not_left_out
     (docs / "audits.md").write_text("# Audits\n", encoding="utf-8")
     config = gen.mkdocs_config(docs, ROOT / "mkdocs.yml")
     nav = config.split(gen.NAV_MARK)[1]
-    assert '      - "Story books": kinds/story-books.md' in nav
+    assert '      - "Story books: pages from raw scans": kinds/story-books.md' in nav
     assert '      - "Audits": audits.md' in nav  # under "More"
     assert nav.index("kinds/mcq.md") < nav.index("reference/cli.md")
     assert config.split(gen.NAV_MARK)[0] == (ROOT / "mkdocs.yml").read_text().split(gen.NAV_MARK)[0]

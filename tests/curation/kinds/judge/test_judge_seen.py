@@ -8,6 +8,7 @@ from test_judge_store import PEOPLE, curate_all, review_all
 
 from curation.errors import ValidationFailed
 from curation.kinds.judge import store
+from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
 from omnicurate.demo.judge_sources import write_sources
@@ -34,10 +35,11 @@ def test_apply_on_changed_sample_content_is_stale(judge_ws, sources):
     sample = store.next_sample(judge_ws, "ann3", "score")
     shown = store.sample_seen(judge_ws, sample.id)
     assert store.sample_seen(judge_ws, sample.id) == shown  # stable while nothing changes
-    ids = [e.id for e in store.drafted_candidates(judge_ws, sample.task)]
+    # one entry per rubric, taken from the end of each rubric's drafts: another checklist within the bounds
+    ids = first_per_rubric(list(reversed(store.drafted_candidates(judge_ws, sample.task))))
     store.record_selection(  # the curator changes the task's checklist while ann3 has the sample open
         judge_ws,
-        ChecklistSelectionRecord(task=sample.task, stage="checklist_curation", reviewer="ann1", selected=ids[:2]),
+        ChecklistSelectionRecord(task=sample.task, stage="checklist_curation", reviewer="ann1", selected=ids),
     )
     full = dict.fromkeys(CRITERIA, 4)
     with pytest.raises(ValidationFailed) as caught:
