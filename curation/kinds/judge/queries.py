@@ -22,14 +22,13 @@ from sqlmodel import col
 
 from curation.audit.text import near_duplicate_pairs, shingles, text_key, words
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
-from curation.jsonl import pydantic_problems, read_jsonl, read_models
-from curation.media import MediaError
+from curation.jsonl import pydantic_problems, read_jsonl
 from curation.tables import Event, Person
 from curation.workspace import Workspace, record_event
 
 from .query_tables import JudgeQuery
 from .schema import MEDIA_MODALITIES, Identifier, NonEmpty, TaskLine, _Strict, modality_pair
-from .store import _Media, _refuse, _transaction, content_hash
+from .store import _Media, _refuse, _transaction, content_hash, read_task_lines, store_new_lines
 from .tables import JudgeRecord, JudgeTask
 
 SCREEN_REASONS = ("nsfw", "low_quality", "out_of_scope")
@@ -81,54 +80,29 @@ class QueryStatus:
 def import_queries(ws: Workspace, path: Path, actor: str = "cli") -> dict[str, int]:
     """Import candidate query lines (the task line format); all problems at once, nothing imported on any."""
     ws.recover_media()
-    file, problems, media = str(path), list[Problem](), _Media(ws)
-    rows: list[tuple[int, TaskLine, dict[str, str]]] = []
-    seen: dict[str, int] = {}
-    for number, line in read_models(path, TaskLine, problems):
-        if line.id in seen:
-            problems.append(Problem(f"duplicate id {line.id!r} (first on line {seen[line.id]})", "id", number, file))
-            continue
-        seen[line.id] = number
-        inputs = {}
-        for modality, relative in line.inputs.media().items():
-            try:
-                inputs[modality] = media.inspect(path.parent, relative, modality)[0].sha256
-            except MediaError as exc:
-                problems.append(Problem(str(exc), f"inputs.{modality}", number, file))
-        rows.append((number, line, inputs))
-    _refuse(problems, file)
-    counts = {"added": 0, "unchanged": 0}
+    media = _Media(ws)
+    rows = read_task_lines(path, media)
+    counts: dict[str, int] = {}
 
-    def write(session) -> None:  # type: ignore[no-untyped-def]
-        stored = {q.id: q.content_hash for q in session.execute(select(JudgeQuery)).scalars()}
-        clashes = []
-        for number, line, inputs in rows:
-            data = {**line.model_dump(exclude={"inputs", "kind"}), "inputs": inputs}
-            digest = content_hash(data)
-            if line.id in stored:
-                if stored[line.id] != digest:
-                    clashes.append(
-                        Problem(f"query {line.id!r} is already stored with other content", "id", number, file)
-                    )
-                else:
-                    counts["unchanged"] += 1
-                continue
-            session.add(
-                JudgeQuery(
-                    id=line.id,
-                    instruction=line.instruction,
-                    original=line.instruction,
-                    inputs=inputs,
-                    output=line.output,
-                    source=line.source,
-                    license=line.license,
-                    content_hash=digest,
-                    created_by=actor,
-                )
-            )
-            record_event(session, actor, "judge.query.import", f"judge_query:{line.id}", None, data)
-            counts["added"] += 1
-        _refuse(clashes, file)
+    def build(line: TaskLine, inputs: dict[str, str], digest: str) -> JudgeQuery:
+        return JudgeQuery(
+            id=line.id,
+            instruction=line.instruction,
+            original=line.instruction,
+            inputs=inputs,
+            output=line.output,
+            source=line.source,
+            license=line.license,
+            content_hash=digest,
+            created_by=actor,
+        )
+
+    def write(session: Any) -> None:
+        found = store_new_lines(
+            session, JudgeQuery, rows, build, exclude={"inputs", "kind"}, noun="query", event="judge.query.import",
+            file=str(path), actor=actor,
+        )  # fmt: skip
+        counts.update(found)
 
     _transaction(ws, media, write)
     return counts

@@ -174,57 +174,90 @@ class ImportCounts:
         return f"{self.added} added, {self.unchanged} unchanged"
 
 
-def import_tasks(ws: Workspace, path: Path, actor: str = "cli") -> ImportCounts:
-    """Import task lines; a task already stored with other content is refused (tasks are not revised)."""
-    ws.recover_media()
-    file, problems, media = str(path), list[Problem](), _Media(ws)
-    rows: list[tuple[int, TaskLine, dict[str, str]]] = []
+TaskRows = list[tuple[int, TaskLine, dict[str, str]]]
+"""(line number, the line, its media as modality -> content hash) of a file in the task line format."""
+
+
+def read_task_lines(path: Path, media: _Media) -> TaskRows:
+    """The lines of a task-format file (tasks, candidate queries) with their media staged; every problem of the
+    file at once, and nothing staged that a later step would keep, when there is any."""
+    file, problems = str(path), list[Problem]()
+    rows: TaskRows = []
     seen: dict[str, int] = {}
-    for number, task in read_models(path, TaskLine, problems):
-        if task.id in seen:
-            problems.append(Problem(f"duplicate id {task.id!r} (first on line {seen[task.id]})", "id", number, file))
+    for number, line in read_models(path, TaskLine, problems):
+        if line.id in seen:
+            problems.append(Problem(f"duplicate id {line.id!r} (first on line {seen[line.id]})", "id", number, file))
             continue
-        seen[task.id] = number
+        seen[line.id] = number
         inputs = {}
-        for modality, relative in task.inputs.media().items():
+        for modality, relative in line.inputs.media().items():
             try:
                 inputs[modality] = media.inspect(path.parent, relative, modality)[0].sha256
             except MediaError as exc:
                 problems.append(Problem(str(exc), f"inputs.{modality}", number, file))
-        rows.append((number, task, inputs))
+        rows.append((number, line, inputs))
     _refuse(problems, file)
-    counts = {"added": 0, "unchanged": 0}
+    return rows
 
-    def write(session) -> None:  # type: ignore[no-untyped-def]
-        stored = {t.id: t.content_hash for t in session.execute(select(JudgeTask)).scalars()}
-        clashes = []
-        for number, task, inputs in rows:
-            data = {**task.model_dump(exclude={"inputs"}), "inputs": inputs}
-            digest = content_hash(data)
-            if task.id in stored:
-                if stored[task.id] != digest:
-                    clashes.append(
-                        Problem(f"task {task.id!r} is already stored with other content", "id", number, file)
-                    )
-                else:
-                    counts["unchanged"] += 1
-                continue
-            session.add(
-                JudgeTask(
-                    id=task.id,
-                    instruction=task.instruction,
-                    inputs=inputs,
-                    output=task.output,
-                    modality_pair=task.modality_pair,
-                    source=task.source,
-                    license=task.license,
-                    content_hash=digest,
-                    created_by=actor,
-                )
-            )
-            record_event(session, actor, "judge.task.import", f"judge_task:{task.id}", None, data)
-            counts["added"] += 1
-        _refuse(clashes, file)
+
+def store_new_lines(
+    session: Any,
+    table: Any,
+    rows: TaskRows,
+    build: Callable[[TaskLine, dict[str, str], str], Any],
+    *,
+    exclude: set[str],
+    noun: str,
+    event: str,
+    file: str,
+    actor: str,
+) -> dict[str, int]:
+    """Add the rows whose id is new (``build`` makes the table row from the line, its media and content hash);
+    the same content again is unchanged, other content under a stored id is refused, every such line at once."""
+    stored = {r.id: r.content_hash for r in session.execute(select(table)).scalars()}
+    counts, clashes = {"added": 0, "unchanged": 0}, list[Problem]()
+    for number, line, inputs in rows:
+        data = {**line.model_dump(exclude=exclude), "inputs": inputs}
+        digest = content_hash(data)
+        if line.id in stored:
+            if stored[line.id] != digest:
+                clashes.append(Problem(f"{noun} {line.id!r} is already stored with other content", "id", number, file))
+            else:
+                counts["unchanged"] += 1
+            continue
+        session.add(build(line, inputs, digest))
+        record_event(session, actor, event, f"{table.__tablename__}:{line.id}", None, data)
+        counts["added"] += 1
+    _refuse(clashes, file)
+    return counts
+
+
+def import_tasks(ws: Workspace, path: Path, actor: str = "cli") -> ImportCounts:
+    """Import task lines; a task already stored with other content is refused (tasks are not revised)."""
+    ws.recover_media()
+    media = _Media(ws)
+    rows = read_task_lines(path, media)
+    counts: dict[str, int] = {}
+
+    def build(task: TaskLine, inputs: dict[str, str], digest: str) -> JudgeTask:
+        return JudgeTask(
+            id=task.id,
+            instruction=task.instruction,
+            inputs=inputs,
+            output=task.output,
+            modality_pair=task.modality_pair,
+            source=task.source,
+            license=task.license,
+            content_hash=digest,
+            created_by=actor,
+        )
+
+    def write(session: Any) -> None:
+        found = store_new_lines(
+            session, JudgeTask, rows, build, exclude={"inputs"}, noun="task", event="judge.task.import",
+            file=str(path), actor=actor,
+        )  # fmt: skip
+        counts.update(found)
 
     _transaction(ws, media, write)
     return ImportCounts(**counts)
