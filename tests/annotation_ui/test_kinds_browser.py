@@ -59,6 +59,7 @@ def test_judge_pages_show_entries_as_typed_and_name_no_system(page: Page, tmp_pa
 
     sign_in(page, url, "ann1")
     assert sidebar_links(page) == [
+        "Query screening",
         "Checklist curation",
         "Response review",
         "Score annotation",
