@@ -16,6 +16,7 @@ import subprocess
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,7 +180,7 @@ async def _person(browser: Any, url: str, name: str, seconds: float, run: TeamRu
         except Exception:  # a run replaced the form under the click (nothing was submitted): look again
             continue
         started = time.monotonic()
-        await page.get_by_role("button", name="Submit", exact=True).click()
+        await page.get_by_role("button", name=re.compile(r"^Submit")).click()  # the name carries its shortcut
         recorded = page.get_by_text(f"Recorded your answer for {item}.")
         told = page.get_by_text("Not recorded", exact=False)
         try:
@@ -207,8 +208,12 @@ async def _team(url: str, names: list[str], seconds: float, chromium: str) -> Te
 
 
 def run_team(url: str, names: list[str], seconds: float, chromium: str) -> TeamRun:
-    """Each of NAMES signs in and answers blind checks until SECONDS are up or their queue is empty."""
-    return asyncio.run(_team(url, names, seconds, chromium))
+    """Each of NAMES signs in and answers blind checks until SECONDS are up or their queue is empty.
+
+    The event loop runs in a thread of its own: in a test session pytest-playwright's sync API may already run
+    one in this thread, and ``asyncio.run`` refuses to start a second there."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, _team(url, names, seconds, chromium)).result()
 
 
 def problems(ws: Any, run: TeamRun) -> list[str]:

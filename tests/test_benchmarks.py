@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -77,15 +79,20 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
             from tests.conftest import missing_service
 
             missing_service(f"{exc}: run `bash .ci/setup.d/40-labelstudio.sh`")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
-    result = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / script.split()[0]), *SMOKE[script]],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    # a short TMPDIR of its own: Chromium's profile socket path (ui_team) must stay under 108 bytes
+    scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)}
+    try:
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / script.split()[0]), *SMOKE[script]],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     assert result.returncode == 0, f"{script} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"{script} printed nothing"
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
