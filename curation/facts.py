@@ -15,10 +15,14 @@ from typing import Any, NamedTuple
 from .vocab import MODALITIES
 
 
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps`` with these options builds a new encoder per call; the derivation hashes every stage's inputs
+of every item, so one encoder is made once."""
+
+
 def digest(*parts: Any) -> str:
     """A stable hash of JSON-able parts: what stage inputs and group inputs are made of."""
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return hashlib.sha256(_ENCODE(parts).encode()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,8 @@ class Derivation:
             (self.gate_reasons if mode == "block" else self.gate_warnings)[g.item_id].extend(g.reasons)
         self._kinds: dict[str, Kind] = {}
         self._valid: dict[tuple[Any, ...], list[RecordFacts]] = {}
+        self._contexts: dict[tuple[str, str], Mapping[str, list[RecordFacts]]] = {}
+        self._group_contexts: dict[tuple[str, tuple[str, ...]], Mapping[str, list[RecordFacts]]] = {}
         self.pending: dict[str, list[str]] = {}
         """Item -> its item stages still short of their quorum, in order (filled by ``derive_all``)."""
 
@@ -184,30 +186,48 @@ class Derivation:
         return self._by_subject.get(subject, {})
 
     def separation_records(self, item: ItemFacts) -> Mapping[str, list[RecordFacts]]:
-        """What an item stage's separation rule reads: the item's records and its group's, by stage."""
-        return separation_records(self.subject_records, item)
+        """What an item stage's separation rule reads: the item's records and its group's, by stage (merged once
+        per item: every stage of the item reads the same)."""
+        key = (item.id, item.group)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = separation_records(self.subject_records, item)
+        return found
 
     def group_separation_records(self, group: str, sisters: Sequence[ItemFacts]) -> Mapping[str, list[RecordFacts]]:
-        """What a group stage's separation rule reads: the group's records and every live sister's, by stage."""
-        return group_separation_records(self.subject_records, group, sisters)
+        """What a group stage's separation rule reads: the group's records and every live sister's, by stage
+        (merged once per group and sisters)."""
+        key = (group, tuple(s.id for s in sisters))
+        found = self._group_contexts.get(key)
+        if found is None:
+            found = self._group_contexts[key] = group_separation_records(self.subject_records, group, sisters)
+        return found
 
     def valid_records(self, item: ItemFacts, stage: str | Stage) -> list[RecordFacts]:
         """Records still valid for the current content and allowed by the stage's separation, latest per reviewer."""
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
+        return list(self._valid_of(item, found))
+
+    def _valid_of(self, item: ItemFacts, found: Stage, wanted: str | None = None) -> list[RecordFacts]:
+        """``valid_records`` without the copy (callers must not change it); ``wanted``: the stage's inputs hash
+        of the item when the caller has it."""
         key = (item.id, item.revision, item.content_hash, found.name, self.settings.separation)
         known = self._valid.get(key)
         if known is None:
-            known = self._valid[key] = self._valid_records(item, found)
-        return list(known)
+            known = self._valid[key] = self._valid_records(item, found, wanted)
+        return known
 
-    def _valid_records(self, item: ItemFacts, found: Stage) -> list[RecordFacts]:
-        wanted = found.inputs(item)
-        by_stage = self.item_records(item.id)
+    def _valid_records(self, item: ItemFacts, found: Stage, wanted: str | None) -> list[RecordFacts]:
+        records = self.item_records(item.id).get(found.name)
+        if not records:
+            return []
+        if wanted is None:
+            wanted = found.inputs(item)
         rule = found.separation_rule(self.settings)
         context: Mapping[str, list[RecordFacts]] | None = None
         latest: dict[str, RecordFacts] = {}
         refused: dict[str, bool] = {}
-        for rec in by_stage.get(found.name, []):
+        for rec in records:
             if rec.inputs_hash != wanted:
                 continue
             bad = refused.get(rec.reviewer)
@@ -219,32 +239,38 @@ class Derivation:
             prior = latest.get(rec.reviewer)
             if prior is None or (rec.revision, rec.id) > (prior.revision, prior.id):
                 latest[rec.reviewer] = rec
+        if len(latest) < 2:
+            return list(latest.values())
         return sorted(latest.values(), key=lambda r: r.id)
 
-    def consensus(self, item: ItemFacts, stage: str | Stage) -> RecordFacts | None:
-        """The latest maintainer's consensus record that settles the stage on the item's current inputs."""
+    def consensus(self, item: ItemFacts, stage: str | Stage, wanted: str | None = None) -> RecordFacts | None:
+        """The latest maintainer's consensus record that settles the stage on the item's current inputs
+        (``wanted``: the stage's inputs hash of the item when the caller has it)."""
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
         if not found.adjudicable:
             return None
-        wanted = found.inputs(item)
-        current = [
-            r
-            for r in self.item_records(item.id).get(ADJUDICATION, [])
-            if r.payload.get("stage") == found.name and r.inputs_hash == wanted
-        ]
+        records = self.item_records(item.id).get(ADJUDICATION)
+        if not records:
+            return None
+        if wanted is None:
+            wanted = found.inputs(item)
+        current = [r for r in records if r.payload.get("stage") == found.name and r.inputs_hash == wanted]
         return max(current, key=lambda r: r.id, default=None)
 
     def judge(self, item: ItemFacts, stage: str | Stage) -> StageOutcome:
         found = self.kind(item).stage(stage) if isinstance(stage, str) else stage
-        override = self._overrides.get((item.id, found.name))
-        if override == "pass":
-            return StageOutcome(True)
-        if override == "fail":
-            return StageOutcome(False, [f"overridden:{found.name}"])
-        consensus = self.consensus(item, found)
+        if self._overrides:
+            override = self._overrides.get((item.id, found.name))
+            if override == "pass":
+                return StageOutcome(True)
+            if override == "fail":
+                return StageOutcome(False, [f"overridden:{found.name}"])
+        by_stage = self.item_records(item.id)
+        wanted = found.inputs(item) if found.name in by_stage or ADJUDICATION in by_stage else None
+        consensus = self.consensus(item, found, wanted)
         if consensus is not None:
             return found.judge_consensus(item, consensus.payload, self.settings)
-        return found.judge(item, self.valid_records(item, found), self.settings)
+        return found.judge(item, self._valid_of(item, found, wanted), self.settings)
 
     def group_records(
         self, group: str, sisters: Sequence[ItemFacts], stage: GroupStage | None = None
@@ -306,13 +332,17 @@ class Derivation:
                 groups[item.group].append(item)
         item_outcome: dict[str, tuple[list[str], str | None, str | None]] = {}
         holds: dict[str, list[str]] = {}
+        item_stages: dict[str, list[Stage]] = {}
         for item in self.items:
             if item.id in self.discarded:
                 continue
             reasons: list[str] = []
             first_failed: str | None = None
             first_pending: str | None = None
-            for stage in self.kind(item).item_stages:
+            stages = item_stages.get(item.kind)
+            if stages is None:
+                stages = item_stages[item.kind] = self.kind(item).item_stages
+            for stage in stages:
                 if not stage.applies(item):
                     continue
                 outcome = self.judge(item, stage)

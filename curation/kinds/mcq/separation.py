@@ -69,18 +69,27 @@ def compatible(first: str, second: str) -> bool:
 
 
 def _conflict(reviewer: str, stage: str, subjects: set[str], records: RecordsByStage) -> str | None:
-    """The first role of ``reviewer`` (on these subjects) that the record at ``stage`` may not join, if any."""
+    """The first role of ``reviewer`` (on these subjects) that the record at ``stage`` may not join, if any:
+    the role of their earliest record, before their first one at ``stage``, whose role does not go with it.
+
+    One pass over the records (the derivation asks this for every reviewer of every stage of every item)."""
     wanted = _role(stage)
     if wanted is None:
         return None
-    own = [r for recs in records.values() for r in recs if r.reviewer == reviewer and r.subject in subjects]
-    cutoff = min((r.id for r in own if r.stage == stage), default=math.inf)
-    earlier = sorted((r for r in own if r.id < cutoff), key=lambda r: r.id)
-    for rec in earlier:
-        held = _role(rec.stage)
-        if held is not None and not compatible(held, wanted):
-            return held
-    return None
+    cutoff = first_id = math.inf
+    first_held: str | None = None
+    for recs in records.values():
+        for r in recs:
+            if r.reviewer != reviewer or r.subject not in subjects:
+                continue
+            if r.stage == stage:
+                if r.id < cutoff:
+                    cutoff = r.id
+            elif r.id < first_id:
+                held = _role(r.stage)
+                if held is not None and not compatible(held, wanted):
+                    first_id, first_held = r.id, held
+    return first_held if first_id < cutoff else None
 
 
 def _first(records: Sequence[RecordFacts], subject: str) -> RecordFacts | None:
@@ -94,12 +103,17 @@ def _first_of_both(reviewer: str, stage: str, subject: str, records: RecordsBySt
     if wanted not in ("B", "C"):
         return None
     other = "C" if wanted == "B" else "B"
-    here = [r for r in records.get(stage, ()) if r.subject == subject]
-    cutoff = min((r.id for r in here if r.reviewer == reviewer), default=math.inf)
-    if any(r.reviewer != reviewer and r.id < cutoff for r in here):
+    mine = others = math.inf  # the first ids here of the reviewer's records and of anyone else's
+    for r in records.get(stage, ()):
+        if r.subject == subject:
+            if r.reviewer == reviewer:
+                mine = min(mine, r.id)
+            else:
+                others = min(others, r.id)
+    if others < mine:
         return None  # someone else signed here first: this is a second sign-off
     first_other = _first(records.get(STAGE_OF[other], ()), subject)
-    if first_other is not None and first_other.reviewer == reviewer and first_other.id < cutoff:
+    if first_other is not None and first_other.reviewer == reviewer and first_other.id < mine:
         return other
     return None
 

@@ -8,7 +8,6 @@ item with ``checklist:disagreement`` until a maintainer records a consensus chec
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -34,18 +33,29 @@ def combine_checklist(
     if views is None:
         answered = {v for rec in records for v in rec}
         views = [v for v in CHECKLIST_VIEWS if v in answered] or list(CHECKLIST_VIEWS)
-    combined: dict[str, set[str]] = {}
+    return _combined_by_rule(records, (rule,), views)[rule]
+
+
+def _combined_by_rule(
+    records: Sequence[Mapping[str, Sequence[str]]], rules: Sequence[str], views: Sequence[str]
+) -> dict[str, dict[str, set[str]]]:
+    """Per rule, per view, the combined set: each view's options are counted once for every rule (how many
+    reviewers ticked each; ``any`` keeps those ticked at all, ``majority`` by more than half, ``all`` by all)."""
     n = len(records)
+    out: dict[str, dict[str, set[str]]] = {rule: {} for rule in rules}
     for view in views:
-        sets = [set(rec.get(view, ())) for rec in records]
-        if rule == "any":
-            combined[view] = set().union(*sets)
-        elif rule == "all":
-            combined[view] = set.intersection(*sets) if sets else set()
-        else:
-            counts = Counter(opt for chosen in sets for opt in chosen)
-            combined[view] = {o for o, c in counts.items() if c * 2 > n}
-    return combined
+        counts: dict[str, int] = {}
+        for rec in records:
+            for option in set(rec.get(view, ())):
+                counts[option] = counts.get(option, 0) + 1
+        for rule in rules:
+            if rule == "any":
+                out[rule][view] = set(counts)
+            elif rule == "all":
+                out[rule][view] = {o for o, c in counts.items() if c == n}
+            else:
+                out[rule][view] = {o for o, c in counts.items() if c * 2 > n}
+    return out
 
 
 RULES = ("any", "majority", "all")
@@ -62,7 +72,8 @@ def rule_verdicts(
     rules: Sequence[str] = RULES,
 ) -> dict[str, list[str]]:
     """Per combination rule, Definition 1's reasons on the reviewers' combined sets (empty: well posed)."""
-    return {rule: well_posedness_reasons(combine_checklist(records, rule, views), answer, modalities) for rule in rules}
+    combined = _combined_by_rule(records, rules, views)
+    return {rule: well_posedness_reasons(combined[rule], answer, modalities) for rule in rules}
 
 
 def verdict_depends_on_rule(verdicts: Mapping[str, list[str]], configured: str) -> bool:
