@@ -43,18 +43,20 @@ def _combined_by_rule(
     reviewers ticked each; ``any`` keeps those ticked at all, ``majority`` by more than half, ``all`` by all)."""
     n = len(records)
     out: dict[str, dict[str, set[str]]] = {rule: {} for rule in rules}
+    targets = [(out[rule], rule) for rule in rules]
     for view in views:
         counts: dict[str, int] = {}
+        count = counts.get
         for rec in records:
             for option in set(rec.get(view, ())):
-                counts[option] = counts.get(option, 0) + 1
-        for rule in rules:
+                counts[option] = count(option, 0) + 1
+        for combined, rule in targets:
             if rule == "any":
-                out[rule][view] = set(counts)
+                combined[view] = set(counts)
             elif rule == "all":
-                out[rule][view] = {o for o, c in counts.items() if c == n}
+                combined[view] = {o for o, c in counts.items() if c == n}
             else:
-                out[rule][view] = {o for o, c in counts.items() if c * 2 > n}
+                combined[view] = {o for o, c in counts.items() if c * 2 > n}
     return out
 
 
