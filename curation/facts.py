@@ -14,7 +14,6 @@ from typing import Any, NamedTuple
 
 from .vocab import MODALITIES
 
-
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 """``json.dumps`` with these options builds a new encoder per call; the derivation hashes every stage's inputs
 of every item, so one encoder is made once."""
