@@ -18,7 +18,7 @@ from .kinds import GroupStage, Kind, kind_of
 from .kinds.mcq import combine_checklist
 from .staffing import StaffingGap
 from .tables import GateResult
-from .workflow import Derivation, ItemStatus, StatusInputs, _collector_paused, open_groups
+from .workflow import Derivation, ItemStatus, StatusInputs, collector_paused, open_groups
 
 __all__ = ["DerivedState", "load_derived"]
 
@@ -168,7 +168,7 @@ def load_derived(ws: Any, inputs: StatusInputs | None = None) -> DerivedState:
     if inputs is None:
         with ws.session() as s:
             inputs = StatusInputs.load(s)
-    with _collector_paused():
+    with collector_paused():
         derivation = inputs.derivation(ws)
         statuses = derivation.derive_all()
         staffing = inputs.staffing(derivation, statuses)

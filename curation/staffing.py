@@ -192,6 +192,8 @@ def staffing_gaps(
     facts = {i.id: i for i in d.items}
     cache: dict[Any, StaffingGap | None] = {}
     group_slots: dict[str, list[_Slot]] = {}
+    in_order: dict[str, list[RecordFacts]] = {}
+    """Group -> what its group stage's separation rule reads, by record id (shared by the sisters)."""
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
         if st.state != "in_review" or st.id not in facts:
@@ -204,13 +206,15 @@ def staffing_gaps(
         group_recs = d.subject_records(f"group:{item.group}")
         exposed = {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs}
         exposed |= set(shown.get(item.id, ()))
-        context = d.group_separation_records(item.group, sisters)
+        if item.group not in in_order:
+            context = d.group_separation_records(item.group, sisters)
+            in_order[item.group] = sorted((r for recs in context.values() for r in recs), key=lambda r: r.id)
         key = (
             item.kind,
             item.author,
             tuple(sorted({s.author for s in sisters})),
             tuple((s.stage.name, s.taken) for s in slots),
-            _shape(item, context),
+            _shape(item, in_order[item.group]),
             tuple(sorted(exposed & set(people))),
         )
         if key not in cache:
@@ -221,14 +225,16 @@ def staffing_gaps(
     return gaps
 
 
-def _shape(item: ItemFacts, context: Mapping[str, Sequence[RecordFacts]]) -> tuple[tuple[Any, ...], ...]:
-    """The records as the rules see them, without ids or sister names: their order, each one's stage and
-    reviewer, and whose it is (this item, the group, or the n-th other sister), so that groups reviewed alike
-    share one plan."""
+def _shape(item: ItemFacts, records: Sequence[RecordFacts]) -> tuple[tuple[Any, ...], ...]:
+    """The records as the rules see them (``records``: the group context by id), without ids or sister names:
+    their order, each one's stage and reviewer, and whose it is (this item, the group, or the n-th other
+    sister), so that groups reviewed alike share one plan."""
     subjects = {f"item:{item.id}": "item", f"group:{item.group}": "group"}
     out = []
-    for rec in sorted((r for recs in context.values() for r in recs), key=lambda r: r.id):
-        whose = subjects.setdefault(rec.subject, f"sister{len(subjects)}")
+    for rec in records:
+        whose = subjects.get(rec.subject)
+        if whose is None:
+            whose = subjects[rec.subject] = f"sister{len(subjects)}"
         out.append((whose, rec.stage, rec.reviewer))
     return tuple(out)
 

@@ -21,6 +21,7 @@ Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 from __future__ import annotations
 
 import gc
+import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ __all__ = [
     "RecordFacts",
     "StageOutcome",
     "StatusInputs",
+    "collector_paused",
     "combine_checklist",
     "derive_status",
     "discarded_items",
@@ -457,43 +459,58 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
             col(Item.revision),
             col(Item.context),
             col(Item.question),
-            col(Item.options),
+            type_coerce(col(Item.options), String),  # JSON columns as raw text, parsed below
             col(Item.answer),
             col(Item.image),
             col(Item.audio),
-            col(Item.provenance),
+            type_coerce(col(Item.provenance), String),
             col(Item.content_hash),
             col(Item.kind),
-            col(Item.modalities),
-            col(Item.extra),
+            type_coerce(col(Item.modalities), String),
+            type_coerce(col(Item.extra), String),
         ).order_by(col(Item.id))
     ).all()
-    items = [
-        ItemFacts(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            r[6],
-            r[7],
-            r[8] or "",
-            r[9] or "",
-            (r[10] or {}).get("audio", {}).get("source", ""),
-            r[11],
-            r[12],
-            tuple(r[13]) if r[13] else MODALITIES,
-            r[14] or {},
-            image_source=(r[10] or {}).get("image", {}).get("source", ""),
+    items = []
+    for r in rows:
+        provenance = _json(r[10]) or {}
+        modalities = _json(r[13])
+        items.append(
+            ItemFacts(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                _json(r[6]),
+                r[7],
+                r[8] or "",
+                r[9] or "",
+                provenance.get("audio", {}).get("source", ""),
+                r[11],
+                r[12],
+                tuple(modalities) if modalities else MODALITIES,
+                _json(r[14]) or {},
+                image_source=provenance.get("image", {}).get("source", ""),
+            )
         )
-        for r in rows
-    ]
     former = former_authors(session)
     if former:
         items = [replace(i, former_authors=former[i.id]) if i.id in former else i for i in items]
     perturbed = dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
     return items, perturbed
+
+
+def _json(value: Any) -> Any:
+    """A JSON column read as text (SQLite) parsed as the column type would (``json.loads``), by orjson; what
+    orjson refuses (NaN, integers beyond 64 bits) by ``json.loads`` itself. PostgreSQL's driver hands JSON over
+    already parsed."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return json.loads(value)
 
 
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
@@ -532,7 +549,7 @@ class StatusInputs(NamedTuple):
     def load(cls, session) -> StatusInputs:  # type: ignore[no-untyped-def]
         from .exposure import EXPOSED
 
-        with _collector_paused():
+        with collector_paused():
             items, perturbed = load_facts(session)
             records = load_records(session)
             decisions = list(session.execute(select(Decision)).scalars())
@@ -570,7 +587,7 @@ class StatusInputs(NamedTuple):
 
     def derive(self, ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
         """Every item's status, in id order, under the workspace's review settings and probe gate mode."""
-        with _collector_paused():
+        with collector_paused():
             derivation = self.derivation(ws)
             statuses = derivation.derive_all()
             self.staffing(derivation, statuses)
@@ -585,9 +602,10 @@ def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Bulk loading creates many small objects and no cycles; the cyclic collector would rescan the growing
-    heap again and again (time grew 25x for 10x items), so it pauses meanwhile."""
+    heap again and again (time grew 25x for 10x items), so it pauses meanwhile. A command that goes on to
+    turn every status into output (``curate status --json``) pauses it for that too."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:

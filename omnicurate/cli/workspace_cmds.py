@@ -37,15 +37,17 @@ def status_cmd(
     from curation.derived import load_derived
     from curation.kinds import kind_statuses
     from curation.staffing import summary
+    from curation.workflow import collector_paused
 
     ws = open_workspace()
-    derived = load_derived(ws)
-    statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
-    if state:
-        statuses = [st for st in statuses if st.state == state]
-    if json_out:
-        print_json([st.as_json() for st in statuses])
-        return
+    with collector_paused():  # every status, then a row per status: bulk work that makes no cycles
+        derived = load_derived(ws)
+        statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
+        if state:
+            statuses = [st for st in statuses if st.state == state]
+        if json_out:
+            print_json([st.as_json() for st in statuses])
+            return
     print_status_table(statuses)
     print_staffing(summary(derived.staffing))
 
