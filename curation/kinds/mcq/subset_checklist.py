@@ -45,6 +45,10 @@ def _combined_by_rule(
     out: dict[str, dict[str, set[str]]] = {rule: {} for rule in rules}
     targets = [(out[rule], rule) for rule in rules]
     for view in views:
+        if n and all(rec.get(view, ()) == records[0].get(view, ()) for rec in records):
+            for combined, _ in targets:  # the reviewers agree: every rule keeps what they ticked
+                combined[view] = set(records[0].get(view, ()))
+            continue
         counts: dict[str, int] = {}
         count = counts.get
         for rec in records:
@@ -75,7 +79,13 @@ def rule_verdicts(
 ) -> dict[str, list[str]]:
     """Per combination rule, Definition 1's reasons on the reviewers' combined sets (empty: well posed)."""
     combined = _combined_by_rule(records, rules, views)
-    return {rule: well_posedness_reasons(combined[rule], answer, modalities) for rule in rules}
+    verdicts: dict[str, list[str]] = {}
+    for rule in rules:
+        same = next((done for done in verdicts if combined[done] == combined[rule]), None)
+        verdicts[rule] = (
+            list(verdicts[same]) if same is not None else well_posedness_reasons(combined[rule], answer, modalities)
+        )
+    return verdicts
 
 
 def verdict_depends_on_rule(verdicts: Mapping[str, list[str]], configured: str) -> bool:
