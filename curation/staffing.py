@@ -192,8 +192,9 @@ def staffing_gaps(
     facts = {i.id: i for i in d.items}
     cache: dict[Any, StaffingGap | None] = {}
     group_slots: dict[str, list[_Slot]] = {}
-    in_order: dict[str, list[RecordFacts]] = {}
-    """Group -> what its group stage's separation rule reads, by record id (shared by the sisters)."""
+    of_group: dict[str, tuple[set[str], tuple[str, ...], list[RecordFacts]]] = {}
+    """Group -> what its sisters share: who is exposed by the group (its authors, its group reviewers), its
+    authors, and what its group stage's separation rule reads, by record id."""
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
         if st.state != "in_review" or st.id not in facts:
@@ -203,18 +204,22 @@ def staffing_gaps(
         slots = _slots(d, item, sisters, group_slots)
         if not slots:
             continue
-        group_recs = d.subject_records(f"group:{item.group}")
-        exposed = {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs}
-        exposed |= set(shown.get(item.id, ()))
-        if item.group not in in_order:
+        shared = of_group.get(item.group)
+        if shared is None:
+            group_recs = d.subject_records(f"group:{item.group}")
             context = d.group_separation_records(item.group, sisters)
-            in_order[item.group] = sorted((r for recs in context.values() for r in recs), key=lambda r: r.id)
+            shared = of_group[item.group] = (
+                {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs},
+                tuple(sorted({s.author for s in sisters})),
+                sorted((r for recs in context.values() for r in recs), key=lambda r: r.id),
+            )
+        exposed = shared[0] | set(shown.get(item.id, ()))
         key = (
             item.kind,
             item.author,
-            tuple(sorted({s.author for s in sisters})),
+            shared[1],
             tuple((s.stage.name, s.taken) for s in slots),
-            _shape(item, in_order[item.group]),
+            _shape(item, shared[2]),
             tuple(sorted(exposed & set(people))),
         )
         if key not in cache:
