@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Stage
@@ -192,9 +192,9 @@ def staffing_gaps(
     facts = {i.id: i for i in d.items}
     cache: dict[Any, StaffingGap | None] = {}
     group_slots: dict[str, list[_Slot]] = {}
-    of_group: dict[str, tuple[set[str], tuple[str, ...], list[RecordFacts]]] = {}
+    of_group: dict[str, tuple[set[str], tuple[str, ...], _Shape]] = {}
     """Group -> what its sisters share: who is exposed by the group (its authors, its group reviewers), its
-    authors, and what its group stage's separation rule reads, by record id."""
+    authors, and the shape of what its group stage's separation rule reads."""
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
         if st.state != "in_review" or st.id not in facts:
@@ -211,7 +211,7 @@ def staffing_gaps(
             shared = of_group[item.group] = (
                 {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs},
                 tuple(sorted({s.author for s in sisters})),
-                sorted((r for recs in context.values() for r in recs), key=lambda r: r.id),
+                _shape(sorted((r for recs in context.values() for r in recs), key=lambda r: r.id)),
             )
         exposed = shared[0] | set(shown.get(item.id, ()))
         key = (
@@ -219,7 +219,9 @@ def staffing_gaps(
             item.author,
             shared[1],
             tuple((s.stage.name, s.taken) for s in slots),
-            _shape(item, shared[2]),
+            shared[2].records,
+            shared[2].first.get(f"item:{item.id}"),
+            shared[2].first.get(f"group:{item.group}"),
             tuple(sorted(exposed & set(people))),
         )
         if key not in cache:
@@ -230,18 +232,26 @@ def staffing_gaps(
     return gaps
 
 
-def _shape(item: ItemFacts, records: Sequence[RecordFacts]) -> tuple[tuple[Any, ...], ...]:
-    """The records as the rules see them (``records``: the group context by id), without ids or sister names:
-    their order, each one's stage and reviewer, and whose it is (this item, the group, or the n-th other
-    sister), so that groups reviewed alike share one plan."""
-    subjects = {f"item:{item.id}": "item", f"group:{item.group}": "group"}
+class _Shape(NamedTuple):
+    """The records as the separation rules see them, without ids or names of subjects: their order, each one's
+    stage, reviewer and subject (numbered by first appearance). With the numbers of the item's own subject and
+    of its group's, it tells which items are reviewed alike and so share one plan."""
+
+    records: tuple[tuple[int, str, str], ...]
+    first: dict[str, int]
+    """Subject -> its number."""
+
+
+def _shape(records: Sequence[RecordFacts]) -> _Shape:
+    """The shape of a group's records, by record id."""
+    first: dict[str, int] = {}
     out = []
     for rec in records:
-        whose = subjects.get(rec.subject)
-        if whose is None:
-            whose = subjects[rec.subject] = f"sister{len(subjects)}"
-        out.append((whose, rec.stage, rec.reviewer))
-    return tuple(out)
+        number = first.get(rec.subject)
+        if number is None:
+            number = first[rec.subject] = len(first)
+        out.append((number, rec.stage, rec.reviewer))
+    return _Shape(tuple(out), first)
 
 
 def _gap(
