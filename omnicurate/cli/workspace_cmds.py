@@ -34,22 +34,31 @@ def status_cmd(
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons."""
-    from curation.derived import load_derived
-    from curation.kinds import kind_statuses
-    from curation.staffing import summary
     from curation.workflow import collector_paused
 
     ws = open_workspace()
-    with collector_paused():  # every status, then a row per status: bulk work that makes no cycles
-        derived = load_derived(ws)
-        statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
-        if state:
-            statuses = [st for st in statuses if st.state == state]
-        if json_out:
-            print_json([st.as_json() for st in statuses])
-            return
+    # Bulk work that makes no cycles: what the derivation read is freed (by reference counting) when
+    # _statuses returns, before the collector resumes and would scan every object it made.
+    with collector_paused():
+        statuses, staffing = _statuses(ws, state)
+    if json_out:
+        print_json([st.as_json() for st in statuses])
+        return
     print_status_table(statuses)
-    print_staffing(summary(derived.staffing))
+    print_staffing(staffing)
+
+
+def _statuses(ws, state: str | None) -> tuple[list, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
+    """Every status (in the given state), and the staffing summary."""
+    from curation.derived import load_derived
+    from curation.kinds import kind_statuses
+    from curation.staffing import summary
+
+    derived = load_derived(ws)
+    statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
+    if state:
+        statuses = [st for st in statuses if st.state == state]
+    return statuses, summary(derived.staffing)
 
 
 def print_staffing(rows: list[dict[str, object]]) -> None:
