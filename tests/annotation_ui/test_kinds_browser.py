@@ -163,6 +163,13 @@ def test_story_workspace_pages_dashboard_and_a_drops_reason(page: Page, story_se
     assert page.get_by_role("button", name="Edit this item").count() == 0
     # the authoring form writes mcq items: a story workspace does not offer it (AppTest: it says so, no crash)
     assert sidebar_links(page) == ["Returned to you", "Sign in"]
+    # ... and its address says why, not "Page not found"; so does a page of a role the person lacks
+    page.goto(f"{url}/author")
+    expect(page.get_by_text("works on mcq units, and this workspace holds story_transition")).to_be_visible()
+    page.goto(f"{url}/adjudication")
+    note = f"is for people with the maintainer role; you are signed in as {STORY_AUTHOR} (author)"
+    expect(page.get_by_text(note)).to_be_visible()
+    assert "Page not found" not in page.content() and "Adjudicate checklists" not in sidebar_links(page)
     assert not [u for u in requests if not u.startswith(url) and not u.startswith("data:")]
 
 
