@@ -4,7 +4,7 @@ Previous and Next.
 
 Apply saves the annotation and moves on; Previous and Next keep what was entered as a draft (in the
 workspace, so a reload resumes it) without counting it; the queue serves each sample to the configured
-number of annotators and never twice to one person (``curation.kinds.judge.store``). Text that people or
+number of annotators and never twice to one person (``curation.kinds.judge.sample_store``). Text that people or
 models wrote is shown as typed (``st.text``), never rendered as Markdown.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from curation.errors import CurateError
-from curation.kinds.judge import store
+from curation.kinds.judge import annotation_store, record_store, sample_store, task_store
 from curation.kinds.judge.rubrics import CHOICES, CRITERIA, DEFINITIONS, SCALE
 from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
 from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
@@ -120,7 +120,7 @@ def _values(kind: str, number: int) -> dict[str, Any]:
 def _save_draft(ws: Workspace, user: SignedIn, kind: str, row: JudgeSample) -> None:
     values = _values(kind, row.position)
     if values:
-        store.save_annotation(ws, row.id, user.name, values, apply=False)
+        annotation_store.save_annotation(ws, row.id, user.name, values, apply=False)
 
 
 def _criterion_inputs(kind: str, number: int, draft: dict[str, Any]) -> None:
@@ -140,7 +140,7 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     """The score or pair page: the current sample, its inputs and the Apply / Previous / Next form."""
     current_key = CURRENT.format(kind=kind)
     guidelines_panel(kind)
-    progress = store.progress(ws, user.name, kind)
+    progress = annotation_store.progress(ws, user.name, kind)
     st.caption(
         f"{progress['mine']} applied by you · {progress['complete']} of {progress['samples']} samples have all their "
         f"annotators ({ws.settings.judge.annotators_per_sample} each)"
@@ -148,21 +148,21 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
     sample_id = st.session_state.get(current_key)
     row = None
     if sample_id is not None:
-        row = store.sample_row(ws, sample_id)
+        row = sample_store.sample_row(ws, sample_id)
     else:
-        row = store.next_sample(ws, user.name, kind)
+        row = sample_store.next_sample(ws, user.name, kind)
         if row is None:
             st.info("Nothing waits for you here: every sample has its annotators or was annotated by you.")
             st.stop()
         st.session_state[current_key] = row.id
     assert row is not None
-    mine = store.annotation(ws, row.id, user.name)
+    mine = annotation_store.annotation(ws, row.id, user.name)
     draft = (mine.payload.get("scores") or mine.payload.get("choices") or {}) if mine else {}
-    task = store.task(ws, row.task)
-    checklist = store.task_checklist(ws, task.id).final
+    task = task_store.task(ws, row.task)
+    checklist = record_store.task_checklist(ws, task.id).final
     st.markdown(f"**{sample_name(row)}**" + (" · applied by you" if mine and mine.applied else ""))
     show_task(ws, task)
-    responses = {r.id: r for r in store.responses(ws, task.id)}
+    responses = {r.id: r for r in task_store.responses(ws, task.id)}
     if kind == "score":
         sample = ScoreSample.model_validate(row.payload)
         left, right = st.columns([3, 2])
@@ -190,27 +190,27 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
         (f"{PREVIOUS} / {NEXT}", "previous / next sample (keeps a draft)"),
         (SUBMIT, "apply"),
     )
-    shown_key, now = f"judge-{kind}-shown-{row.position}", store.sample_seen(ws, row.id)
+    shown_key, now = f"judge-{kind}-shown-{row.position}", sample_store.sample_seen(ws, row.id)
     seen = st.session_state.get(shown_key, now)  # what the previous run showed: what an Apply was made on
     st.session_state[shown_key] = now
     if seen != now:
         st.warning("This sample changed since you opened it (its checklist): what you see now is the new content.")
     try:
         if applied:
-            store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True, seen=seen)
+            annotation_store.save_annotation(ws, row.id, user.name, _values(kind, row.position), apply=True, seen=seen)
             _move(
                 ws,
                 user,
                 kind,
-                store.next_sample(ws, user.name, kind, after=row.position),
+                sample_store.next_sample(ws, user.name, kind, after=row.position),
                 f"Applied {sample_name(row)}.",
             )
         elif following:
             _save_draft(ws, user, kind, row)
-            _move(ws, user, kind, store.next_sample(ws, user.name, kind, after=row.position), None)
+            _move(ws, user, kind, sample_store.next_sample(ws, user.name, kind, after=row.position), None)
         elif previous:
             _save_draft(ws, user, kind, row)
-            target = store.previous_sample(ws, user.name, kind, before=row.position)
+            target = sample_store.previous_sample(ws, user.name, kind, before=row.position)
             if target is None:
                 st.warning("This is the first sample you can see.")
             else:

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 from annotation_ui.components import current_user, flash, guidelines_panel, queue_picker, show_error, workspace
 from annotation_ui.judge_ui import require_annotator, response_names, show_response, show_task
 from curation.errors import CurateError
-from curation.kinds.judge import store
+from curation.kinds.judge import record_store, task_store
 from curation.kinds.judge.schema import ResponseReviewRecord
 
 user = require_annotator(current_user())
@@ -16,15 +16,15 @@ ws = workspace()
 st.title("Response review")
 st.caption("Mark each response usable, or unusable with a reason; NSFW content is never usable.")
 guidelines_panel("response_review")
-reviewed = store.response_reviews(ws)
-every = store.responses(ws)
+reviewed = record_store.response_reviews(ws)
+every = task_store.responses(ws)
 names = response_names(every)  # response ids name their system: the page shows neutral numbers only
 waiting = [r.id for r in every if not reviewed.get(r.id)]
 picked = queue_picker("judge-responses", waiting, noun="response", describe=names.__getitem__)
 if picked is None:
     st.stop()
 response = next(r for r in every if r.id == picked)
-show_task(ws, store.task(ws, response.task))
+show_task(ws, task_store.task(ws, response.task))
 show_response(ws, response, names[picked].split(" · ")[-1].capitalize())
 with st.form(f"judge-review-{waiting.index(picked)}"):
     usable = st.radio("Usable as a judging sample?", ["usable", "unusable"], index=None, horizontal=True)
@@ -36,7 +36,7 @@ if submitted:
         st.error("Choose usable or unusable.")
     else:
         try:
-            store.record_response_review(
+            record_store.record_response_review(
                 ws,
                 ResponseReviewRecord(
                     response=picked, reviewer=user.name, usable=usable == "usable", reason=reason, nsfw=nsfw

@@ -8,7 +8,7 @@ from judge_helpers import build_judge_template, copy_workspace
 from playwright.sync_api import Page, expect
 from test_ui_browser import TIMEOUT, settled, sign_in
 
-from curation.kinds.judge import store
+from curation.kinds.judge import annotation_store, sample_store
 from curation.kinds.judge.rubrics import CRITERIA
 
 pytestmark = pytest.mark.browser
@@ -36,7 +36,7 @@ def open_score_page(page: Page, url: str) -> None:
 def test_score_page_in_a_browser(page: Page, judge_server):
     url, ws = judge_server
     page.set_default_timeout(TIMEOUT)
-    first, second = (s.id for s in store.samples(ws, "score")[:2])
+    first, second = (s.id for s in sample_store.samples(ws, "score")[:2])
     shown = {first: "Sample 1", second: "Sample 2"}  # annotators see numbers: sample ids name the systems
     open_score_page(page, url)
     expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
@@ -52,7 +52,7 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
     overall = page.get_by_role("radiogroup", name="Overall")
     expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
-    assert store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
+    assert annotation_store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
 
     for criterion in CRITERIA:
         choose(page, criterion, "4")
@@ -61,7 +61,7 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     settled(page)
     expect(page.get_by_text("Applied Sample 1.")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
-    saved = store.annotation(ws, first, "ann1")
+    saved = annotation_store.annotation(ws, first, "ann1")
     assert saved.applied and saved.payload["scores"] == dict.fromkeys(CRITERIA, 4)
 
     # a reload is a new session: signed in again, the page resumes after the applied sample

@@ -23,7 +23,7 @@ from test_ui_browser import TIMEOUT, records, settled, sign_in, wait_for_session
 from ui_helpers import PASSWORD, advance, promote_story
 
 from annotation_ui.logic import submit_review
-from curation.kinds.judge import store
+from curation.kinds.judge import sample_store, task_store
 from curation.screening.items import STORY_AUTHOR
 from curation.workspace import Workspace
 
@@ -84,8 +84,8 @@ def test_judge_pages_show_entries_as_typed_and_name_no_system(page: Page, tmp_pa
     expect(page.get_by_role("heading", name="Response review")).to_be_visible()
     settled(page)
     html, wire = page.content(), b"".join(frames)
-    systems = {r.system for r in store.responses(ws)}
-    samples = [s.id for s in store.samples(ws, "score")] + [s.id for s in store.samples(ws, "pair")]
+    systems = {r.system for r in task_store.responses(ws)}
+    samples = [s.id for s in sample_store.samples(ws, "score")] + [s.id for s in sample_store.samples(ws, "pair")]
     assert systems and samples and len(frames) > 10
     for secret in sorted(systems) + samples:
         assert secret not in html, f"{secret} in the page"

@@ -7,7 +7,7 @@ import pytest
 from test_judge_store import PEOPLE, curate_all, review_all
 
 from curation.errors import ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import annotation_store, draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
@@ -23,41 +23,41 @@ def sources(tmp_path_factory):
 def judge_ws(workspace, sources):
     for name, roles in PEOPLE.items():
         workspace.add_person(name, roles)
-    store.import_tasks(workspace, sources["tasks"])
-    store.import_responses(workspace, sources["responses"])
+    task_store.import_tasks(workspace, sources["tasks"])
+    task_store.import_responses(workspace, sources["responses"])
     return workspace
 
 
 def test_apply_on_changed_sample_content_is_stale(judge_ws, sources):
     curate_all(judge_ws, sources)
     review_all(judge_ws)
-    store.build_samples(judge_ws)
-    sample = store.next_sample(judge_ws, "ann3", "score")
-    shown = store.sample_seen(judge_ws, sample.id)
-    assert store.sample_seen(judge_ws, sample.id) == shown  # stable while nothing changes
+    sample_store.build_samples(judge_ws)
+    sample = sample_store.next_sample(judge_ws, "ann3", "score")
+    shown = sample_store.sample_seen(judge_ws, sample.id)
+    assert sample_store.sample_seen(judge_ws, sample.id) == shown  # stable while nothing changes
     # one entry per rubric, taken from the end of each rubric's drafts: another checklist within the bounds
-    ids = first_per_rubric(list(reversed(store.drafted_candidates(judge_ws, sample.task))))
-    store.record_selection(  # the curator changes the task's checklist while ann3 has the sample open
+    ids = first_per_rubric(list(reversed(draft_store.drafted_candidates(judge_ws, sample.task))))
+    record_store.record_selection(  # the curator changes the task's checklist while ann3 has the sample open
         judge_ws,
         ChecklistSelectionRecord(task=sample.task, stage="checklist_curation", reviewer="ann1", selected=ids),
     )
     full = dict.fromkeys(CRITERIA, 4)
     with pytest.raises(ValidationFailed) as caught:
-        store.save_annotation(judge_ws, sample.id, "ann3", full, apply=True, seen=shown)
+        annotation_store.save_annotation(judge_ws, sample.id, "ann3", full, apply=True, seen=shown)
     assert caught.value.problems[0].message.startswith(f"stale:score_annotation: sample {sample.id} changed")
-    assert store.annotation(judge_ws, sample.id, "ann3") is None
-    assert store.sample_row(judge_ws, sample.id).applied == 0
-    now = store.sample_seen(judge_ws, sample.id)
+    assert annotation_store.annotation(judge_ws, sample.id, "ann3") is None
+    assert sample_store.sample_row(judge_ws, sample.id).applied == 0
+    now = sample_store.sample_seen(judge_ws, sample.id)
     assert now != shown
-    store.save_annotation(judge_ws, sample.id, "ann3", full, apply=True, seen=now)
-    assert store.sample_row(judge_ws, sample.id).applied == 1
+    annotation_store.save_annotation(judge_ws, sample.id, "ann3", full, apply=True, seen=now)
+    assert sample_store.sample_row(judge_ws, sample.id).applied == 1
 
 
 def test_response_review_names_the_response_it_saw(judge_ws):
-    response = store.responses(judge_ws)[0]
+    response = task_store.responses(judge_ws)[0]
     record = ResponseReviewRecord(response=response.id, reviewer="ann3", usable=True)
     with pytest.raises(ValidationFailed, match="stale:response_review"):
-        store.record_response_review(judge_ws, record, seen="0" * 64)
-    assert store.response_reviews(judge_ws) == {}
-    store.record_response_review(judge_ws, record, seen=response.content_hash)
-    assert list(store.response_reviews(judge_ws)) == [response.id]
+        record_store.record_response_review(judge_ws, record, seen="0" * 64)
+    assert record_store.response_reviews(judge_ws) == {}
+    record_store.record_response_review(judge_ws, record, seen=response.content_hash)
+    assert list(record_store.response_reviews(judge_ws)) == [response.id]
