@@ -27,7 +27,7 @@ from .checklists import (
 from .draft_store import drafted_candidates
 from .samples import UsableResponse
 from .schema import ChecklistAdjudicationRecord, ChecklistSelectionRecord, ResponseReviewRecord
-from .seen import refuse_if_stale
+from .seen import checklist_content, refuse_if_stale, response_content
 from .tables import JudgeRecord, JudgeResponse
 from .task_store import responses, task, tasks
 
@@ -92,26 +92,45 @@ def task_checklists(ws: Workspace) -> list[TaskChecklist]:
     return [_task_checklist(ws, t.id, by_task.get(t.id, [])) for t in tasks(ws)]
 
 
-def record_selection(ws: Workspace, record: ChecklistSelectionRecord) -> TaskChecklist:
-    """Record a curation or a cross-check (a new record from the same person replaces theirs)."""
+def selection_seen(ws: Workspace, task_id: str, stage: str) -> str:
+    """What the curation or cross-check page shows of a task (what a save names as ``seen``): the task and the
+    entries offered — the drafted ones to a curator; the curated candidates to a cross-checker (blind: not the
+    curator's choice, so a re-curation that only chooses otherwise changes nothing a cross-checker saw)."""
+    found = task(ws, task_id)
+    if stage == "checklist_curation":
+        candidates = drafted_candidates(ws, task_id)
+    else:
+        curation = task_checklist(ws, task_id).curation
+        candidates = [] if curation is None else curation.candidates
+    return checklist_content(found.content_hash, stage, candidates)
+
+
+def record_selection(ws: Workspace, record: ChecklistSelectionRecord, seen: str | None = None) -> TaskChecklist:
+    """Record a curation or a cross-check (a new record from the same person replaces theirs).
+
+    ``seen`` (:func:`selection_seen`, what the page showed) makes a save on a task whose candidates changed since
+    (another draft, the curator's rewrite) ``stale:<stage>``; None (record files) checks nothing."""
     task(ws, record.task)
     limits = bounds(ws)
-    current = task_checklist(ws, record.task)
-    if record.stage == "checklist_curation":
-        candidates = drafted_candidates(ws, record.task)
-        if not candidates:
-            raise ValidationFailed(
-                [Problem(f"task {record.task} has no drafted checklist yet; draft one first", "task")]
-            )
-        if current.crosscheck is not None and current.crosscheck.reviewer == record.reviewer:
-            raise PermissionDenied(f"{record.reviewer} cross-checked task {record.task} and cannot curate it")
-        apply_curation(candidates, record, limits)
-    else:
-        if current.curation is None:
-            raise ValidationFailed([Problem(f"task {record.task} has no curated checklist to cross-check", "task")])
-        check_crosscheck(current.curation, record, limits)
-    with ws.writing() as s:
+    with ws.writing() as s:  # read under the write lock (taken here): nobody changes the checklist meanwhile
         _require_reviewer(s, record.reviewer)
+        if seen is not None:
+            what = f"the checklist candidates of task {record.task}"
+            refuse_if_stale(seen, selection_seen(ws, record.task, record.stage), record.stage, what)
+        current = task_checklist(ws, record.task)
+        if record.stage == "checklist_curation":
+            candidates = drafted_candidates(ws, record.task)
+            if not candidates:
+                raise ValidationFailed(
+                    [Problem(f"task {record.task} has no drafted checklist yet; draft one first", "task")]
+                )
+            if current.crosscheck is not None and current.crosscheck.reviewer == record.reviewer:
+                raise PermissionDenied(f"{record.reviewer} cross-checked task {record.task} and cannot curate it")
+            apply_curation(candidates, record, limits)
+        else:
+            if current.curation is None:
+                raise ValidationFailed([Problem(f"task {record.task} has no curated checklist to cross-check", "task")])
+            check_crosscheck(current.curation, record, limits)
         for other in _records(s, record.task):
             if other.stage == record.stage and other.reviewer != record.reviewer:
                 raise ValidationFailed(
@@ -132,15 +151,25 @@ def record_adjudication(ws: Workspace, record: ChecklistAdjudicationRecord) -> T
     return task_checklist(ws, record.task)
 
 
+def response_seen(ws: Workspace, response_id: str) -> str:
+    """What the response review page shows of a response (what a review names as ``seen``)."""
+    with ws.session() as s:
+        response = s.get(JudgeResponse, response_id)
+        if response is None:
+            raise NotFoundError(f"no response {response_id!r}")
+        return response_content(s, response)
+
+
 def record_response_review(ws: Workspace, record: ResponseReviewRecord, seen: str | None = None) -> None:
-    """Record one person's review of a response; ``seen`` (the response's content hash the page showed) makes a
-    review of a response re-imported with other content since ``stale:response_review``."""
+    """Record one person's review of a response; ``seen`` (:func:`response_seen`, what the page showed) makes a
+    review of a response or task stored with other content since ``stale:response_review``."""
     with ws.writing() as s:
         _require_reviewer(s, record.reviewer)
         response = s.get(JudgeResponse, record.response)
         if response is None:
             raise NotFoundError(f"no response {record.response!r}")
-        refuse_if_stale(seen, response.content_hash, "response_review", f"response {record.response}")
+        if seen is not None:
+            refuse_if_stale(seen, response_content(s, response), "response_review", f"response {record.response}")
         _put_record(s, record.response, "response_review", record.reviewer, record.model_dump(mode="json"))
 
 
