@@ -5,16 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import (
-    current_user,
-    flash,
-    guidelines_panel,
-    label_text,
-    queue_picker,
-    show_error,
-    workspace,
-)
-from annotation_ui.judge_ui import require_annotator, show_task
+from annotation_ui.components import current_user, flash, guidelines_panel, label_text, queue_picker, workspace
+from annotation_ui.judge_ui import remember_shown, require_annotator, show_refusal, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import draft_store, record_store, task_store
 from curation.kinds.judge.rubrics import RUBRICS
@@ -40,6 +32,8 @@ guidelines_panel(stage)
 picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" else crosscheck, noun="task")
 if picked is None:
     st.stop()
+# what the previous run showed of the task and its candidates: what a Submit in this run was made on
+seen = remember_shown(f"judge-cl-shown:{stage}:{picked}", record_store.selection_seen(ws, picked, stage), f"Task {picked}")
 task = task_store.task(ws, picked)
 show_task(ws, task)
 curating = stage == "checklist_curation"
@@ -76,8 +70,8 @@ if submitted:
         record = ChecklistSelectionRecord(
             task=picked, stage=stage, reviewer=user.name, selected=selected, edits=edits, added=added
         )
-        result = record_store.record_selection(ws, record)
+        result = record_store.record_selection(ws, record, seen=seen)
         flash(f"Recorded your {'curation' if curating else 'cross-check'} of {picked} ({result.state}).")
         st.rerun()
     except CurateError as exc:
-        show_error(exc)
+        show_refusal(exc)

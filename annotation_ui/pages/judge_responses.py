@@ -5,8 +5,15 @@ from __future__ import annotations
 import streamlit as st
 from pydantic import ValidationError
 
-from annotation_ui.components import current_user, flash, guidelines_panel, queue_picker, show_error, workspace
-from annotation_ui.judge_ui import require_annotator, response_names, show_response, show_task
+from annotation_ui.components import current_user, flash, guidelines_panel, queue_picker, workspace
+from annotation_ui.judge_ui import (
+    remember_shown,
+    require_annotator,
+    response_names,
+    show_refusal,
+    show_response,
+    show_task,
+)
 from curation.errors import CurateError
 from curation.kinds.judge import record_store, task_store
 from curation.kinds.judge.schema import ResponseReviewRecord
@@ -24,6 +31,8 @@ picked = queue_picker("judge-responses", waiting, noun="response", describe=name
 if picked is None:
     st.stop()
 response = next(r for r in every if r.id == picked)
+# what the previous run showed of the response and its task: what a Submit in this run was made on
+seen = remember_shown(f"judge-review-shown:{picked}", record_store.response_seen(ws, picked), names[picked])
 show_task(ws, task_store.task(ws, response.task))
 show_response(ws, response, names[picked].split(" · ")[-1].capitalize())
 with st.form(f"judge-review-{waiting.index(picked)}"):
@@ -41,10 +50,11 @@ if submitted:
                 ResponseReviewRecord(
                     response=picked, reviewer=user.name, usable=usable == "usable", reason=reason, nsfw=nsfw
                 ),
+                seen=seen,
             )
             flash(f"Recorded your review of {names[picked].lower()}.")
             st.rerun()
         except CurateError as exc:
-            show_error(exc)
+            show_refusal(exc, {picked: names[picked]})
         except ValidationError as exc:  # the record's own rules (a reason when unusable, NSFW never usable)
             st.error("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors()))

@@ -12,6 +12,7 @@ from ui_helpers import APP
 
 from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn
+from curation.drafts import load_draft
 from curation.kinds.judge import annotation_store, draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import rubric_counts
 from curation.kinds.judge.rubrics import CRITERIA, RUBRICS
@@ -65,12 +66,15 @@ def test_score_page_apply_previous_next_and_resume(judge_ws):
     assert len(at.radio) == len(CRITERIA) and all(r.value is None for r in at.radio)
 
     fill(at, "score", {"overall": 2, "clarity": 4})
-    click(at, "Next")  # a draft is kept, nothing applied
+    at.run()
+    assert load_draft(judge_ws, "ann1", "judge_score", first) == {"overall": 2, "clarity": 4}  # kept at each choice
+    click(at, "Next")  # nothing applied
     second = at.session_state["judge-score-current"]
-    assert second != first and annotation_store.annotation(judge_ws, first, "ann1").applied is False
+    assert second != first and annotation_store.annotation(judge_ws, first, "ann1") is None
     click(at, "Previous")
     assert at.session_state["judge-score-current"] == first
     assert criterion_radio(at, "score", "overall").value == 2  # the draft is back
+    assert at.info[0].value == "Your unsaved draft of Sample 1 was restored."
 
     click(at, "Apply")  # incomplete: refused, nothing applied, still here
     assert "no value for" in at.error[0].value and at.session_state["judge-score-current"] == first
@@ -81,6 +85,7 @@ def test_score_page_apply_previous_next_and_resume(judge_ws):
         and at.session_state["judge-score-current"] == second
     )
     assert at.success[0].value == "Applied Sample 1."
+    assert load_draft(judge_ws, "ann1", "judge_score", first) is None, "the draft is dropped once applied"
 
     # a fresh session (a reload) resumes after the last applied sample, never serving it again
     again = open_page("judge_score", "ann1")
