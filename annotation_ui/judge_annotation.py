@@ -175,7 +175,7 @@ def annotation_page(ws: Workspace, user: SignedIn, kind: str) -> None:
             else:
                 _move(kind, target, None)
     except CurateError as exc:
-        show_refusal(exc, {row.id: sample_name(row)})
+        show_refusal(exc, {f"sample {row.id}": sample_name(row), row.id: sample_name(row)})
 
 
 def _move(kind: str, target: JudgeSample | None, message: str | None) -> None:

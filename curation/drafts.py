@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import delete, select
+from sqlmodel import col
 
 from .errors import Problem, ValidationFailed
 from .tables import utcnow
@@ -51,8 +52,8 @@ def newest_draft(ws: Workspace, person: str, page: str) -> str | None:
     subject (the judge queues) resumes after a reload."""
     with ws.session() as s:
         return s.execute(
-            select(Draft.subject)
-            .where(Draft.person == person, Draft.page == page)  # type: ignore[arg-type]
-            .order_by(Draft.updated_at.desc())  # type: ignore[attr-defined]
+            select(col(Draft.subject))
+            .where(col(Draft.person) == person, col(Draft.page) == page)
+            .order_by(col(Draft.updated_at).desc())
             .limit(1)
         ).scalar()

@@ -33,7 +33,9 @@ picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" 
 if picked is None:
     st.stop()
 # what the previous run showed of the task and its candidates: what a Submit in this run was made on
-seen = remember_shown(f"judge-cl-shown:{stage}:{picked}", record_store.selection_seen(ws, picked, stage), f"Task {picked}")
+seen = remember_shown(
+    f"judge-cl-shown:{stage}:{picked}", record_store.selection_seen(ws, picked, stage), f"Task {picked}"
+)
 task = task_store.task(ws, picked)
 show_task(ws, task)
 curating = stage == "checklist_curation"

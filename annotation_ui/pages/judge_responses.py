@@ -55,6 +55,6 @@ if submitted:
             flash(f"Recorded your review of {names[picked].lower()}.")
             st.rerun()
         except CurateError as exc:
-            show_refusal(exc, {picked: names[picked]})
+            show_refusal(exc, {f"response {picked}": names[picked], picked: names[picked]})
         except ValidationError as exc:  # the record's own rules (a reason when unusable, NSFW never usable)
             st.error("; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors()))

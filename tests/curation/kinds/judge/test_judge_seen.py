@@ -8,7 +8,6 @@ import pytest
 from test_judge_store import PEOPLE, curate_all, review_all
 
 from checker.drafting import ReplayDrafter, draft_checklists
-
 from curation.errors import ValidationFailed
 from curation.kinds.judge import annotation_store, draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import first_per_rubric
