@@ -69,6 +69,7 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     assert load_draft(ws, "ann1", "judge_score", first) is None, "applied: the draft is dropped"
 
     # a reload keeps the choices being made on the second sample (each is a draft on the server at once)
+    settled(page)  # the second sample's run has finished: its radios, not the first's, are on the page
     choose(page, "clarity", "5")
     wait_for_draft(ws, "ann1", "judge_score", second, "clarity", 5)
     page.reload()
