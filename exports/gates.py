@@ -91,23 +91,25 @@ def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, l
 
 
 def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
-    """The media spec (``media:<problem>``) re-checked on the exact file each candidate would ship.
+    """The media spec (``media:<problem>``) judged on the exact file each candidate would ship.
 
-    Needs ``curation.mediatools`` (the normalization issue); each distinct file is read and checked once.
+    Judged on the file's stored facts (``curation.audit.media_facts``), measured once per content hash: a
+    rebuild decodes nothing. A file whose bytes no longer match its hash is refused by the copy step.
     """
-    from curation.mediatools import check_audio, check_image
+    from curation.audit.media_facts import media_facts
+    from curation.mediatools.facts import verdict
 
-    checkers = {"image": check_image, "audio": check_audio}
+    shipped = list(_shipped_media(ws, candidate_ids))
+    facts = media_facts(ws, {asset.sha256: asset for _, media in shipped for asset in media}.values())
     verdicts: dict[str, list[str]] = {}
     failures: dict[str, list[str]] = {}
-    for item_id, media in _shipped_media(ws, candidate_ids):
+    for item_id, media in shipped:
         for asset in media:
+            if asset.sha256 not in facts:
+                continue  # not in the store: media_files_gate reports it
             if asset.sha256 not in verdicts:
-                path = ws.asset_path(asset)
-                if not path.is_file():
-                    continue  # media_files_gate reports it
-                check = checkers[asset.kind](path.read_bytes(), asset.original_name or path.name, ws.settings.media)
-                verdicts[asset.sha256] = list(check.reasons)
+                name = asset.original_name or ws.asset_path(asset).name
+                verdicts[asset.sha256] = verdict(asset.kind, facts[asset.sha256], name, ws.settings.media).reasons
             failures.setdefault(item_id, []).extend(verdicts[asset.sha256])
     return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
 
@@ -201,6 +203,7 @@ def default_gates() -> Gates:
             "curation.agreement.review_agreement",
             "curation.agreement.leaf_tables",
             "curation.audit.workspace",
+            "curation.audit.media_facts",
         ),
     )
 

@@ -6,7 +6,6 @@ get bytes, arrays or reason codes back, so the same code serves the CLI, the rel
 
 from .audio import (
     NormalizedAudioLevel,
-    check_audio,
     decode_audio,
     integrated_loudness,
     normalize_audio,
@@ -15,7 +14,8 @@ from .audio import (
     true_peak_dbtp,
 )
 from .common import MediaCheck, NormalizedMedia
-from .image import check_image, decode_image, normalize_image
+from .facts import check_audio, check_image
+from .image import decode_image, normalize_image
 
 __all__ = [
     "MediaCheck",
