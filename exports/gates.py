@@ -116,20 +116,22 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
 
 def agreement_gate(ws: Workspace) -> list[str]:
     """The workspace's agreement thresholds (``[agreement]`` in curate.toml); a failure refuses the build."""
-    from curation.agreement.gates import check_agreement_gates
+    from curation.agreement.gates import agreement_gate_failures
 
-    return [failure.message for failure in check_agreement_gates(ws)]
+    from .build_state import reviewed_items
+
+    return [failure.message for failure in agreement_gate_failures(reviewed_items(ws), ws.settings.agreement)]
 
 
 def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist), with
     TRIAD C.3's labels (tier tag, binary naturalness) per taxonomy leaf and on the audit subset."""
-    from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
+    from curation.agreement.review_agreement import workspace_agreement_report
+
+    from .build_state import reviewed_items
 
     wanted = set(released)
-    return public_agreement(
-        workspace_agreement_report(ws, [item for item in load_reviewed_items(ws) if item.id in wanted])
-    )
+    return public_agreement(workspace_agreement_report(ws, [item for item in reviewed_items(ws) if item.id in wanted]))
 
 
 def public_agreement(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -151,7 +153,10 @@ def audit_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[st
     """Re-run the duplicate and leak audits; unresolved clusters and leaks block (``duplicate:``, ``leak:``)."""
     from curation.audit.workspace import resolutions, run_workspace_audit
 
-    report, _ = run_workspace_audit(ws)  # re-run, never stored: a build reads gates and writes no gate rows
+    from .build_state import derived
+
+    discarded = {st.id for st in derived(ws).statuses if st.state == "discarded"}
+    report, _ = run_workspace_audit(ws, discarded=discarded)  # never stored: a build writes no gate rows
     reasons = report.gate_reasons(resolutions(ws))
     return {item_id: reasons[item_id] for item_id in candidate_ids if reasons.get(item_id)}
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from curation.config import MediaSettings
 from curation.errors import MediaError
 
-from .common import MediaCheck, NormalizedMedia, _Findings, guard_size
+from .common import NormalizedMedia, _Findings, guard_size
 
 if TYPE_CHECKING:
     from PIL import Image
