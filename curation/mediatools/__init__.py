@@ -10,11 +10,10 @@ from .audio import (
     integrated_loudness,
     normalize_audio,
     probe_audio,
-    recording_problems,
     true_peak_dbtp,
 )
 from .common import MediaCheck, NormalizedMedia
-from .facts import check_audio, check_image
+from .facts import check_audio, check_image, recording_problems
 from .image import decode_image, normalize_image
 
 __all__ = [

@@ -17,7 +17,7 @@ import numpy as np
 from curation.config import MediaSettings
 from curation.errors import MediaError
 
-from .common import MediaCheck, NormalizedMedia, _Findings, guard_size
+from .common import NormalizedMedia, guard_size
 
 RESAMPLER_QUALITY = "VHQ"
 """soxr's very-high-quality preset for the delivered audio."""
@@ -244,24 +244,6 @@ def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> Normaliz
         output_true_peak_dbtp=round(after.true_peak_dbtp, 3),
     )
     return NormalizedMedia(_wav_bytes(pcm16, rate), "wav", "audio/wav", params, unchanged=False)
-
-
-def recording_problems(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
-    """The problems of an original that normalization cannot repair: clipped runs, silence, duration."""
-    from .facts import check_audio
-
-    findings = _Findings()
-    for code, detail in check_audio(data, name, settings).details.items():
-        problem = code.removeprefix("media:")
-        if problem in ("silence", "duration"):
-            findings.add(problem, detail)
-    try:
-        decoded = decode_audio(data, name, settings)
-    except MediaError:
-        return findings.result()
-    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
-        findings.add("clipping", f"the recording has {runs} clipped run(s); gain cannot undo clipping, re-record")
-    return findings.result()
 
 
 def probe_audio(data: bytes, name: str, settings: MediaSettings, sample_rate: int = 16000) -> np.ndarray:

@@ -135,6 +135,22 @@ def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
     return audio_verdict(measure_audio(data, name, settings), name, settings)
 
 
+def recording_problems(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
+    """The problems of an original that normalization cannot repair: clipped runs, silence, duration."""
+    findings = _Findings()
+    for code, detail in check_audio(data, name, settings).details.items():
+        problem = code.removeprefix("media:")
+        if problem in ("silence", "duration"):
+            findings.add(problem, detail)
+    try:
+        decoded = decode_audio(data, name, settings)
+    except MediaError:
+        return findings.result()
+    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
+        findings.add("clipping", f"the recording has {runs} clipped run(s); gain cannot undo clipping, re-record")
+    return findings.result()
+
+
 def measure_image(data: bytes, name: str = "image", bounds: MediaSettings | None = None) -> Facts:
     """An image's facts. With ``bounds`` (an untrusted upload) an oversized file or picture is not decoded;
     without, only Pillow's own decompression-bomb limit applies."""
