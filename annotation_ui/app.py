@@ -13,7 +13,7 @@ import streamlit as st
 
 from annotation_ui.components import current_user, guarded, workspace, write_session_cookie
 from annotation_ui.judge_ui import JUDGE_PAGES, judge_pages_for
-from annotation_ui.logic import SIGN_IN, PageSpec, every_page, pages_for
+from annotation_ui.logic import PAGES_BY_ROLE, SIGN_IN, PageSpec, SignedIn, closed_page_note, every_page, pages_for
 from curation.kinds import kinds_present
 
 HERE = Path(__file__).parent
@@ -41,6 +41,33 @@ def page(spec: PageSpec) -> st.Page:
     return st.Page(HERE / spec.path, title=spec.title, icon=spec.icon)
 
 
+def roles_of(spec: PageSpec) -> tuple[str, ...]:
+    """Who may open a page: its role in PAGES_BY_ROLE; review pages are reviewers'; judge pages are reviewers'
+    and maintainers'."""
+    if spec in JUDGE_PAGES:
+        return ("reviewer", "maintainer")
+    return (next((role for role, specs in PAGES_BY_ROLE.items() if spec in specs), "reviewer"),)
+
+
+def closed_pages(user: SignedIn, shown: list[PageSpec], present: list[str]) -> list[st.Page]:
+    """Every other page at its own address, hidden from the menu: opened by its address, it says why it is not
+    this person's page (instead of Streamlit's bare "Page not found")."""
+    open_paths = {spec.path for spec in shown}
+    closed: dict[str, PageSpec] = {}
+    for spec in every_page() + JUDGE_PAGES:
+        if spec.path not in open_paths:
+            closed.setdefault(spec.path, spec)
+
+    def explain(spec: PageSpec) -> st.Page:
+        def body() -> None:
+            st.title(spec.title)
+            st.warning(closed_page_note(spec, roles_of(spec), user, present), icon=":material/block:")
+
+        return st.Page(body, title=spec.title, url_path=Path(spec.path).stem, visibility="hidden")
+
+    return [explain(spec) for spec in closed.values()]
+
+
 st.set_page_config(page_title="omnicurate", page_icon=page_icon(), layout="wide")
 user = current_user()
 if user is None:  # every address of the app leads to the sign-in form, and stays the address (a deep link)
@@ -54,7 +81,9 @@ else:
     account = sections.pop("Account")
     sections.update(judge_pages_for(user, present))
     sections["Account"] = account
-    navigation = st.navigation({section: [page(spec) for spec in specs] for section, specs in sections.items()})
+    menu = {section: [page(spec) for spec in specs] for section, specs in sections.items()}
+    menu["Account"] += closed_pages(user, [spec for specs in sections.values() for spec in specs], sorted(present))
+    navigation = st.navigation(menu)
 with st.sidebar:
     write_session_cookie()
     if user is not None:

@@ -109,6 +109,25 @@ def pages_for(user: SignedIn | None, present: Iterable[str] = ("mcq",)) -> dict[
     return pages
 
 
+def closed_page_note(spec: PageSpec, roles: Iterable[str], user: SignedIn, present: Iterable[str]) -> str:
+    """Why a signed-in person cannot open a page they reached by its address (a bookmark, a colleague's link):
+    the page named, what it needs (ROLES, any one of them; its kinds), and what to do instead."""
+    needed = list(dict.fromkeys(roles))  # in the order given: the first is the one to ask for
+    if not set(needed) & user.roles:
+        held = ", ".join(sorted(user.roles)) or "no role"
+        return (
+            f"“{spec.title}” is for people with the {' or '.join(needed)} role; you are signed in as {user.name} "
+            f"({held}). Open one of your pages from the sidebar, or ask a maintainer for the role "
+            f"(`curate people add {user.name} --role {needed[0]}`)."
+        )
+    wanted = ", ".join(sorted(spec.kinds or ()))
+    held_kinds = ", ".join(sorted(set(present))) or "nothing yet"
+    return (
+        f"“{spec.title}” works on {wanted} units, and this workspace holds {held_kinds}. "
+        "Open one of your pages from the sidebar."
+    )
+
+
 def every_page() -> list[PageSpec]:
     """Every page the app has (whoever may open it): a signed-out deep link must name a known page."""
     return [*PAGES_BY_ROLE["author"], *stage_pages(), *PAGES_BY_ROLE["maintainer"]]

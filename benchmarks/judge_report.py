@@ -3,8 +3,8 @@
 1. Time to the next sample, from 100 to 10,000 score samples (goal: flat, at most 2x). The annotator has
    applied every sample before the middle of the queue, so a queue that scanned from the start would grow
    with n; the serving query walks the sample index from the person's cursor. Measured twice: the domain
-   call (``store.next_sample``) and the whole score page rendered through AppTest (warm).
-2. The report (``store.report``: load, aggregate, metrics per judge x criterion x modality pair, paired
+   call (``sample_store.next_sample``) and the whole score page rendered through AppTest (warm).
+2. The report (``output_store.report``: load, aggregate, metrics per judge x criterion x modality pair, paired
    bootstrap, human alpha) on S score samples x 3 annotators x 4 judges, S from 750 to 6,000 (goal: linear,
    time per sample at the largest size at most 1.5x the smallest, the baseline of the same run).
 
@@ -181,7 +181,7 @@ def main() -> int:
     import logging
 
     logging.getLogger("streamlit").setLevel(logging.ERROR)
-    from curation.kinds.judge import store
+    from curation.kinds.judge import output_store, sample_store
     from curation.kinds.judge.report import ReportSettings
 
     page_sizes = (100, 300) if args.smoke else (100, 10_000)
@@ -192,13 +192,13 @@ def main() -> int:
         spaces = {}
         for n in page_sizes:
             ws = build(Path(tmp) / f"serve{n}", n, annotators=0, judges=0, applied_by_ann1=n // 2)
-            assert store.next_sample(ws, "ann1", "score").position == n // 2
+            assert sample_store.next_sample(ws, "ann1", "score").position == n // 2
             spaces[n] = ws
 
         def serve(n: int) -> float:
             start = time.process_time()
             for _ in range(20):
-                store.next_sample(spaces[n], "ann1", "score")
+                sample_store.next_sample(spaces[n], "ann1", "score")
             return (time.process_time() - start) / 20
 
         domain = interleaved(serve, page_sizes, max(repeats, 3) * 3)
@@ -220,7 +220,7 @@ def main() -> int:
 
         def timed_report(n: int) -> float:
             start = time.process_time()
-            store.report(reports[n], settings)
+            output_store.report(reports[n], settings)
             return time.process_time() - start
 
         timings = interleaved(timed_report, report_sizes, 1 if args.smoke else 3)

@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, task_store
 from curation.kinds.judge.checklists import drafted_entries
 from curation.kinds.judge.drafting import (
     CAPTION_PROMPTS,
@@ -181,11 +181,11 @@ class DraftRun:
 def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] | None = None) -> DraftRun:
     """Draft (or take from the cache) the checklist of every task, or of the named ones."""
     run = DraftRun()
-    chosen = store.tasks(ws) if task_ids is None else [store.task(ws, t) for t in task_ids]
+    chosen = task_store.tasks(ws) if task_ids is None else [task_store.task(ws, t) for t in task_ids]
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     for task in chosen:
-        if store.cached_draft(ws, task.content_hash, backend.model_id, TEMPLATE_SHA256) is not None:
+        if draft_store.cached_draft(ws, task.content_hash, backend.model_id, TEMPLATE_SHA256) is not None:
             run.cached.append(task.id)
             continue
         media = {m: str(ws.asset_path(assets[sha])) for m, sha in task.inputs.items()}
@@ -198,6 +198,6 @@ def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] |
             "prompt_sha256": prompt.sha256,
             "entries": [e.model_dump(mode="json") for e in entries],
         }
-        store.store_draft(ws, task.id, task.content_hash, backend.model_id, TEMPLATE_SHA256, output)
+        draft_store.store_draft(ws, task.id, task.content_hash, backend.model_id, TEMPLATE_SHA256, output)
         run.drafted.append(task.id)
     return run

@@ -37,6 +37,8 @@ class ChecklistDispute:
 
     item: str
     group: str
+    revision: int
+    """The item's revision the checklists were given on: a consensus names it (``--revision``)."""
     state: str
     held: bool
     """The verdict depends on the rule: the item is held with ``checklist:disagreement`` until adjudicated."""
@@ -50,6 +52,7 @@ class ChecklistDispute:
         return {
             "item": self.item,
             "group": self.group,
+            "revision": self.revision,
             "state": self.state,
             "stage": STAGE,
             "reasons": ["checklist:disagreement"] if self.held else [],
@@ -110,6 +113,7 @@ def checklist_disputes(state: DerivedState, combine: str) -> list[ChecklistDispu
             ChecklistDispute(
                 item=item.id,
                 group=item.group,
+                revision=item.revision,
                 state=status.state,
                 held=verdict_depends_on_rule(verdicts, combine),
                 verdicts=verdicts,

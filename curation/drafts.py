@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
+from sqlmodel import col
 
 from .errors import Problem, ValidationFailed
 from .tables import utcnow
@@ -44,3 +45,15 @@ def load_draft(ws: Workspace, person: str, page: str, subject: str) -> dict[str,
 def discard_draft(ws: Workspace, person: str, page: str, subject: str) -> None:
     with ws.writing() as s:
         s.execute(delete(Draft).where(Draft.person == person, Draft.page == page, Draft.subject == subject))  # type: ignore[arg-type]
+
+
+def newest_draft(ws: Workspace, person: str, page: str) -> str | None:
+    """The subject of PERSON's most recently changed draft of PAGE: where a page that moves from subject to
+    subject (the judge queues) resumes after a reload."""
+    with ws.session() as s:
+        return s.execute(
+            select(col(Draft.subject))
+            .where(col(Draft.person) == person, col(Draft.page) == page)
+            .order_by(col(Draft.updated_at).desc())
+            .limit(1)
+        ).scalar()

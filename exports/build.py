@@ -26,11 +26,13 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.derived import load_derived
 from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
 from .admission_record import write_admission_record
+from .build_state import pinned
 from .card import CardFacts, croissant, dataset_card
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
@@ -270,14 +272,15 @@ def build_release(
 
     with ws.session() as s:
         inputs = StatusInputs.load(s)
-    statuses = inputs.derive(ws)
+    state = load_derived(ws, inputs)
+    statuses = state.statuses
     groups = {st.id: st.group for st in statuses}
     candidates = [st.id for st in statuses if st.state == "admitted"]
     if not candidates:
         raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
     _import_up_front(gates.imports)
-    with ThreadPoolExecutor(1) as background:
+    with pinned(ws, state), ThreadPoolExecutor(1) as background:
         # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
         # into place before they pass
         workspace_gates = background.submit(run_workspace_gates, ws, gates)

@@ -91,43 +91,47 @@ def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, l
 
 
 def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
-    """The media spec (``media:<problem>``) re-checked on the exact file each candidate would ship.
+    """The media spec (``media:<problem>``) judged on the exact file each candidate would ship.
 
-    Needs ``curation.mediatools`` (the normalization issue); each distinct file is read and checked once.
+    Judged on the file's stored facts (``curation.audit.media_facts``), measured once per content hash: a
+    rebuild decodes nothing. A file whose bytes no longer match its hash is refused by the copy step.
     """
-    from curation.mediatools import check_audio, check_image
+    from curation.audit.media_facts import media_facts
+    from curation.mediatools.facts import verdict
 
-    checkers = {"image": check_image, "audio": check_audio}
+    shipped = list(_shipped_media(ws, candidate_ids))
+    facts = media_facts(ws, {asset.sha256: asset for _, media in shipped for asset in media}.values())
     verdicts: dict[str, list[str]] = {}
     failures: dict[str, list[str]] = {}
-    for item_id, media in _shipped_media(ws, candidate_ids):
+    for item_id, media in shipped:
         for asset in media:
+            if asset.sha256 not in facts:
+                continue  # not in the store: media_files_gate reports it
             if asset.sha256 not in verdicts:
-                path = ws.asset_path(asset)
-                if not path.is_file():
-                    continue  # media_files_gate reports it
-                check = checkers[asset.kind](path.read_bytes(), asset.original_name or path.name, ws.settings.media)
-                verdicts[asset.sha256] = list(check.reasons)
+                name = asset.original_name or ws.asset_path(asset).name
+                verdicts[asset.sha256] = verdict(asset.kind, facts[asset.sha256], name, ws.settings.media).reasons
             failures.setdefault(item_id, []).extend(verdicts[asset.sha256])
     return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
 
 
 def agreement_gate(ws: Workspace) -> list[str]:
     """The workspace's agreement thresholds (``[agreement]`` in curate.toml); a failure refuses the build."""
-    from curation.agreement.gates import check_agreement_gates
+    from curation.agreement.gates import agreement_gate_failures
 
-    return [failure.message for failure in check_agreement_gates(ws)]
+    from .build_state import reviewed_items
+
+    return [failure.message for failure in agreement_gate_failures(reviewed_items(ws), ws.settings.agreement)]
 
 
 def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     """Inter-annotator agreement over the released items' reviews (answer check, audio, checklist), with
     TRIAD C.3's labels (tier tag, binary naturalness) per taxonomy leaf and on the audit subset."""
-    from curation.agreement.review_agreement import load_reviewed_items, workspace_agreement_report
+    from curation.agreement.review_agreement import workspace_agreement_report
+
+    from .build_state import reviewed_items
 
     wanted = set(released)
-    return public_agreement(
-        workspace_agreement_report(ws, [item for item in load_reviewed_items(ws) if item.id in wanted])
-    )
+    return public_agreement(workspace_agreement_report(ws, [item for item in reviewed_items(ws) if item.id in wanted]))
 
 
 def public_agreement(report: Mapping[str, Any]) -> dict[str, Any]:
@@ -149,7 +153,10 @@ def audit_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[st
     """Re-run the duplicate and leak audits; unresolved clusters and leaks block (``duplicate:``, ``leak:``)."""
     from curation.audit.workspace import resolutions, run_workspace_audit
 
-    report, _ = run_workspace_audit(ws)  # re-run, never stored: a build reads gates and writes no gate rows
+    from .build_state import derived
+
+    discarded = {st.id for st in derived(ws).statuses if st.state == "discarded"}
+    report, _ = run_workspace_audit(ws, discarded=discarded)  # never stored: a build writes no gate rows
     reasons = report.gate_reasons(resolutions(ws))
     return {item_id: reasons[item_id] for item_id in candidate_ids if reasons.get(item_id)}
 
@@ -201,6 +208,7 @@ def default_gates() -> Gates:
             "curation.agreement.review_agreement",
             "curation.agreement.leaf_tables",
             "curation.audit.workspace",
+            "curation.audit.media_facts",
         ),
     )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, record_store
 from curation.kinds.judge.checklists import TaskChecklist, derive_task_checklist, selection_agreement
 from curation.kinds.judge.schema import ChecklistEntry
 from curation.kinds.judge.tables import JudgeRecord
@@ -47,7 +47,7 @@ def write_judge_admission_record(
     for r in rows:
         if r.stage.startswith("checklist_"):
             by_task.setdefault(r.subject, []).append(r)
-    checklists = {c.task: c for c in store.task_checklists(ws)}
+    checklists = {c.task: c for c in record_store.task_checklists(ws)}
     lines = []
     for task in sorted(checklists):
         released = checklists[task].state == "final"
@@ -63,7 +63,7 @@ def write_judge_admission_record(
             {
                 "task": task,
                 "released": released,
-                "candidates": [e.model_dump(mode="json") for e in store.drafted_candidates(ws, task)],
+                "candidates": [e.model_dump(mode="json") for e in draft_store.drafted_candidates(ws, task)],
                 "records": records,
                 "outcome": _outcome(checklists[task]),
             }

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.errors import CheckFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import output_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import selection_agreement
 from curation.kinds.judge.queries import curation_summary
 from curation.kinds.judge.report import ReportSettings
@@ -66,7 +66,7 @@ def _media_name(asset: Asset) -> str:
 
 def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str]], dict[str, Any]]:
     """The data files, the media to copy and the facts the card and manifest need."""
-    checklists = {t.task: t for t in store.task_checklists(ws)}
+    checklists = {t.task: t for t in record_store.task_checklists(ws)}
     final = {t for t, c in checklists.items() if c.state == "final"}
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
@@ -79,7 +79,7 @@ def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str
         outputs = list(s.execute(select(JudgeOutput).order_by(JudgeOutput.sample, JudgeOutput.judge)).scalars())
     media: dict[str, Asset] = {}
     tasks = []
-    for task in store.tasks(ws):
+    for task in task_store.tasks(ws):
         if task.id not in final:
             continue
         inputs = {}
@@ -97,9 +97,9 @@ def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str
                 "license": task.license,
             }
         )
-    usable = {r.id for r in store.usable_responses(ws)}
+    usable = {r.id for r in record_store.usable_responses(ws)}
     responses = []
-    for response in store.responses(ws):
+    for response in task_store.responses(ws):
         if response.id not in usable or response.task not in final:
             continue
         output: dict[str, str] = {}
@@ -110,7 +110,7 @@ def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str
             output["text"] = response.text or ""
         responses.append({"id": response.id, "task": response.task, "system": response.system, "output": output})
     kept_samples = {
-        kind: [s.model_dump() for s in store.samples(ws, kind) if s.task in final] for kind in ("score", "pair")
+        kind: [s.model_dump() for s in sample_store.samples(ws, kind) if s.task in final] for kind in ("score", "pair")
     }
     kept_ids = {s["id"] for rows in kept_samples.values() for s in rows}
     people = sorted({r[1] for r in annotation_rows})
@@ -355,7 +355,7 @@ def build_judge_release(
         raise CheckFailed("release refused: no task has a final checklist yet; see `curate judge checklists`")
     refuse_changed_data(existing, files)
     cfg = ws.settings.judge
-    report = store.report(ws, ReportSettings(cfg.judge_scores, cfg.bootstrap, 0))
+    report = output_store.report(ws, ReportSettings(cfg.judge_scores, cfg.bootstrap, 0))
     agreement = {
         "checklist_selection": facts["checklist_agreement"],
         "human_scores": report.get("scores", {}).get("human_agreement"),

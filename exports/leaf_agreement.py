@@ -26,11 +26,12 @@ FILES = {
 def leaf_agreement_report(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     """Both documents for the released items, with the workspace's audit-subset size, seed and audio threshold."""
     from curation.agreement.leaf_tables import audit_subset_tables
-    from curation.agreement.review_agreement import load_reviewed_items
+
+    from .build_state import reviewed_items
 
     wanted = set(released)
     per_leaf, matrix = audit_subset_tables(
-        [item for item in load_reviewed_items(ws) if item.id in wanted],
+        [item for item in reviewed_items(ws) if item.id in wanted],
         subset_size=ws.settings.agreement.audit_subset,
         subset_seed=ws.settings.agreement.audit_seed,
         min_mean=ws.settings.review.audio_min_mean,

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from curation.derived import DerivedState, load_derived
+from curation.derived import DerivedState
 from curation.errors import CurateError
 from curation.kinds import kind_of
 from curation.kinds.mcq import ITEM_COLUMNS
@@ -20,6 +20,7 @@ from curation.tables import Asset, Item
 from curation.vocab import MODALITIES, OPTION_KEYS
 from curation.workspace import Workspace
 
+from .build_state import derived
 from .gates import load_assets, release_asset
 
 __all__ = ["ITEM_COLUMNS", "MediaFile", "Snapshot", "admission_summary", "media_name", "take_snapshot"]
@@ -57,7 +58,7 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
     assets, derivatives = load_assets(ws)
     with ws.session() as s:
         rows = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(wanted))).scalars()}
-    state = load_derived(ws)
+    state = derived(ws)
     modalities = sorted({m for item_id in wanted for m in state.facts[item_id].modalities})
     kinds = sorted({state.facts[item_id].kind for item_id in wanted}) or ["mcq"]
     if len(kinds) > 1:

@@ -9,7 +9,7 @@ configured number of annotators per sample.
 
 A pull validates every annotation against the controls (nothing the server returns is trusted), then hands
 the deciding annotation of each (sample, person) to the kind's own Apply path
-(:func:`curation.kinds.judge.store.apply_external`): the same records, checks and separation as the
+(:func:`curation.kinds.judge.annotation_store.apply_external`): the same records, checks and separation as the
 Streamlit pages — a person never annotates a sample twice (a sample they applied in the app is refused
 here), never a sample of a task they imported, and a sample that already has its annotators takes nobody more.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.errors import Problem, ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import annotation_store, record_store, sample_store, task_store
 from curation.kinds.judge.rubrics import CHOICES, CRITERIA, DEFINITIONS, SCORE_MAX
 from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
 from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
@@ -121,9 +121,9 @@ def _shown(ws: Workspace) -> _Shown:
     with ws.session() as s:
         blobs = {sha: f"{sha}{ext}" for sha, ext in s.execute(select(Asset.sha256, Asset.ext)).all()}
     return _Shown(
-        tasks={t.id: t for t in store.tasks(ws)},
-        responses={r.id: r for r in store.responses(ws)},
-        checklists={c.task: c.final for c in store.task_checklists(ws) if c.state == "final"},
+        tasks={t.id: t for t in task_store.tasks(ws)},
+        responses={r.id: r for r in task_store.responses(ws)},
+        checklists={c.task: c.final for c in record_store.task_checklists(ws) if c.state == "final"},
         blobs=blobs,
     )
 
@@ -258,7 +258,7 @@ def pull_judge(ws: Workspace, connection: Connection, kind: str) -> JudgePull:
             ).scalars()
             if r.person
         }
-    samples = {s.id for s in store.samples(ws, kind)}
+    samples = {s.id for s in sample_store.samples(ws, kind)}
     rules = bind_controls(label_config(kind), controls(kind))
     report = JudgePull(kind=kind)
     seen, deleted = read_export(ws, key, tasks, users, emails)
@@ -267,7 +267,7 @@ def pull_judge(ws: Workspace, connection: Connection, kind: str) -> JudgePull:
     votes, superseded, _ = decide(verdicts)
     ordered = sorted(votes.values(), key=lambda v: (v.seen.updated_at, v.seen.annotation))
     external = [
-        store.ExternalAnnotation(
+        annotation_store.ExternalAnnotation(
             sample=v.slot[0],  # type: ignore[index]
             person=v.slot[1],  # type: ignore[index]
             values=v.values or {},
@@ -275,7 +275,7 @@ def pull_judge(ws: Workspace, connection: Connection, kind: str) -> JudgePull:
         )
         for v in ordered
     ]
-    applied = store.apply_external(ws, external, owned, owned - set(votes))  # type: ignore[arg-type]
+    applied = annotation_store.apply_external(ws, external, owned, owned - set(votes))  # type: ignore[arg-type]
     refused_here = {(a.sample, a.person): reason for a, reason in applied.refused}
     report.recorded, report.replaced = len(applied.recorded), len(applied.replaced)
     report.unchanged, report.withdrawn = len(applied.unchanged), len(applied.withdrawn)

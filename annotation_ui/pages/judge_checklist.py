@@ -5,30 +5,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import (
-    current_user,
-    flash,
-    guidelines_panel,
-    label_text,
-    queue_picker,
-    show_error,
-    workspace,
-)
-from annotation_ui.judge_ui import require_annotator, show_task
+from annotation_ui.components import current_user, flash, guidelines_panel, label_text, queue_picker, workspace
+from annotation_ui.judge_ui import remember_shown, require_annotator, show_refusal, show_task
 from curation.errors import CurateError
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, record_store, task_store
 from curation.kinds.judge.rubrics import RUBRICS
 from curation.kinds.judge.schema import ChecklistSelectionRecord
 
 user = require_annotator(current_user())
 ws = workspace()
-limits = store.bounds(ws)
+limits = record_store.bounds(ws)
 st.title("Checklist curation")
 st.caption(
     f"For each rubric, select {limits.minimum} to {limits.maximum} entries that help judge a response to this task."
 )
-states = {t.task: t for t in store.task_checklists(ws)}
-drafted = {t.id for t in store.tasks(ws) if store.drafted_candidates(ws, t.id)}
+states = {t.task: t for t in record_store.task_checklists(ws)}
+drafted = {t.id for t in task_store.tasks(ws) if draft_store.drafted_candidates(ws, t.id)}
 curate = [t for t in sorted(drafted) if states[t].curation is None and (states[t].crosscheck is None)]
 crosscheck = [
     t for t, s in sorted(states.items())
@@ -40,10 +32,14 @@ guidelines_panel(stage)
 picked = queue_picker(f"judge-{stage}", curate if stage == "checklist_curation" else crosscheck, noun="task")
 if picked is None:
     st.stop()
-task = store.task(ws, picked)
+# what the previous run showed of the task and its candidates: what a Submit in this run was made on
+seen = remember_shown(
+    f"judge-cl-shown:{stage}:{picked}", record_store.selection_seen(ws, picked, stage), f"Task {picked}"
+)
+task = task_store.task(ws, picked)
 show_task(ws, task)
 curating = stage == "checklist_curation"
-candidates = store.drafted_candidates(ws, picked) if curating else states[picked].curation.candidates  # type: ignore[union-attr]
+candidates = draft_store.drafted_candidates(ws, picked) if curating else states[picked].curation.candidates  # type: ignore[union-attr]
 selected: list[str] = []
 edits: list[dict[str, str]] = []
 added: list[dict[str, str]] = []
@@ -76,8 +72,8 @@ if submitted:
         record = ChecklistSelectionRecord(
             task=picked, stage=stage, reviewer=user.name, selected=selected, edits=edits, added=added
         )
-        result = store.record_selection(ws, record)
+        result = record_store.record_selection(ws, record, seen=seen)
         flash(f"Recorded your {'curation' if curating else 'cross-check'} of {picked} ({result.state}).")
         st.rerun()
     except CurateError as exc:
-        show_error(exc)
+        show_refusal(exc)

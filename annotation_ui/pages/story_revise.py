@@ -8,7 +8,7 @@ import streamlit as st
 from annotation_ui.components import flash, release_held, review_queue, show_error
 from annotation_ui.story import show_pages
 from curation.errors import CurateError
-from curation.screening.items import revise_items, story_item
+from curation.screening.items import revise_items, story_item_at
 from curation.screening.revise import ReviseRecord, diff_against_proposal, revisable_fields
 
 user, ws, snap, item_id = review_queue(
@@ -19,30 +19,47 @@ user, ws, snap, item_id = review_queue(
     "revise",
     noun="transition",
 )
-transition = story_item(ws, item_id)
+transition, revision = story_item_at(ws, item_id)
+shown_key = f"story-revise-shown:{item_id}"
+seen = st.session_state.get(shown_key, revision)  # what the previous run showed: the one a submit answers
+st.session_state[shown_key] = revision
+if seen != revision:
+    st.warning(
+        f"{item_id} changed since you opened it (revision {seen} → {revision}): what you see now is the new "
+        "content. Your input is kept; check it against the new content before you submit.",
+        icon=":material/update:",
+    )
 show_pages(ws, transition)
 changes = diff_against_proposal(transition)
 if changes:
     st.caption("Changed from the model's proposal so far:")
     st.table([{"field": c.path, "model proposed": str(c.proposed), "now": str(c.current), "by": c.by} for c in changes])
 fields = revisable_fields(transition)
+for path, (value, choices) in fields.items():
+    # a field the person has not touched follows the stored content (another editor's change shows, and a submit
+    # does not silently put the old value back); one they changed keeps what they typed
+    key, shown = f"{item_id}:{path}", f"story-revise-field:{item_id}:{path}"
+    current = value if not choices or value in choices else choices[0]
+    if key not in st.session_state or st.session_state[key] == st.session_state.get(shown):
+        st.session_state[key] = current
+    st.session_state[shown] = current
 with st.form(f"revise-{item_id}"):
     values = {}
-    for path, (value, choices) in fields.items():
+    for path, (_value, choices) in fields.items():
         if choices:
-            values[path] = st.selectbox(
-                path, choices, index=choices.index(value) if value in choices else 0, key=f"{item_id}:{path}"
-            )
+            values[path] = st.selectbox(path, choices, key=f"{item_id}:{path}")
         else:
-            values[path] = st.text_input(path, value=value, key=f"{item_id}:{path}")
+            values[path] = st.text_input(path, key=f"{item_id}:{path}")
     note = st.text_input("Note (optional)")
     submitted = st.form_submit_button("Submit", type="primary")
 if submitted:
     edits = {path: new for path, new in values.items() if new != fields[path][0]}
     try:
-        report = revise_items(ws, [(0, ReviseRecord(item=item_id, reviewer=user.name, edits=edits, note=note))])
+        record = ReviseRecord(item=item_id, reviewer=user.name, edits=edits, note=note, revision=seen)
+        report = revise_items(ws, [(0, record)])
         what = f"{len(edits)} field(s) revised" if report.revised else "signed off as it stands"
         release_held()
+        st.session_state.pop(shown_key, None)  # the new revision is this person's own: nothing to warn about
         flash(f"{item_id}: {what}.")
         st.rerun()
     except CurateError as exc:

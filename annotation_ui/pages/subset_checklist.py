@@ -112,14 +112,22 @@ with st.container(border=True):
         elif "audio" in content.placeholders:
             st.info(content.placeholders["audio"])
     show_text("Question", content.question)
-    for key, text in [*content.options.items(), (NONE, None)]:
-        st.checkbox(
+    drawn = {
+        key: st.checkbox(
             label_text(f"{key}. {text}") if text is not None else "No option fits this view",
             value=key in ticks.get(view, []),
             key=box_key(item_id, view, key),
             on_change=tick,
             args=(item_id, view, key),
         )
+        for key, text in [*content.options.items(), (NONE, None)]
+    }
+    if {k for k, on in drawn.items() if on} != set(ticks.get(view, [])):
+        # what the boxes on screen show is the answer: a click whose rerun another click interrupted can leave
+        # its box ticked on screen without its callback having run, and that tick must not go missing
+        ticks[view] = [k for k, on in drawn.items() if on]
+        keep_draft(item_id)
+        st.rerun()
     ticked_here = [key for key in content.options if key in ticks.get(view, [])]
     none_here = NONE in ticks.get(view, [])
     if ticked_here and none_here:

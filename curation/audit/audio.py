@@ -78,8 +78,8 @@ class AudioSignature:
             str(data["samples_sha256"]),
             float(data["duration_s"]),
             int(data["coarse"]),
-            [int(v) for v in data["frames"]],
-            None if chroma is None else [int(v) for v in chroma],
+            list(map(int, data["frames"])),
+            None if chroma is None else list(map(int, chroma)),
             bool(data.get("chromaprint_missing", False)),
         )
 

@@ -1,4 +1,4 @@
-"""Tables of the media and audit gates: cached signatures and the original -> normalized mapping."""
+"""Tables of the media and audit gates: cached signatures and facts, and the original -> normalized mapping."""
 
 from __future__ import annotations
 
@@ -34,4 +34,16 @@ class AssetDerivative(SQLModel, table=True):
     purpose: str = Field(primary_key=True, max_length=30, description="normalized")
     derivative: str = Field(foreign_key="asset.sha256", max_length=64)
     settings_key: str = Field(max_length=64, description="hash of the media settings that produced it")
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class MediaFact(SQLModel, table=True):
+    """What a medium's bytes alone decide (``curation.mediatools.facts``: decode check, loudness, true peak,
+    format, size, JPEG segments), measured once per content hash and read by the media gate at every build."""
+
+    __tablename__ = "media_fact"
+    sha256: str = Field(primary_key=True, max_length=64)
+    kind: str = Field(max_length=10)
+    version: int = Field(description="the measuring function's version; rows of another version are measured again")
+    data: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)

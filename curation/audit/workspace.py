@@ -44,7 +44,9 @@ def _signatures(
         if asset is None:
             continue
         row = cached.get(sha)
-        if row is None or (row.kind == "audio" and AudioSignature.from_dict(row.data).stale()):
+        if row is None or (  # only a signature made without fpcalc can be stale: the others are not parsed twice
+            row.kind == "audio" and row.data.get("chromaprint_missing") and AudioSignature.from_dict(row.data).stale()
+        ):
             try:
                 data = ws.asset_path(asset).read_bytes()
                 make = image_signature if asset.kind == "image" else audio_signature
@@ -84,25 +86,27 @@ def resolutions(ws: Workspace) -> list[Resolution]:
     return list(latest.values())
 
 
-def _active_items(ws: Workspace) -> list[tuple[Item, str]]:
-    """Items not discarded, with their content hash."""
+def _active_items(ws: Workspace, discarded: set[str] | None = None) -> list[tuple[Item, str]]:
+    """Items not discarded (``discarded``: the ids, when the caller already derived them), with their content
+    hash."""
     from curation.workflow import derive_status
 
-    discarded = {st.id for st in derive_status(ws) if st.state == "discarded"}
+    if discarded is None:
+        discarded = {st.id for st in derive_status(ws) if st.state == "discarded"}
     with ws.session() as s:
         rows = list(s.execute(select(Item).order_by(Item.id)).scalars())
     return [(item, item.content_hash) for item in rows if item.id not in discarded]
 
 
 def run_workspace_audit(
-    ws: Workspace, log: Callable[[str], None] = lambda _m: None
+    ws: Workspace, log: Callable[[str], None] = lambda _m: None, discarded: set[str] | None = None
 ) -> tuple[AuditReport, dict[str, str]]:
     """Every audit over the workspace's live items, stored nowhere: the report and each item's content hash.
 
     What the release build's audit gate reads (a build reads gates, it never writes gate rows); only the
-    per-asset signature cache is filled in.
+    per-asset signature cache is filled in. ``discarded``: the discarded items, when the caller derived them.
     """
-    active = _active_items(ws)
+    active = _active_items(ws, discarded)
     wanted = {sha for item, _ in active for sha in (item.image, item.audio) if sha}
     images, audio = _signatures(ws, wanted, log)
     subjects = [

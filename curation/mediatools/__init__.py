@@ -6,16 +6,15 @@ get bytes, arrays or reason codes back, so the same code serves the CLI, the rel
 
 from .audio import (
     NormalizedAudioLevel,
-    check_audio,
     decode_audio,
     integrated_loudness,
     normalize_audio,
     probe_audio,
-    recording_problems,
     true_peak_dbtp,
 )
 from .common import MediaCheck, NormalizedMedia
-from .image import check_image, decode_image, normalize_image
+from .facts import check_audio, check_image, recording_problems
+from .image import decode_image, normalize_image
 
 __all__ = [
     "MediaCheck",

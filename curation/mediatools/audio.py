@@ -17,7 +17,7 @@ import numpy as np
 from curation.config import MediaSettings
 from curation.errors import MediaError
 
-from .common import MediaCheck, NormalizedMedia, _Findings, guard_size
+from .common import NormalizedMedia, guard_size
 
 RESAMPLER_QUALITY = "VHQ"
 """soxr's very-high-quality preset for the delivered audio."""
@@ -87,19 +87,21 @@ def _header(data: bytes, name: str) -> tuple[int, int, int, str, str]:
         return f.frames, f.samplerate, f.channels, f.format, f.subtype
 
 
-def decode_audio(data: bytes, name: str, settings: MediaSettings) -> DecodedAudio:
-    """Decode any format libsndfile reads (WAV, FLAC, OGG, MP3, ...); refuse empty, corrupt, oversized."""
+def decode_audio(data: bytes, name: str, settings: MediaSettings | None) -> DecodedAudio:
+    """Decode any format libsndfile reads (WAV, FLAC, OGG, MP3, ...); refuse empty, corrupt, oversized.
+
+    ``settings`` None applies no size or length limit: for files already in the store, whose facts are
+    measured once whatever the limits of the day (``curation.mediatools.facts``).
+    """
     import soundfile as sf
 
     guard_size(data, name, settings)
+    max_seconds = settings.audio_max_seconds if settings is not None else math.inf
     with _open(data, name) as f:
         if f.samplerate <= 0 or f.channels <= 0:
             raise MediaError(f"{name}: the audio header is invalid (rate {f.samplerate}, channels {f.channels})")
-        if f.frames > 0 and f.frames / f.samplerate > settings.audio_max_seconds:
-            raise MediaError(
-                f"{name}: {f.frames / f.samplerate:.1f} s is longer than the limit of "
-                f"{settings.audio_max_seconds:g} s (media.audio_max_seconds); trim the clip"
-            )
+        if f.frames > 0 and f.frames / f.samplerate > max_seconds:
+            raise MediaError(_too_long(name, f.frames / f.samplerate, max_seconds))
         try:
             if f.subtype == "PCM_16":
                 pcm16 = f.read(dtype="int16", always_2d=True)
@@ -112,14 +114,15 @@ def decode_audio(data: bytes, name: str, settings: MediaSettings) -> DecodedAudi
         fmt, subtype, rate = f.format, f.subtype, f.samplerate
     if samples.shape[0] == 0:
         raise MediaError(f"{name}: the audio file holds no samples; replace it with a real recording")
-    if samples.shape[0] / rate > settings.audio_max_seconds:
-        raise MediaError(
-            f"{name}: {samples.shape[0] / rate:.1f} s is longer than the limit of "
-            f"{settings.audio_max_seconds:g} s (media.audio_max_seconds); trim the clip"
-        )
+    if samples.shape[0] / rate > max_seconds:
+        raise MediaError(_too_long(name, samples.shape[0] / rate, max_seconds))
     if not np.all(np.isfinite(samples)):
         raise MediaError(f"{name}: the audio holds NaN or infinite samples; export the clip again")
     return DecodedAudio(samples, rate, fmt, subtype, pcm16)
+
+
+def _too_long(name: str, seconds: float, max_seconds: float) -> str:
+    return f"{name}: {seconds:.1f} s is longer than the limit of {max_seconds:g} s (media.audio_max_seconds); trim the clip"
 
 
 def resample(signal: np.ndarray, rate_in: int, rate_out: int, quality: str = RESAMPLER_QUALITY) -> np.ndarray:
@@ -241,74 +244,6 @@ def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> Normaliz
         output_true_peak_dbtp=round(after.true_peak_dbtp, 3),
     )
     return NormalizedMedia(_wav_bytes(pcm16, rate), "wav", "audio/wav", params, unchanged=False)
-
-
-def check_audio(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
-    """Reason codes for every way a clip misses the spec; an unreadable file reports ``media:format``."""
-    findings = _Findings()
-    try:
-        guard_size(data, name, settings)
-        frames, rate, channels, fmt, subtype = _header(data, name)
-    except MediaError as exc:
-        findings.add("size" if data else "format", str(exc))
-        return findings.result()
-    if fmt != "WAV" or subtype != settings.audio_subtype:
-        findings.add("format", f"{fmt}/{subtype}, expected WAV/{settings.audio_subtype}")
-    if rate != settings.audio_sample_rate:
-        findings.add("sample_rate", f"{rate} Hz, expected {settings.audio_sample_rate} Hz")
-    if channels != settings.audio_channels:
-        findings.add("channels", f"{channels} channels, expected {settings.audio_channels}")
-    duration = frames / rate if rate else 0.0
-    if not settings.audio_min_seconds <= duration <= settings.audio_max_seconds:
-        findings.add(
-            "duration",
-            f"{duration:.2f} s, expected {settings.audio_min_seconds:g}-{settings.audio_max_seconds:g} s",
-        )
-        if duration > settings.audio_max_seconds or duration < MIN_MEASURABLE_SECONDS:
-            return findings.result()
-    try:
-        decoded = decode_audio(data, name, settings)
-    except MediaError as exc:
-        findings.add("format", str(exc))
-        return findings.result()
-    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
-        findings.add("clipping", f"{runs} run(s) of >= {CLIP_MIN_RUN} full-scale samples; re-record lower")
-    signal = decoded.mono()
-    level = measure_level(signal, rate)
-    if not math.isfinite(level.lufs) or level.lufs < SILENCE_LUFS:
-        findings.add("silence", f"no block above {SILENCE_LUFS:g} LUFS")
-        return findings.result()
-    peak_limited = (
-        level.lufs < settings.audio_lufs
-        and level.true_peak_dbtp >= settings.audio_true_peak_dbtp - PEAK_LIMITED_MARGIN_DB
-    )
-    if abs(level.lufs - settings.audio_lufs) > LOUDNESS_TOLERANCE_LU and not peak_limited:
-        findings.add(
-            "loudness",
-            f"{level.lufs:.1f} LUFS, expected {settings.audio_lufs:g} +- {LOUDNESS_TOLERANCE_LU} LU",
-        )
-    if level.true_peak_dbtp > settings.audio_true_peak_dbtp + TRUE_PEAK_TOLERANCE_DB:
-        findings.add(
-            "clipping",
-            f"true peak {level.true_peak_dbtp:.2f} dBTP, above the {settings.audio_true_peak_dbtp:g} dBTP ceiling",
-        )
-    return findings.result()
-
-
-def recording_problems(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
-    """The problems of an original that normalization cannot repair: clipped runs, silence, duration."""
-    findings = _Findings()
-    for code, detail in check_audio(data, name, settings).details.items():
-        problem = code.removeprefix("media:")
-        if problem in ("silence", "duration"):
-            findings.add(problem, detail)
-    try:
-        decoded = decode_audio(data, name, settings)
-    except MediaError:
-        return findings.result()
-    if (runs := clipped_runs(decoded.samples.ravel())) > 0:
-        findings.add("clipping", f"the recording has {runs} clipped run(s); gain cannot undo clipping, re-record")
-    return findings.result()
 
 
 def probe_audio(data: bytes, name: str, settings: MediaSettings, sample_rate: int = 16000) -> np.ndarray:

@@ -61,13 +61,22 @@ class _Findings:
         return MediaCheck([f"media:{p}" for p in ordered], {f"media:{p}": self._details[p] for p in ordered})
 
 
-def guard_size(data: bytes, name: str, settings: MediaSettings) -> None:
-    """Refuse empty and oversized files before any decoder sees them."""
-    if not data:
-        raise MediaError(f"{name}: the file is empty; replace it with a real recording or picture")
-    limit = settings.max_file_mb * 1024 * 1024
-    if len(data) > limit:
-        raise MediaError(
-            f"{name}: the file is {len(data) / 1024 / 1024:.1f} MB, over the limit of "
+def size_problem(size: int, name: str, settings: MediaSettings) -> str | None:
+    """Why a file of ``size`` bytes is refused before any decoder sees it (empty, oversized), or None."""
+    if not size:
+        return f"{name}: the file is empty; replace it with a real recording or picture"
+    if size > settings.max_file_mb * 1024 * 1024:
+        return (
+            f"{name}: the file is {size / 1024 / 1024:.1f} MB, over the limit of "
             f"{settings.max_file_mb:g} MB (media.max_file_mb in curate.toml); shrink it before importing"
         )
+    return None
+
+
+def guard_size(data: bytes, name: str, settings: MediaSettings | None) -> None:
+    """Refuse empty and oversized files before any decoder sees them (``settings`` None: empty ones only)."""
+    problem = size_problem(len(data), name, settings) if settings is not None else None
+    if problem is None and not data:
+        problem = size_problem(0, name, MediaSettings())
+    if problem:
+        raise MediaError(problem)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from curation.config import MediaSettings
 from curation.errors import MediaError
 
-from .common import MediaCheck, NormalizedMedia, _Findings, guard_size
+from .common import NormalizedMedia, _Findings, guard_size
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -25,7 +25,8 @@ _METADATA_MARKERS = set(range(0xE1, 0xF0)) | {0xFE}
 """APP1-APP15 (EXIF, XMP, ICC, Photoshop ...) and COM."""
 
 
-def _open(data: bytes, name: str, settings: MediaSettings) -> Image.Image:
+def _open(data: bytes, name: str, settings: MediaSettings | None) -> Image.Image:
+    """The opened (not yet decoded) image; ``settings`` None applies no size or pixel limit but Pillow's own."""
     from PIL import Image, UnidentifiedImageError
 
     guard_size(data, name, settings)
@@ -36,15 +37,21 @@ def _open(data: bytes, name: str, settings: MediaSettings) -> Image.Image:
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
         raise MediaError(f"{name}: not a readable image ({exc}); export it as JPEG or PNG") from exc
     width, height = im.size
-    if width * height > settings.max_image_pixels:
-        raise MediaError(
-            f"{name}: {width}x{height} pixels is over the limit of {settings.max_image_pixels:,} "
-            "(media.max_image_pixels; a possible decompression bomb); downscale it first"
-        )
+    if settings is not None and (problem := pixels_problem(width, height, name, settings)):
+        raise MediaError(problem)
     return im
 
 
-def decode_image(data: bytes, name: str, settings: MediaSettings) -> Image.Image:
+def pixels_problem(width: int, height: int, name: str, settings: MediaSettings) -> str | None:
+    if width * height > settings.max_image_pixels:
+        return (
+            f"{name}: {width}x{height} pixels is over the limit of {settings.max_image_pixels:,} "
+            "(media.max_image_pixels; a possible decompression bomb); downscale it first"
+        )
+    return None
+
+
+def decode_image(data: bytes, name: str, settings: MediaSettings | None) -> Image.Image:
     """The upright RGB picture: EXIF orientation applied, alpha flattened onto white, fully decoded."""
     from PIL import Image, ImageOps
 
@@ -114,14 +121,29 @@ def _jpeg_markers(data: bytes) -> list[int] | None:
     return None
 
 
+def quantization(im: Image.Image) -> tuple[tuple[int, ...], ...]:
+    """A JPEG's quantization tables in table order (empty for other formats)."""
+    return tuple(tuple(t) for _, t in sorted(getattr(im, "quantization", {}).items()))
+
+
 def _jpeg_problems(data: bytes, im: Image.Image, settings: MediaSettings) -> _Findings:
+    return jpeg_problems(im.format, im.mode, _jpeg_markers(data), quantization(im), settings)
+
+
+def jpeg_problems(
+    fmt: str | None,
+    mode: str,
+    markers: list[int] | None,
+    quant: tuple[tuple[int, ...], ...],
+    settings: MediaSettings,
+) -> _Findings:
+    """How an opened image misses the JPEG the spec asks for, from its format, mode, segments and tables."""
     findings = _Findings()
-    markers = _jpeg_markers(data)
-    if im.format != "JPEG" or markers is None:
-        findings.add("format", f"{im.format or 'unknown'} image, expected a baseline JPEG")
+    if fmt != "JPEG" or markers is None:
+        findings.add("format", f"{fmt or 'unknown'} image, expected a baseline JPEG")
         return findings
-    if im.mode != "RGB":
-        findings.add("format", f"JPEG in {im.mode} mode, expected RGB")
+    if mode != "RGB":
+        findings.add("format", f"JPEG in {mode} mode, expected RGB")
     if metadata := sorted({m for m in markers if m in _METADATA_MARKERS}):
         findings.add(
             "metadata",
@@ -129,7 +151,6 @@ def _jpeg_problems(data: bytes, im: Image.Image, settings: MediaSettings) -> _Fi
         )
     if any(m not in _ALLOWED_JPEG_MARKERS | _METADATA_MARKERS for m in markers):
         findings.add("format", "not a baseline JPEG (progressive or unusual segments)")
-    quant = tuple(tuple(t) for _, t in sorted(getattr(im, "quantization", {}).items()))
     if quant != _reference_quantization(settings.image_quality):
         findings.add("format", f"JPEG quality differs from {settings.image_quality}")
     return findings
@@ -185,23 +206,3 @@ def _orientation(im: Image.Image) -> int | None:
         return im.getexif().get(0x0112)
     except (OSError, ValueError, SyntaxError):
         return None
-
-
-def check_image(data: bytes, name: str, settings: MediaSettings) -> MediaCheck:
-    """Reason codes for every way an image misses the spec; an unreadable file reports ``media:format``."""
-    findings = _Findings()
-    try:
-        im = _open(data, name, settings)
-    except MediaError as exc:
-        findings.add("size" if "limit" in str(exc) else "format", str(exc))
-        return findings.result()
-    if max(im.size) > settings.image_max_edge:
-        findings.add("size", f"{im.width}x{im.height}, longest edge over {settings.image_max_edge} px")
-    problems = _jpeg_problems(data, im, settings)
-    try:
-        decode_image(data, name, settings)
-    except MediaError as exc:
-        problems.add("format", str(exc))
-    for code, detail in problems.result().details.items():
-        findings.add(code.removeprefix("media:"), detail)
-    return findings.result()

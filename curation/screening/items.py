@@ -204,11 +204,16 @@ def _store_new(ws: Workspace, prepared: Prepared, actor: str, action: str, skip_
 
 
 def story_item(ws: Workspace, item_id: str) -> StoryTransition:
+    return story_item_at(ws, item_id)[0]
+
+
+def story_item_at(ws: Workspace, item_id: str) -> tuple[StoryTransition, int]:
+    """A transition and its revision, read together: a page shows the one and names the other when it saves."""
     with ws.session() as s:
         item = s.get(Item, item_id)
     if item is None or item.kind != KIND:
         raise NotFoundError(f"no story transition {item_id!r} in this workspace")
-    return StoryTransition.model_validate(item.extra)
+    return StoryTransition.model_validate(item.extra), item.revision
 
 
 @dataclass
@@ -245,6 +250,7 @@ def revise_items(
         current: dict[str, StoryTransition] = {}
         problems: list[Problem] = []
         planned: list[tuple[ReviseRecord, StoryTransition, StoryTransition]] = []
+        revisions: dict[str, int] = {}  # item -> its revision as the earlier lines of the file leave it
         for line, record in records:
             where: dict[str, Any] = {"line": line or None, "file": file}
             person = people.get(record.reviewer)
@@ -260,7 +266,18 @@ def revise_items(
                     continue
                 items[record.item] = found
                 current[record.item] = StoryTransition.model_validate(found.extra)
+                revisions[record.item] = found.revision
             item = items[record.item]
+            if record.revision is not None and record.revision != revisions[record.item]:
+                problems.append(
+                    Problem(
+                        f"stale:revise: {item.id!r} changed since you saw it (revision {record.revision}, now "
+                        f"{revisions[record.item]}); nothing was saved: look at it again",
+                        "revision",
+                        **where,
+                    )
+                )
+                continue
             if person.name == item.author:
                 problems.append(
                     Problem(f"{person.name!r} authored {item.id!r}: nobody reviews their own item", "reviewer", **where)
@@ -273,6 +290,7 @@ def revise_items(
                 problems.extend(Problem(p.message, f"edits.{p.field}", **where) for p in exc.problems)
                 continue
             current[record.item] = after
+            revisions[record.item] += 1 if record.edits else 0
             planned.append((record, before, after))
         if problems:
             raise ValidationFailed(

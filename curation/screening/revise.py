@@ -78,6 +78,9 @@ class ReviseRecord(BaseModel):
     edits: dict[str, Any] = {}
     """Dotted field path -> new value; an empty ``edits`` signs the annotation off as it stands."""
     note: str = ""
+    revision: int | None = Field(default=None, ge=1)
+    """The item's revision the reviewer saw: refused (``stale:revise``) when the item changed since; left out,
+    the record applies to the revision the earlier lines of its file leave."""
 
 
 @dataclass(frozen=True)

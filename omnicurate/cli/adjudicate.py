@@ -41,6 +41,13 @@ def adjudicate_cmd(
     ] = None,
     by: Annotated[str | None, typer.Option("--by", help="The maintainer recording the consensus.")] = None,
     reason: Annotated[str | None, typer.Option(help="Why this is the consensus (required; kept).")] = None,
+    revision: Annotated[
+        int | None,
+        typer.Option(
+            help="The item's revision you looked at (the queue lists it): refused (stale:adjudication) if the "
+            "item changed since."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """List items whose subset-checklist reviewers disagree, or record a maintainer's consensus checklist.
@@ -52,7 +59,7 @@ def adjudicate_cmd(
 
     ws = open_workspace()
     if item is None:
-        if checklist or from_reviewer or by or reason:
+        if checklist or from_reviewer or by or reason or revision is not None:
             raise ValidationFailed([Problem("name the ITEM to adjudicate", "item")])
         queue = adjudication_queue(ws)
         if json_out:
@@ -61,7 +68,8 @@ def adjudicate_cmd(
         for d in queue:
             verdicts = "; ".join(f"{rule}: {', '.join(r) or 'well_posed'}" for rule, r in d.verdicts.items())
             out_console.print(
-                f"{d.item}  {'HELD checklist:disagreement' if d.held else 'listed'}  ({verdicts})",
+                f"{d.item}  revision {d.revision}  {'HELD checklist:disagreement' if d.held else 'listed'}  "
+                f"({verdicts})",
                 highlight=False,
                 markup=False,
             )
@@ -76,7 +84,7 @@ def adjudicate_cmd(
         raise ValidationFailed(missing, "nothing was recorded")
     consistent = _read_checklist(checklist) if checklist is not None else None
     assert by is not None and reason is not None
-    done = record_adjudication(ws, item, by, reason, consistent, from_reviewer)
+    done = record_adjudication(ws, item, by, reason, consistent, from_reviewer, revision)
     if json_out:
         print_json(done.as_dict())
         return

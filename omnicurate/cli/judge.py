@@ -64,7 +64,7 @@ def import_cmd(
 ) -> None:
     """Import a JSONL file; a bad line is named as FILE:LINE: field: problem and nothing is imported."""
     from curation.errors import Problem, ValidationFailed
-    from curation.kinds.judge import store
+    from curation.kinds.judge import annotation_store, output_store, record_import, task_store
 
     from .judge_queries import import_queries, parse_defaults
 
@@ -83,15 +83,15 @@ def import_cmd(
                 [Problem("say who imports the tasks with --by PERSON: the importer owns them", "--by")]
             )
         ws.person(by)  # a person of the workspace, refused by name otherwise
-        result = store.import_tasks(ws, file, actor=by).as_dict()
+        result = task_store.import_tasks(ws, file, actor=by).as_dict()
     elif kind is ImportKind.responses:
-        result = store.import_responses(ws, file).as_dict()
+        result = task_store.import_responses(ws, file).as_dict()
     elif kind is ImportKind.records:
-        result = store.import_records(ws, file)
+        result = record_import.import_records(ws, file)
     elif kind is ImportKind.annotations:
-        result = {"applied": store.import_annotations(ws, file)}
+        result = {"applied": annotation_store.import_annotations(ws, file)}
     else:
-        result = store.import_judge_outputs(ws, file).as_dict()
+        result = output_store.import_judge_outputs(ws, file).as_dict()
     if json_out:
         print_json({"kind": kind.value, **result})
     else:
@@ -117,11 +117,11 @@ def draft_cmd(
 @app.command("checklists")
 def checklists_cmd(json_out: JsonFlag = False) -> None:
     """Where each task's checklist stands, the curator/cross-checker agreement and the adjudication queue."""
-    from curation.kinds.judge import store
+    from curation.kinds.judge import record_store
     from curation.kinds.judge.checklists import adjudication_queue, rubric_counts, selection_agreement
 
     ws = open_workspace()
-    tasks = store.task_checklists(ws)
+    tasks = record_store.task_checklists(ws)
     document = {
         "tasks": [
             {
@@ -158,14 +158,17 @@ def checklists_cmd(json_out: JsonFlag = False) -> None:
 def samples_cmd(json_out: JsonFlag = False) -> None:
     """Build score and pair samples from reviewed, usable responses of tasks whose checklist is final (again adds
     only what is new); --json lists every sample with its id."""
-    from curation.kinds.judge import store
+    from curation.kinds.judge import sample_store
 
     ws = open_workspace()
-    added = store.build_samples(ws)
+    added = sample_store.build_samples(ws)
     if json_out:  # the samples themselves: their ids are what annotations and judge outputs name
         kinds = ("score", "pair")
         print_json(
-            {"added": added, **{kind: [x.model_dump(mode="json") for x in store.samples(ws, kind)] for kind in kinds}}
+            {
+                "added": added,
+                **{kind: [x.model_dump(mode="json") for x in sample_store.samples(ws, kind)] for kind in kinds},
+            }
         )
     else:
         out_console.print(f"added {added['score']} score and {added['pair']} pair samples")
@@ -174,9 +177,9 @@ def samples_cmd(json_out: JsonFlag = False) -> None:
 @app.command("audit")
 def audit_cmd(json_out: JsonFlag = False) -> None:
     """Near-duplicate videos across tasks (keyframe perceptual hashes, cached per video)."""
-    from curation.kinds.judge import store
+    from curation.kinds.judge import video_audit
 
-    found = store.video_duplicates(open_workspace())
+    found = video_audit.video_duplicates(open_workspace())
     if json_out:
         print_json(found)
         return
@@ -239,10 +242,10 @@ def print_report(report: dict[str, Any]) -> None:
 
 def full_report(ws: Workspace, settings: ReportSettings | None = None) -> dict[str, Any]:
     """The judge-vs-human report with the judges' position and run-to-run consistency (§3.3)."""
-    from curation.kinds.judge import store
+    from curation.kinds.judge import output_store
     from curation.kinds.judge.judging import consistency
 
-    report = store.report(ws, settings)
+    report = output_store.report(ws, settings)
     report["consistency"] = consistency(ws)
     return report
 

@@ -22,13 +22,13 @@ def show_cmd(
 ) -> None:
     """Every entry of TASK a record may name: the drafted candidates (and, once curated, the curator's edits and
     additions), with whether each is in the curated and in the final checklist."""
-    from curation.kinds.judge import store
+    from curation.kinds.judge import draft_store, record_store, task_store
 
     ws = open_workspace()
-    store.task(ws, task)  # an unknown task is refused, naming the command that lists them
-    checklist = store.task_checklist(ws, task)
+    task_store.task(ws, task)  # an unknown task is refused, naming the command that lists them
+    checklist = record_store.task_checklist(ws, task)
     curation = checklist.curation
-    candidates = curation.candidates if curation is not None else store.drafted_candidates(ws, task)
+    candidates = curation.candidates if curation is not None else draft_store.drafted_candidates(ws, task)
     curated = {e.id for e in curation.checklist} if curation is not None else set()
     final = {e.id for e in checklist.final}
     entries: list[dict[str, Any]] = [

@@ -17,7 +17,9 @@ app = typer.Typer(help="Open the annotation UI in a browser: authoring, review s
 
 
 def streamlit_command(entry: Path, address: str, port: int) -> list[str]:
-    """The ``streamlit run`` command line (headless: the person opens the printed URL)."""
+    """The ``streamlit run`` command line (headless: the person opens the printed URL). No file watcher: a served
+    app that re-imports its modules when a file changes under it fails mid-session ("Table 'person' is already
+    defined"); an update of the code takes a restart of ``curate ui``."""
     return [
         sys.executable,
         "-m",
@@ -34,6 +36,10 @@ def streamlit_command(entry: Path, address: str, port: int) -> list[str]:
         "false",
         "--client.toolbarMode",
         "viewer",
+        "--server.fileWatcherType",
+        "none",
+        "--server.runOnSave",
+        "false",
     ]
 
 

@@ -34,7 +34,7 @@ VERSION = "1.0.0"
 
 def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # type: ignore[no-untyped-def]
     from checker.drafting import ReplayDrafter, draft_checklists
-    from curation.kinds.judge import store
+    from curation.kinds.judge import annotation_store, draft_store, output_store, record_store, sample_store, task_store
     from curation.kinds.judge.checklists import first_per_rubric
     from curation.kinds.judge.schema import ChecklistAdjudicationRecord, ChecklistSelectionRecord, ResponseReviewRecord
     from curation.workspace import Workspace
@@ -53,12 +53,12 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
     log(f"people: {', '.join(PEOPLE)} (UI password: {DEMO_PASSWORD})")
     sources = write_sources(ws.root / "demo-sources")
     curate_queries(ws, sources["tasks"], log)
-    log(f"responses: {store.import_responses(ws, sources['responses'], actor='demo').summary()}")
+    log(f"responses: {task_store.import_responses(ws, sources['responses'], actor='demo').summary()}")
     run = draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     log(f"checklist drafts (replayed): {len(run.drafted)} drafted, {len(run.cached)} from the cache")
 
-    for task in store.tasks(ws):
-        entries = store.drafted_candidates(ws, task.id)
+    for task in task_store.tasks(ws):
+        entries = draft_store.drafted_candidates(ws, task.id)
         picked = first_per_rubric(entries, PER_RUBRIC)
         edits = (
             [{"entry": entries[3].id, "text": entries[3].text.replace("?", " or the input?")}]
@@ -70,50 +70,50 @@ def build_judge_demo(directory: Path, log: Callable[[str], None] = print):  # ty
             if task.output != "text"
             else []
         )
-        store.record_selection(
+        record_store.record_selection(
             ws,
             ChecklistSelectionRecord(
                 task=task.id, stage="checklist_curation", reviewer="ann1", selected=picked, edits=edits, added=added
             ),
         )
-        candidates = store.task_checklist(ws, task.id).curation.candidates  # type: ignore[union-attr]
-        chosen = [e.id for e in store.task_checklist(ws, task.id).curation.checklist]  # type: ignore[union-attr]
+        candidates = record_store.task_checklist(ws, task.id).curation.candidates  # type: ignore[union-attr]
+        chosen = [e.id for e in record_store.task_checklist(ws, task.id).curation.checklist]  # type: ignore[union-attr]
         if task.id in DISAGREE:
             chosen = [*chosen[:-1], next(e.id for e in candidates if e.id not in chosen)]
-        store.record_selection(
+        record_store.record_selection(
             ws, ChecklistSelectionRecord(task=task.id, stage="checklist_crosscheck", reviewer="ann2", selected=chosen)
         )
     for task_id in DISAGREE:
-        curated = [e.id for e in store.task_checklist(ws, task_id).curation.checklist]  # type: ignore[union-attr]
-        store.record_adjudication(
+        curated = [e.id for e in record_store.task_checklist(ws, task_id).curation.checklist]  # type: ignore[union-attr]
+        record_store.record_adjudication(
             ws,
             ChecklistAdjudicationRecord(
                 task=task_id, adjudicator="maya", selected=curated, reason="the curator's entry is specific to the task"
             ),
         )
-    reviewed = store.responses(ws)
+    reviewed = task_store.responses(ws)
     for response in reviewed:
         nsfw, reason = UNUSABLE.get(response.id, (False, ""))
-        store.record_response_review(
+        record_store.record_response_review(
             ws, ResponseReviewRecord(response=response.id, reviewer="rev1", usable=not reason, reason=reason, nsfw=nsfw)
         )
     refused = [r for r in reviewed if r.id in UNUSABLE]
     log(
         f"response review: {len(reviewed) - len(refused)} usable, {len(refused)} refused ({', '.join(UNUSABLE[r.id][1] for r in refused)})"
     )
-    added = store.build_samples(ws)
+    added = sample_store.build_samples(ws)
     log(f"samples: +{added['score']} score, +{added['pair']} pair")
     for kind, make in (("score", human_scores), ("pair", human_choices)):
-        for sample in store.samples(ws, kind):
+        for sample in sample_store.samples(ws, kind):
             for person in ANNOTATORS:
-                store.save_annotation(ws, sample.id, person, make(sample.model_dump(), person), apply=True)  # type: ignore[arg-type]
+                annotation_store.save_annotation(ws, sample.id, person, make(sample.model_dump(), person), apply=True)  # type: ignore[arg-type]
     run_demo_judge(ws, ws.root / "demo-sources", log)
     judges = ws.root / "demo-sources" / "judge_outputs.jsonl"
     lines: list[dict[str, Any]] = []
     for kind in ("score", "pair"):
-        lines += judge_outputs([s.model_dump() for s in store.samples(ws, kind)], kind)
+        lines += judge_outputs([s.model_dump() for s in sample_store.samples(ws, kind)], kind)
     judges.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    log(f"judge outputs (replayed): {store.import_judge_outputs(ws, judges).summary()}")
+    log(f"judge outputs (replayed): {output_store.import_judge_outputs(ws, judges).summary()}")
     result = build_judge_release(ws, VERSION, actor="demo", name="judge-demo", log=log)
     log(f"release {result.version}: {result.path} ({result.files} files{', unchanged' if result.unchanged else ''})")
     return ws

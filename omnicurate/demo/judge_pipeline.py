@@ -94,12 +94,12 @@ def _answer(kind: str, sample: dict[str, Any], order: str, run: int, index: int)
 def run_demo_judge(ws: Workspace, folder: Path, log: Callable[[str], None]) -> None:
     """Record the judge's answers as a replay file, then run it (twice) through `judge run`'s machinery."""
     from checker.generation import ReplayGenerator
-    from curation.kinds.judge import store
+    from curation.kinds.judge import sample_store
     from curation.kinds.judge.judging import SAMPLES, TEMPERATURE, JudgePrompt, run_judge
 
     lines = []
     for kind in ("score", "pair"):
-        for sample in store.samples(ws, kind):
+        for sample in sample_store.samples(ws, kind):
             data = sample.model_dump()
             for order in ("shown",) if kind == "score" else ("shown", "swapped"):
                 for run in RUNS:

@@ -1,14 +1,16 @@
-"""The score page in a real headless Chromium against ``streamlit run``: Apply, Previous, Next, and resume
-after a reload (a new browser session, signed in again)."""
+"""The score page in a real headless Chromium against ``streamlit run``: Apply, Previous, Next, a reload that
+keeps the choices being made (a draft on the server), and resume in a new browser session, signed in again."""
 
 from __future__ import annotations
 
 import pytest
 from judge_helpers import build_judge_template, copy_workspace
 from playwright.sync_api import Page, expect
-from test_ui_browser import TIMEOUT, settled, sign_in
+from test_ui_browser import TIMEOUT, settled, sign_in, wait_for_session_cookie
+from test_ui_team_browser import wait_for_draft
 
-from curation.kinds.judge import store
+from curation.drafts import load_draft
+from curation.kinds.judge import annotation_store, sample_store
 from curation.kinds.judge.rubrics import CRITERIA
 
 pytestmark = pytest.mark.browser
@@ -36,7 +38,7 @@ def open_score_page(page: Page, url: str) -> None:
 def test_score_page_in_a_browser(page: Page, judge_server):
     url, ws = judge_server
     page.set_default_timeout(TIMEOUT)
-    first, second = (s.id for s in store.samples(ws, "score")[:2])
+    first, second = (s.id for s in sample_store.samples(ws, "score")[:2])
     shown = {first: "Sample 1", second: "Sample 2"}  # annotators see numbers: sample ids name the systems
     open_score_page(page, url)
     expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
@@ -52,7 +54,8 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     expect(page.get_by_text(shown[first], exact=True)).to_be_visible(timeout=TIMEOUT)
     overall = page.get_by_role("radiogroup", name="Overall")
     expect(overall.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)  # the draft came back
-    assert store.annotation(ws, first, "ann1").payload["scores"] == {"overall": 2}
+    assert load_draft(ws, "ann1", "judge_score", first) == {"overall": 2}, "a draft, not an annotation"
+    assert annotation_store.annotation(ws, first, "ann1") is None
 
     for criterion in CRITERIA:
         choose(page, criterion, "4")
@@ -61,10 +64,22 @@ def test_score_page_in_a_browser(page: Page, judge_server):
     settled(page)
     expect(page.get_by_text("Applied Sample 1.")).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
-    saved = store.annotation(ws, first, "ann1")
+    saved = annotation_store.annotation(ws, first, "ann1")
     assert saved.applied and saved.payload["scores"] == dict.fromkeys(CRITERIA, 4)
+    assert load_draft(ws, "ann1", "judge_score", first) is None, "applied: the draft is dropped"
 
-    # a reload is a new session: signed in again, the page resumes after the applied sample
+    # a reload keeps the choices being made on the second sample (each is a draft on the server at once)
+    settled(page)  # the second sample's run has finished: its radios, not the first's, are on the page
+    choose(page, "clarity", "5")
+    wait_for_draft(ws, "ann1", "judge_score", second, "clarity", 5)
+    page.reload()
+    wait_for_session_cookie(page)
+    expect(page.get_by_text("Your unsaved draft of Sample 2 was restored.")).to_be_visible(timeout=TIMEOUT)
+    clarity = page.get_by_role("radiogroup", name="Clarity")
+    expect(clarity.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)
+    expect(clarity.get_by_role("radio", name="5")).to_be_checked(timeout=TIMEOUT)
+
+    # a new browser session, signed in again: the page resumes after the applied sample
     open_score_page(page, url)
     expect(page.get_by_text(shown[second], exact=True)).to_be_visible(timeout=TIMEOUT)
     expect(page.get_by_text(shown[first], exact=True)).to_have_count(0, timeout=TIMEOUT)

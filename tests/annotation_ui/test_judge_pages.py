@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 from judge_helpers import build_judge_template, copy_workspace
+from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 from ui_helpers import APP
 
 from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn
-from curation.kinds.judge import store
+from curation.drafts import load_draft
+from curation.kinds.judge import annotation_store, draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import rubric_counts
 from curation.kinds.judge.rubrics import CRITERIA, RUBRICS
 
@@ -58,25 +60,32 @@ def click(at: AppTest, label: str) -> AppTest:
 def test_score_page_apply_previous_next_and_resume(judge_ws):
     at = open_page("judge_score", "ann1")
     first = at.session_state["judge-score-current"]
-    assert first == store.samples(judge_ws, "score")[0].id
+    assert first == sample_store.samples(judge_ws, "score")[0].id
     shown = "\n".join(t.value for t in at.text)
     assert "Draw a green square on a white background." in shown and "[relevance]" in shown  # checklist beside
     assert len(at.radio) == len(CRITERIA) and all(r.value is None for r in at.radio)
 
     fill(at, "score", {"overall": 2, "clarity": 4})
-    click(at, "Next")  # a draft is kept, nothing applied
+    at.run()
+    assert load_draft(judge_ws, "ann1", "judge_score", first) == {"overall": 2, "clarity": 4}  # kept at each choice
+    click(at, "Next")  # nothing applied
     second = at.session_state["judge-score-current"]
-    assert second != first and store.annotation(judge_ws, first, "ann1").applied is False
+    assert second != first and annotation_store.annotation(judge_ws, first, "ann1") is None
     click(at, "Previous")
     assert at.session_state["judge-score-current"] == first
     assert criterion_radio(at, "score", "overall").value == 2  # the draft is back
+    assert at.info[0].value == "Your unsaved draft of Sample 1 was restored."
 
     click(at, "Apply")  # incomplete: refused, nothing applied, still here
     assert "no value for" in at.error[0].value and at.session_state["judge-score-current"] == first
     fill(at, "score", dict.fromkeys(CRITERIA, 3))
     click(at, "Apply")
-    assert store.annotation(judge_ws, first, "ann1").applied and at.session_state["judge-score-current"] == second
+    assert (
+        annotation_store.annotation(judge_ws, first, "ann1").applied
+        and at.session_state["judge-score-current"] == second
+    )
     assert at.success[0].value == "Applied Sample 1."
+    assert load_draft(judge_ws, "ann1", "judge_score", first) is None, "the draft is dropped once applied"
 
     # a fresh session (a reload) resumes after the last applied sample, never serving it again
     again = open_page("judge_score", "ann1")
@@ -98,15 +107,15 @@ def test_pair_page_records_choices_per_rubric(judge_ws):
     assert criterion_radio(at, "pair", "overall").options == ["first", "second", "tie"]
     fill(at, "pair", {c: ("tie" if c == "creativity" else "first") for c in CRITERIA})
     click(at, "Apply")
-    saved = store.annotation(judge_ws, sample, "ann2")
+    saved = annotation_store.annotation(judge_ws, sample, "ann2")
     assert saved.applied and saved.payload["choices"]["creativity"] == "tie"
     assert saved.payload["choices"]["overall"] == "first"
 
 
 def test_everything_done_says_so(judge_ws):
-    for sample in store.samples(judge_ws, "pair"):
+    for sample in sample_store.samples(judge_ws, "pair"):
         for person in ("ann1", "ann3", "maya"):  # three annotators per sample
-            store.save_annotation(judge_ws, sample.id, person, dict.fromkeys(CRITERIA, "tie"), apply=True)
+            annotation_store.save_annotation(judge_ws, sample.id, person, dict.fromkeys(CRITERIA, "tie"), apply=True)
     at = open_page("judge_pair", "ann2")
     assert "Nothing waits for you" in at.info[0].value
 
@@ -115,7 +124,7 @@ def test_response_review_page(judge_ws):
     from curation.kinds.judge.tables import JudgeRecord
 
     with judge_ws.writing() as s:  # start from unreviewed responses
-        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage == "response_review")).scalars():
+        for row in s.execute(select(JudgeRecord).where(JudgeRecord.stage == "response_review")).scalars():
             s.delete(row)
     at = open_page("judge_responses", "ann1")
     picked = at.radio(key="judge-responses-pick").value
@@ -124,7 +133,7 @@ def test_response_review_page(judge_ws):
     assert "needs a reason" in at.error[0].value
     at.text_input[0].input("blank output")
     click(at, "Submit")
-    (review,) = store.response_reviews(judge_ws)[picked]
+    (review,) = record_store.response_reviews(judge_ws)[picked]
     assert (review.usable, review.reason, review.reviewer) == (False, "blank output", "ann1")
 
 
@@ -132,7 +141,7 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
     from curation.kinds.judge.tables import JudgeRecord
 
     with judge_ws.writing() as s:  # start before curation
-        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
+        for row in s.execute(select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
             s.delete(row)
     at = open_page("judge_checklist", "ann1")
     task = at.radio(key="judge-checklist_curation-pick").value
@@ -146,7 +155,7 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
     click(at, "Submit")
     said = at.error[0].value
     assert "trustworthiness: 0 entries chosen" in said and "relevance:" not in said, "refused per rubric"
-    assert store.task_checklist(judge_ws, task).state == "drafted", "nothing recorded"
+    assert record_store.task_checklist(judge_ws, task).state == "drafted", "nothing recorded"
     assert "relevance: 2 of 3 selected" in [c.value for c in at.caption]
     for box in at.checkbox:
         if box.key.startswith(f"judge-cl-checklist_curation-{task}-"):
@@ -158,7 +167,7 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
     at.text_input(key=f"judge-cl-add-text-{task}").input("Is the output kind?")
     at.selectbox(key=f"judge-cl-add-rubric-{task}").select("trustworthiness")
     click(at, "Submit")
-    curated = store.task_checklist(judge_ws, task)
+    curated = record_store.task_checklist(judge_ws, task)
     assert curated.state == "curated" and len(curated.curation.checklist) == 19  # the paper's ~19 per query
     assert rubric_counts(curated.curation.checklist) == {**dict.fromkeys(RUBRICS, 3), "trustworthiness": 4}
     edited = curated.curation.checklist[1]
@@ -173,7 +182,7 @@ def test_checklist_curation_page_bounds_and_blind_crosscheck(judge_ws):
     for box in boxes:
         box.check()
     click(other, "Submit")
-    final = store.task_checklist(judge_ws, task)
+    final = record_store.task_checklist(judge_ws, task)
     assert final.state == "final" and len(final.final) == 19
 
 
@@ -204,11 +213,11 @@ def wire(at: AppTest) -> str:
 
 
 def test_judge_pages_never_name_systems_and_show_entries_as_typed(judge_ws):
-    systems = {r.system for r in store.responses(judge_ws)}
+    systems = {r.system for r in task_store.responses(judge_ws)}
     score = open_page("judge_score", "ann1", ("reviewer",))
     sent = wire(score)
     assert "Sample 1" in sent
-    for sample in store.samples(judge_ws, "score") + store.samples(judge_ws, "pair"):
+    for sample in sample_store.samples(judge_ws, "score") + sample_store.samples(judge_ws, "pair"):
         assert sample.id not in sent
     assert not [s for s in systems if s in sent], "a system name reached the score page"
     assert {b.label: b.proto.shortcut for b in score.button} == {"Previous": "p", "Next": "n", "Apply": "ctrl+enter"}
@@ -230,11 +239,11 @@ def hostile_draft(ws, text: str) -> str:  # type: ignore[no-untyped-def]
     from curation.kinds.judge.tables import JudgeRecord
 
     with ws.writing() as s:
-        for row in s.execute(store.select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
+        for row in s.execute(select(JudgeRecord).where(JudgeRecord.stage.startswith("checklist_"))).scalars():
             s.delete(row)
     provenance = {"by": "model", "model": "hand", "prompt_sha256": "0" * 64}
     entry = {"id": "rele-hostile", "rubric": "relevance", "text": text, "provenance": provenance}
-    store.store_draft(ws, "t2t-01", "hostile", "hand", "hand", {"entries": [entry]})
+    draft_store.store_draft(ws, "t2t-01", "hostile", "hand", "hand", {"entries": [entry]})
     return "t2t-01"
 
 

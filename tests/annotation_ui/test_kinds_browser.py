@@ -23,7 +23,7 @@ from test_ui_browser import TIMEOUT, records, settled, sign_in, wait_for_session
 from ui_helpers import PASSWORD, advance, promote_story
 
 from annotation_ui.logic import submit_review
-from curation.kinds.judge import store
+from curation.kinds.judge import sample_store, task_store
 from curation.screening.items import STORY_AUTHOR
 from curation.workspace import Workspace
 
@@ -84,8 +84,8 @@ def test_judge_pages_show_entries_as_typed_and_name_no_system(page: Page, tmp_pa
     expect(page.get_by_role("heading", name="Response review")).to_be_visible()
     settled(page)
     html, wire = page.content(), b"".join(frames)
-    systems = {r.system for r in store.responses(ws)}
-    samples = [s.id for s in store.samples(ws, "score")] + [s.id for s in store.samples(ws, "pair")]
+    systems = {r.system for r in task_store.responses(ws)}
+    samples = [s.id for s in sample_store.samples(ws, "score")] + [s.id for s in sample_store.samples(ws, "pair")]
     assert systems and samples and len(frames) > 10
     for secret in sorted(systems) + samples:
         assert secret not in html, f"{secret} in the page"
@@ -163,6 +163,13 @@ def test_story_workspace_pages_dashboard_and_a_drops_reason(page: Page, story_se
     assert page.get_by_role("button", name="Edit this item").count() == 0
     # the authoring form writes mcq items: a story workspace does not offer it (AppTest: it says so, no crash)
     assert sidebar_links(page) == ["Returned to you", "Sign in"]
+    # ... and its address says why, not "Page not found"; so does a page of a role the person lacks
+    page.goto(f"{url}/author")
+    expect(page.get_by_text("works on mcq units, and this workspace holds story_transition")).to_be_visible()
+    page.goto(f"{url}/adjudication")
+    note = f"is for people with the maintainer role; you are signed in as {STORY_AUTHOR} (author)"
+    expect(page.get_by_text(note)).to_be_visible()
+    assert "Page not found" not in page.content() and "Adjudicate checklists" not in sidebar_links(page)
     assert not [u for u in requests if not u.startswith(url) and not u.startswith("data:")]
 
 

@@ -5,6 +5,7 @@ searched for any mark of the label."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from media_factory import make_tone
@@ -41,6 +42,33 @@ def choose(page: Page, label: str, option: str) -> None:
     box.press_sequentially(option)
     page.get_by_role("option", name=option, exact=True).click()
     settled(page)
+
+
+def type_into(page: Page, label: str, text: str, *, exact: bool = False) -> None:
+    """Type a field and leave it, as a person does (Tab): the value is committed and the run it starts has
+    ended before the next step, so no later click lands on an element that run is replacing."""
+    field = page.get_by_label(label, exact=exact)
+    field.fill(text)
+    field.press("Tab")
+    settled(page)
+
+
+def upload(page: Page, uploader: int, path: Path) -> None:
+    """Drop a file on the page's n-th uploader and wait for the run the upload starts to end."""
+    page.locator('[data-testid="stFileUploader"]').nth(uploader).locator(
+        '[data-testid="stFileUploaderDropzoneInput"]'
+    ).set_input_files(str(path))
+    expect(page.locator('[data-testid="stFileUploader"]').nth(uploader)).to_contain_text(path.name)
+    settled(page)
+
+
+def expect_said(page: Page, text: str) -> None:
+    """Expect a message on the page; when it does not come, fail with what the page said instead."""
+    try:
+        expect(page.get_by_text(text)).to_be_visible()
+    except AssertionError:
+        said = page.locator('[data-testid="stAlert"], [data-testid="stException"]').all_inner_texts()
+        raise AssertionError(f"{text!r} was not shown; the page said: {said}") from None
 
 
 def sign_in(page: Page, url: str, name: str) -> None:
@@ -87,22 +115,21 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     # ----- the author writes a sister of g1-a: same image and text, its own audio, answer B -----
     sign_in(page, url, "ann1")
     page.get_by_role("link", name="Write or edit an item").click()
-    uploaders = page.locator('[data-testid="stFileUploader"]')
-    expect(uploaders).to_have_count(2)
-    uploaders.nth(0).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(media / "shared.jpg"))
-    wav = make_tone(tmp_path / "sarcastic take.wav", freq=523.0, seconds=1.5)
-    uploaders.nth(1).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(wav))
+    expect(page.locator('[data-testid="stFileUploader"]')).to_have_count(2)
+    upload(page, 0, media / "shared.jpg")
     expect(page.locator('[data-testid="stImage"]')).to_have_count(1)
+    upload(page, 1, make_tone(tmp_path / "sarcastic take.wav", freq=523.0, seconds=1.5))
     expect(page.locator('[data-testid="stAudio"]')).to_have_count(1)
     group = page.get_by_label("Scene group id (an existing group, or a new one)")
     group.fill("g1")
     group.press("Enter")
     expect(page.get_by_text("sisters: g1-a")).to_be_visible()
-    page.get_by_label("Item id", exact=True).fill("g1-b")
-    page.get_by_label("Context (the text modality)").fill(CONTEXT)
-    page.get_by_label("Question", exact=True).fill("How does the speaker feel about the suggestion?")
+    settled(page)
+    type_into(page, "Item id", "g1-b", exact=True)
+    type_into(page, "Context (the text modality)", CONTEXT)
+    type_into(page, "Question", "How does the speaker feel about the suggestion?", exact=True)
     for key, text in OPTIONS.items():
-        page.get_by_label(f"Option {key}", exact=True).fill(text)
+        type_into(page, f"Option {key}", text, exact=True)
     choose(page, "Answer", "B")
     choose(page, "Text leaf", "pragmatic")
     choose(page, "Image leaf", "semiotic")
@@ -111,11 +138,11 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
     choose(page, ambiguous, "text")
     choose(page, ambiguous, "audio")
     page.keyboard.press("Escape")
-    page.get_by_label("Image licence (SPDX)").fill("CC0-1.0")
+    type_into(page, "Image licence (SPDX)", "CC0-1.0")
     choose(page, "Audio source", "voice_acting")
-    page.get_by_label("Audio licence (SPDX)").fill("CC-BY-4.0")
+    type_into(page, "Audio licence (SPDX)", "CC-BY-4.0")
     page.get_by_role("button", name="Save item").click()
-    expect(page.get_by_text("Item g1-b created.")).to_be_visible()
+    expect_said(page, "Item g1-b created.")
     item = ws.item("g1-b")
     assert (item.author, item.answer, item.image) == ("ann1", "B", ws.item("g1-a").image)
 
@@ -322,12 +349,9 @@ def test_bad_uploads_are_named_beside_their_fields_and_every_problem_shows_at_on
 
     sign_in(page, url, "ann1")
     page.get_by_role("link", name="Write or edit an item").click()
-    uploaders = page.locator('[data-testid="stFileUploader"]')
-    expect(uploaders).to_have_count(2)
-    uploaders.nth(0).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(not_an_image))
-    settled(page)
-    uploaders.nth(1).locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(broken))
-    settled(page)
+    expect(page.locator('[data-testid="stFileUploader"]')).to_have_count(2)
+    upload(page, 0, not_an_image)
+    upload(page, 1, broken)
     # named at once, before saving, and nothing is previewed from either upload
     expect(page.get_by_text("image: notes.png: not a readable image")).to_be_visible()
     expect(page.get_by_text("audio: voice.wav: audio is truncated")).to_be_visible()

@@ -13,6 +13,7 @@ from annotation_ui.logic import (
     SignedIn,
     blind_item,
     checklist_view,
+    closed_page_note,
     every_page,
     group_panel,
     history_rows,
@@ -98,6 +99,19 @@ def test_pages_follow_roles_and_the_kinds_present():
     ]
     for page in every_page():
         assert (APP.parent / page.path).is_file(), page.path
+
+
+def test_a_page_out_of_reach_says_why_and_what_to_do():
+    author_page, adjudication = every_page()[0], next(p for p in every_page() if p.path.endswith("adjudication.py"))
+    story_author = SignedIn("lin", frozenset({"author"}))
+    note = closed_page_note(adjudication, ["maintainer"], story_author, ["story_transition"])
+    assert note.startswith("“Adjudicate checklists” is for people with the maintainer role; you are signed in as lin")
+    assert "`curate people add lin --role maintainer`" in note
+    note = closed_page_note(author_page, ["author"], story_author, ["story_transition"])  # the role, not the kind
+    assert "works on mcq units, and this workspace holds story_transition" in note
+    nobody = SignedIn("x", frozenset())
+    assert "(no role)" in closed_page_note(author_page, ["reviewer", "maintainer"], nobody, [])
+    assert "reviewer or maintainer role" in closed_page_note(author_page, ["reviewer", "maintainer"], nobody, [])
 
 
 def test_kinds_present_follow_the_workspace(ui_workspace, story_workspace):

@@ -158,6 +158,23 @@ def test_checklist_ticks_survive_runs_that_do_not_draw_them(ui_workspace):
     assert at.checkbox(key=f"cl-{first}-text-A").value is True
 
 
+def test_a_box_ticked_on_screen_counts_even_when_its_callback_was_lost(ui_workspace):
+    """A click whose rerun another click interrupted can leave its box ticked on screen with no callback run
+    (seen in Chromium: C ticked, the record without C): the boxes drawn are the answer."""
+    advance(ui_workspace, "g1-a", "A", through="audio_signoff")
+    at = open_page("subset_checklist", "rev4", ("reviewer",))
+    for key in ("A", "C"):
+        at.checkbox(key=f"cl-g1-a-text-{key}").check()
+    at.run()
+    at.session_state["cl-ticks-g1-a"] = {"text": ["A"]}  # C's callback never ran; its box stays ticked
+    at.run()
+    assert at.checkbox(key="cl-g1-a-text-C").value is True
+    assert sorted(at.session_state["cl-ticks-g1-a"]["text"]) == ["A", "C"]
+    from curation.drafts import load_draft
+
+    assert sorted(load_draft(ui_workspace, "rev4", "subset_checklist", "item:g1-a")["ticks"]["text"]) == ["A", "C"]
+
+
 @pytest.mark.parametrize(
     ("plan", "submittable"),
     [

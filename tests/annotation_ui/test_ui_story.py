@@ -118,3 +118,27 @@ def test_story_dashboard(story_workspace) -> None:  # type: ignore[no-untyped-de
     assert at.metric[0].value == str(len(derive_status(story_workspace)))
     assert any(c.value.startswith("Updated ") and "refreshes itself every 5 s" in c.value for c in at.caption)
     assert not any("Agreement" in m.value for m in at.markdown)
+
+
+def test_revise_page_refuses_a_submit_against_a_revision_it_did_not_show(story_workspace) -> None:  # type: ignore[no-untyped-def]
+    from annotation_ui.logic import submit_review
+    from curation.screening.items import revise_items
+    from curation.screening.revise import ReviseRecord
+
+    items = sorted(s.id for s in derive_status(story_workspace))
+    for item in items:
+        submit_review(story_workspace, {"item": item, "stage": "filter", "reviewer": "rev1", "verdict": "keep"})
+    at = open_page("story_revise", "rev2")
+    picked = at.radio(key="story-revise-pick").value
+    at.text_input(key=f"{picked}:conditions.scene").input("a wet road at dusk")
+    # another editor revises the same transition while rev2 types
+    story_workspace.add_person("rev3", ["reviewer"])
+    revise_items(story_workspace, [(0, ReviseRecord(item=picked, reviewer="rev3", edits={"book_meta.topic": "kites"}))])
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert "stale:revise" in at.error[0].value and "(revision 1, now 2)" in at.error[0].value
+    assert any("changed since you opened it (revision 1 → 2)" in w.value for w in at.warning)
+    assert story_item(story_workspace, picked).conditions.scene != "a wet road at dusk"  # nothing of rev2's saved
+    assert [r.reviewer for r in _records(story_workspace, "revise")] == ["rev3"]
+    assert at.text_input(key=f"{picked}:conditions.scene").value == "a wet road at dusk"  # the input is kept
+    assert at.text_input(key=f"{picked}:book_meta.topic").value == "kites"  # an untouched field shows the change

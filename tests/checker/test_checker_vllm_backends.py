@@ -201,17 +201,17 @@ def test_openai_drafter_request_is_accepted_by_vllm_and_a_cut_answer_is_named(vl
     request and parsing are checked end to end against a scripted chat server in test_drafting_openai.py.)"""
     from checker.backends.base import BackendError
     from checker.drafting import draft_checklists, open_drafter
-    from curation.kinds.judge import store
+    from curation.kinds.judge import draft_store, task_store
     from curation.workspace import Workspace
 
     ws = Workspace.init(tmp_path / "ws")
     tasks = tmp_path / "tasks.jsonl"
     line = {"id": "t2t-01", "instruction": "Write a haiku.", "output": "text", "source": "s", "license": "CC0-1.0"}
     tasks.write_text(json.dumps(line) + "\n")
-    store.import_tasks(ws, tasks)
+    task_store.import_tasks(ws, tasks)
     with pytest.raises(BackendError, match=r"cut off at the model's length limit after \d+ characters"):
         draft_checklists(ws, open_drafter(f"openai:{vllm_server}#tiny-omni#vllm"))
-    assert store.drafted_candidates(ws, "t2t-01") == []
+    assert draft_store.drafted_candidates(ws, "t2t-01") == []
     ws.close()
 
 
@@ -221,20 +221,20 @@ def test_a_system_answers_through_the_vllm_server(vllm_server: str, tmp_path: Pa
     from typer.testing import CliRunner
 
     from checker.generation import open_generator
-    from curation.kinds.judge import store
+    from curation.kinds.judge import task_store
     from curation.workspace import Workspace
     from omnicurate.cli.main import app
     from omnicurate.demo.judge_sources import write_sources
 
     sources = write_sources(tmp_path / "src")
     ws = Workspace.init(tmp_path / "ws")
-    store.import_tasks(ws, sources["tasks"])
+    task_store.import_tasks(ws, sources["tasks"])
     args = ["-w", str(ws.root), "judge", "respond", "--system", "tiny", "--accepts", "text,image"]
     args += ["--backend", f"openai:{vllm_server}#tiny-omni", "--temperature", "0.7", "--seed", "3", "--json"]
     done = CliRunner().invoke(app, args, catch_exceptions=False)
     assert done.exit_code == 0, done.output
     assert sorted(json.loads(done.stdout)["answered"]) == ["i2t-01", "i2t-02", "t2t-01", "t2t-02"]
-    assert all(isinstance(r.text, str) for r in store.responses(ws) if r.system == "tiny")
+    assert all(isinstance(r.text, str) for r in task_store.responses(ws) if r.system == "tiny")
     assert json.loads(CliRunner().invoke(app, args, catch_exceptions=False).stdout)["answered"] == []
     generator = open_generator(f"openai:{vllm_server}#tiny-omni")
     once = generator.generate("k", "Be brief.", "Say something.", [], 0.7, 9)

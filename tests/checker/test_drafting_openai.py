@@ -16,7 +16,7 @@ import pytest
 from checker.backends.base import BackendError
 from checker.drafting import draft_checklists, open_drafter
 from curation.errors import ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, task_store
 from curation.kinds.judge.drafting import DRAFT_SCHEMA
 from curation.kinds.judge.rubrics import RUBRICS
 from curation.workspace import Workspace
@@ -79,7 +79,7 @@ def judge_ws(tmp_path: Path) -> Iterator[Workspace]:
         lines = [x for x in sources[name].read_text().splitlines() if any(f'"{t}"' in x for t in keep)]
         sources[name].write_text("\n".join(lines) + "\n")
     ws = Workspace.init(tmp_path / "ws")
-    store.import_tasks(ws, sources["tasks"])
+    task_store.import_tasks(ws, sources["tasks"])
     yield ws
     ws.close()
 
@@ -117,7 +117,7 @@ def test_drafts_by_json_schema_with_video_captioned_first(
     assert image_prompt["messages"][-1]["content"][0]["type"] == "image_url", "images are shown, not captioned"
     assert all(h.get("Authorization") == "Bearer sk-test" for _, h in chat_server.requests)
 
-    entries = store.drafted_candidates(judge_ws, "t2t-01")
+    entries = draft_store.drafted_candidates(judge_ws, "t2t-01")
     assert sorted((e.rubric, e.text) for e in entries) == sorted((r, t[0]) for r, t in CHECKLIST.items())
     assert {e.provenance.model for e in entries} == {drafter.model_id}  # type: ignore[union-attr]
     sent = len(chat_server.requests)
@@ -136,7 +136,7 @@ def test_a_broken_answer_or_server_is_named_and_stores_nothing(chat_server: Chat
     chat_server.status = 500
     with pytest.raises(BackendError, match="the chat request failed"):
         draft_checklists(judge_ws, drafter, ["t2t-01"])
-    assert store.drafted_candidates(judge_ws, "t2t-01") == []
+    assert draft_store.drafted_candidates(judge_ws, "t2t-01") == []
 
 
 def test_the_vllm_flag_adds_compact_structured_outputs_and_a_cut_answer_is_named(

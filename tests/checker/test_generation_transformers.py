@@ -12,7 +12,7 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from checker.generation import open_generator
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
 from curation.kinds.judge.tables import JudgeOutput
@@ -34,16 +34,18 @@ def seeded(ws: Workspace, folder: Path) -> None:
         sources[name].write_text("\n".join(keep) + "\n")
     for name in ("ann1", "ann2"):
         ws.add_person(name, ["reviewer"])
-    store.import_tasks(ws, sources["tasks"])
-    store.import_responses(ws, sources["responses"])
+    task_store.import_tasks(ws, sources["tasks"])
+    task_store.import_responses(ws, sources["responses"])
     draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
     for task in TASKS:
-        chosen = first_per_rubric(store.drafted_candidates(ws, task))
+        chosen = first_per_rubric(draft_store.drafted_candidates(ws, task))
         for stage, who in (("checklist_curation", "ann1"), ("checklist_crosscheck", "ann2")):
-            store.record_selection(ws, ChecklistSelectionRecord(task=task, stage=stage, reviewer=who, selected=chosen))
-    for r in store.responses(ws):
-        store.record_response_review(ws, ResponseReviewRecord(response=r.id, reviewer="ann2", usable=True))
-    store.build_samples(ws)
+            record_store.record_selection(
+                ws, ChecklistSelectionRecord(task=task, stage=stage, reviewer=who, selected=chosen)
+            )
+    for r in task_store.responses(ws):
+        record_store.record_response_review(ws, ResponseReviewRecord(response=r.id, reviewer="ann2", usable=True))
+    sample_store.build_samples(ws)
 
 
 def test_a_tiny_model_answers_and_judges(workspace: Workspace, tiny_omni: Path, tmp_path: Path) -> None:
@@ -54,7 +56,7 @@ def test_a_tiny_model_answers_and_judges(workspace: Workspace, tiny_omni: Path, 
     done = runner.invoke(app, [*args, "--temperature", "0.7", "--seed", "5", "--json"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     assert sorted(json.loads(done.stdout)["answered"]) == sorted(TASKS)
-    answer = {r.id: r.text for r in store.responses(workspace)}["i2t-01:tiny"]
+    answer = {r.id: r.text for r in task_store.responses(workspace)}["i2t-01:tiny"]
     assert isinstance(answer, str) and answer, "the model's text is the response, as generated"
     again = runner.invoke(app, [*args, "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["answered"] == []
@@ -68,9 +70,9 @@ def test_a_tiny_model_answers_and_judges(workspace: Workspace, tiny_omni: Path, 
     done = runner.invoke(app, [*judge, "--json"], catch_exceptions=False)
     assert done.exit_code == 0, done.output
     result = json.loads(done.stdout)
-    samples = len(store.samples(workspace, "score")) + len(store.samples(workspace, "pair"))
-    assert result["judged"] == samples and result["answers"] == len(store.samples(workspace, "score")) + 2 * len(
-        store.samples(workspace, "pair")
+    samples = len(sample_store.samples(workspace, "score")) + len(sample_store.samples(workspace, "pair"))
+    assert result["judged"] == samples and result["answers"] == len(sample_store.samples(workspace, "score")) + 2 * len(
+        sample_store.samples(workspace, "pair")
     )
     assert result["invalid"] == result["answers"], "a random model's babble is never a valid JSON judgment"
     with workspace.session() as s:

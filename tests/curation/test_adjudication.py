@@ -278,6 +278,7 @@ def test_cli_lists_the_queue_and_records_a_consensus(ws: Workspace, tmp_path: Pa
     assert listed.exit_code == 0, listed.output
     [entry] = json.loads(listed.stdout)
     assert entry["item"] == "a" and entry["held"] is True and entry["reasons"] == ["checklist:disagreement"]
+    assert entry["revision"] == 1
     assert set(entry["checklists"]) == {"g1", "g2", "l1"}
     status = json.loads(runner.invoke(app, ["-w", root, "status", "--json"]).stdout)
     assert {s["id"]: s["reasons"] for s in status}["a"] == ["checklist:disagreement"]
@@ -293,7 +294,12 @@ def test_cli_lists_the_queue_and_records_a_consensus(ws: Workspace, tmp_path: Pa
 
     chosen = tmp_path / "consensus.json"
     chosen.write_text(json.dumps({"consistent": GOOD}))
+    stale = runner.invoke(app, ["-w", root, "adjudicate", "a", "--from", "l1", "--by", "maya", "--reason", "r",
+                                "--revision", "7"])  # fmt: skip
+    assert stale.exit_code == 2 and "stale:adjudication" in stale.output and "(revision 7, now 1)" in stale.output
+    assert load_derived(ws).consensus("a") is None  # refused: nothing recorded
     args = ["-w", root, "adjudicate", "a", "--checklist", str(chosen), "--by", "maya", "--reason", "B fits", "--json"]
+    args += ["--revision", "1"]
     done = runner.invoke(app, args)
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout) | {"consistent": None} == {

@@ -102,3 +102,22 @@ def test_a_workspace_part_way_along_the_old_chain_is_upgraded_to_the_head(
     tables = set(inspect(reopened.engine).get_table_names())
     assert {"ls_task", "release", "media_signature", "probe_result"} <= tables
     reopened.close()
+
+
+def test_a_workspace_from_before_media_facts_gains_their_table_empty(
+    make_workspace: Callable[[str], Workspace],
+) -> None:
+    """0019 adds media_fact; an older workspace's facts are measured on first need (tests/exports)."""
+    from alembic import command
+    from sqlalchemy import inspect
+
+    ws = make_workspace("before_facts")
+    with ws.engine.begin() as conn:
+        command.downgrade(db._alembic_config(conn), "0018_candidate_origin")
+    assert not inspect(ws.engine).has_table("media_fact")
+    ws.close()
+    reopened = Workspace.open(ws.root)
+    assert db.current_revision(reopened.engine) == db.head_revision()
+    with reopened.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT COUNT(*) FROM media_fact").scalar() == 0
+    reopened.close()

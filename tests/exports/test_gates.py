@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,23 +18,24 @@ class FakeCheck:
 
 
 @pytest.fixture
-def fake_mediatools(monkeypatch) -> list[str]:
-    """Stands in for curation.mediatools: images pass, the clip named g2-b.wav is too quiet."""
+def fake_mediatools(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
+    """Stands in for the media measurements: images pass, the clip named g2-b.wav is too quiet."""
+    import curation.audit.media_facts
+    import curation.mediatools.facts
+
     seen: list[str] = []
 
-    def check_image(data: bytes, name: str, settings) -> FakeCheck:  # type: ignore[no-untyped-def]
+    def measure(kind: str, data: bytes, name: str) -> dict[str, str]:
         seen.append(name)
-        return FakeCheck()
+        assert kind == "image" or data[:4] == b"RIFF"
+        return {"name": name}
 
-    def check_audio(data: bytes, name: str, settings) -> FakeCheck:  # type: ignore[no-untyped-def]
-        seen.append(name)
-        assert settings.audio_lufs == -23.0 and data[:4] == b"RIFF"
+    def verdict(kind: str, facts: dict[str, str], name: str, settings) -> FakeCheck:  # type: ignore[no-untyped-def]
+        assert settings.audio_lufs == -23.0 and facts == {"name": name}
         return FakeCheck(["media:loudness"] if name == "g2-b.wav" else [])
 
-    module = types.ModuleType("curation.mediatools")
-    module.check_image = check_image  # type: ignore[attr-defined]
-    module.check_audio = check_audio  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "curation.mediatools", module)
+    monkeypatch.setattr(curation.audit.media_facts, "measure", measure)
+    monkeypatch.setattr(curation.mediatools.facts, "verdict", verdict)
     return seen
 
 

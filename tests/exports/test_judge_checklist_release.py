@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from curation.kinds.judge import store
+from curation.kinds.judge import draft_store, record_store, task_store
 from curation.kinds.judge.rubrics import RUBRICS
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
@@ -47,7 +47,7 @@ def drafted(workspace: Workspace, tmp_path: Path) -> Workspace:
 
 
 def test_nineteen_entries_over_six_rubrics_from_import_to_a_verified_release(drafted: Workspace, tmp_path: Path):
-    candidates = store.drafted_candidates(drafted, TASK)
+    candidates = draft_store.drafted_candidates(drafted, TASK)
     assert Counter(e.rubric for e in candidates) == dict.fromkeys(RUBRICS, 3)
     every = [e.id for e in candidates]
     too_many = jsonl(
@@ -56,7 +56,7 @@ def test_nineteen_entries_over_six_rubrics_from_import_to_a_verified_release(dra
     )
     refused = curate(drafted, "judge", "import", "records", str(too_many))
     assert refused.exit_code == 2 and f"{too_many}:1: checklist_curation: trustworthiness: 0 entries" in refused.stderr
-    assert store.task_checklist(drafted, TASK).state == "drafted"
+    assert record_store.task_checklist(drafted, TASK).state == "drafted"
 
     added = {"rubric": "creativity", "text": "Is the square's placement a deliberate choice?"}
     curation = {
@@ -64,12 +64,12 @@ def test_nineteen_entries_over_six_rubrics_from_import_to_a_verified_release(dra
     }  # fmt: skip
     first = jsonl(tmp_path / "curation.jsonl", [curation])
     assert curate(drafted, "judge", "import", "records", str(first)).exit_code == 0
-    nineteen = [e.id for e in store.task_checklist(drafted, TASK).curation.candidates]
+    nineteen = [e.id for e in record_store.task_checklist(drafted, TASK).curation.candidates]
     assert len(nineteen) == 19
     records = [{"task": TASK, "stage": "checklist_crosscheck", "reviewer": "ann2", "selected": nineteen}]
     records += [
         {"response": r.id, "stage": "response_review", "reviewer": "rev1", "usable": True}
-        for r in store.responses(drafted)
+        for r in task_store.responses(drafted)
     ]
     imported = curate(drafted, "judge", "import", "records", str(jsonl(tmp_path / "rest.jsonl", records)))
     assert imported.exit_code == 0, imported.output

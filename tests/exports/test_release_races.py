@@ -235,15 +235,15 @@ def test_rebuilding_a_published_version_with_other_items_refuses_before_copying_
 def test_rebuilding_a_published_judge_release_with_other_data_refuses_before_copying(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from curation.kinds.judge import store
+    from curation.kinds.judge import record_store, task_store
     from curation.kinds.judge.schema import ResponseReviewRecord
     from exports.judge_release import build_judge_release
     from omnicurate.demo.judge import build_judge_demo
 
     ws = build_judge_demo(tmp_path / "judge", log=lambda _msg: None)  # publishes 1.0.0
     try:
-        response = next(r for r in store.responses(ws) if r.id == "t2t-01:sys-a")
-        store.record_response_review(
+        response = next(r for r in task_store.responses(ws) if r.id == "t2t-01:sys-a")
+        record_store.record_response_review(
             ws, ResponseReviewRecord(response=response.id, reviewer="rev1", usable=False, reason="off-topic after all")
         )
         copied: list[object] = []

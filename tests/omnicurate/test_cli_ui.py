@@ -27,6 +27,7 @@ def test_ui_serves_the_workspace_on_localhost(workspace, monkeypatch):
     assert "pages" not in {p.name for p in entry.parent.iterdir()}  # no pages/ beside it: no old multipage mode
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
     assert command[command.index("--server.port") + 1] == "8599"
+    assert command[command.index("--server.fileWatcherType") + 1] == "none"  # no re-import mid-session
     assert env["CURATE_WORKSPACE"] == str(workspace.root)
 
 

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from curation.kinds.judge import store
+from curation.kinds.judge import sample_store, task_store
 from curation.kinds.judge.responding import response_provenance
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.tables import JudgeOutput
@@ -51,7 +51,7 @@ def test_a_system_answers_the_tasks_it_accepts(demo: Path, tmp_path: Path) -> No
     result = json.loads(done.stdout)
     assert sorted(result["answered"]) == sorted(answers) and len(result["not_accepted"]) == 8
     ws = Workspace.open(demo)
-    responses = {r.id: r for r in store.responses(ws)}
+    responses = {r.id: r for r in task_store.responses(ws)}
     assert responses["i2t-01:sys-d"].text == "An answer to i2t-01."
     made = response_provenance(ws, "i2t-01:sys-d")
     assert made is not None and made["params"] == {"temperature": 0.2, "seed": 7}
@@ -65,7 +65,7 @@ def test_a_system_answers_the_tasks_it_accepts(demo: Path, tmp_path: Path) -> No
 
 def test_pairs_in_both_orders_invalid_answers_and_consistency_by_hand(demo: Path, tmp_path: Path) -> None:
     ws = Workspace.open(demo)
-    pairs = [s.id for s in store.samples(ws, "pair")]
+    pairs = [s.id for s in sample_store.samples(ws, "pair")]
     ws.close()
     assert len(pairs) == 22
     first = pairs[0]
@@ -116,7 +116,7 @@ def test_pairs_in_both_orders_invalid_answers_and_consistency_by_hand(demo: Path
 
 def test_scores_in_the_checklist_setting_parse_strictly(demo: Path, tmp_path: Path) -> None:
     ws = Workspace.open(demo)
-    scores = [s.id for s in store.samples(ws, "score")]
+    scores = [s.id for s in sample_store.samples(ws, "score")]
     ws.close()
     good = json.dumps({c: {"comment": "Fine.", "score": 4} for c in CRITERIA})
     bad = json.dumps({**{c: {"comment": "Fine.", "score": 4} for c in CRITERIA}, "clarity": {"score": 4}})

@@ -27,7 +27,7 @@ from sqlmodel import col
 from curation.errors import Problem, ValidationFailed
 from curation.workspace import Workspace, record_event
 
-from . import store
+from . import record_store, sample_store, task_store
 from .rubrics import CRITERIA, DEFINITIONS, OVERALL, RUBRICS, SCALE
 from .schema import ChecklistEntry, PairSample, ScoreSample
 from .tables import JudgeOutput
@@ -181,11 +181,11 @@ class _Sample:
 
 
 def _samples(ws: Workspace, kinds: Sequence[str]) -> list[_Sample]:
-    tasks = {t.id: t for t in store.tasks(ws)}
-    responses = {r.id: r for r in store.responses(ws)}
+    tasks = {t.id: t for t in task_store.tasks(ws)}
+    responses = {r.id: r for r in task_store.responses(ws)}
     out = []
     for kind in kinds:
-        for sample in store.samples(ws, kind):
+        for sample in sample_store.samples(ws, kind):
             if isinstance(sample, ScoreSample):
                 orders = {"shown": [responses[sample.response]]}
             else:
@@ -211,7 +211,7 @@ def run_judge(
     already judged in this run by the same model and prompts is skipped: a rerun adds nothing."""
     criteria = criteria_of(setting)
     name = f"{judge}/{setting}"
-    checklists = {c.task: c.final for c in store.task_checklists(ws)}
+    checklists = {c.task: c.final for c in record_store.task_checklists(ws)}
     todo = _samples(ws, kinds)
     report = JudgeRun()
     for done, sample in enumerate(todo, 1):

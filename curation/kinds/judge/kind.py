@@ -4,7 +4,7 @@ review), modalities (text, image, audio, video) and release layout.
 Judge tasks are not rows of the ``item`` table (they have no options or label, and responses are judged
 apart from their task), so their records live in ``judge_record`` and are imported with ``curate judge
 import records``; a judge record given to ``curate import reviews`` is refused with that pointer. Where a
-task stands is derived by :func:`curation.kinds.judge.store.task_status`.
+task stands is derived by :func:`curation.kinds.judge.status.task_status`.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class ResponseReview(_JudgeStage):
 
 
 def _task_statuses(ws: Any) -> list[Any]:
-    from .store import judge_statuses
+    from .status import judge_statuses
 
     return judge_statuses(ws)
 

@@ -26,9 +26,9 @@ from curation.jsonl import pydantic_problems, read_jsonl
 from curation.tables import Event, Person
 from curation.workspace import Workspace, record_event
 
+from .importing import _Media, _refuse, _transaction, content_hash, read_task_lines, store_new_lines
 from .query_tables import JudgeQuery
 from .schema import MEDIA_MODALITIES, Identifier, NonEmpty, TaskLine, _Strict, modality_pair
-from .store import _Media, _refuse, _transaction, content_hash, read_task_lines, store_new_lines
 from .tables import JudgeRecord, JudgeTask
 
 SCREEN_REASONS = ("nsfw", "low_quality", "out_of_scope")

@@ -20,7 +20,7 @@ from typing import Any
 from curation.errors import Problem, ValidationFailed
 from curation.workspace import Workspace, record_event
 
-from . import store
+from . import task_store
 from .schema import JUDGE_MODALITIES
 
 SYSTEM_PROMPT = "You are a helpful assistant. Answer the user's request using the attached media where given."
@@ -59,9 +59,9 @@ def respond(
                 )
             ]  # fmt: skip
         )
-    existing = {r.id for r in store.responses(ws)}
+    existing = {r.id for r in task_store.responses(ws)}
     run = RespondRun()
-    tasks = store.tasks(ws)
+    tasks = task_store.tasks(ws)
     for done, task in enumerate(tasks, 1):
         response_id = f"{task.id}:{system}"
         if task.output != "text" or not {"text", *task.inputs} <= set(accepts):
@@ -75,7 +75,7 @@ def respond(
             with tempfile.TemporaryDirectory(prefix="curate-respond-") as folder:
                 line = Path(folder) / "response.jsonl"
                 line.write_text(json.dumps({"task": task.id, "system": system, "output": {"text": text}}) + "\n")
-                store.import_responses(ws, line, actor=system)
+                task_store.import_responses(ws, line, actor=system)
             provenance = {"model": model, "params": params, "prompt_sha256": prompt_sha256, "output": text}
             with ws.writing() as s:
                 record_event(s, system, "judge.respond", f"judge_response:{response_id}", None, provenance)

@@ -15,7 +15,7 @@ from annotation_ui.labelstudio.judge_campaigns import label_config, pull_judge, 
 from annotation_ui.labelstudio.tables import LsTask
 from checker.drafting import ReplayDrafter, draft_checklists
 from curation.errors import ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import annotation_store, draft_store, record_store, sample_store, task_store
 from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA, RUBRICS
 from curation.kinds.judge.schema import ChecklistSelectionRecord, ResponseReviewRecord
@@ -45,11 +45,11 @@ def seed(ws: Workspace, sources: dict[str, Path]) -> None:
     for name in ("rev1", "rev2", "rev3"):
         ws.add_person(name, ["reviewer"], email=EMAILS[name])
     ws.add_person("maya", ["maintainer", "reviewer"])
-    store.import_tasks(ws, sources["tasks"])
-    store.import_responses(ws, sources["responses"])
+    task_store.import_tasks(ws, sources["tasks"])
+    task_store.import_responses(ws, sources["responses"])
     draft_checklists(ws, ReplayDrafter(str(sources["drafts"])))
-    for task in store.tasks(ws):
-        candidates = store.drafted_candidates(ws, task.id)
+    for task in task_store.tasks(ws):
+        candidates = draft_store.drafted_candidates(ws, task.id)
         if task.id == NINETEEN:  # every drafted entry (3 per rubric) and one added: 19 over six rubrics
             curated = ChecklistSelectionRecord(
                 task=task.id, stage="checklist_curation", reviewer="rev3", selected=[e.id for e in candidates],
@@ -59,15 +59,15 @@ def seed(ws: Workspace, sources: dict[str, Path]) -> None:
             curated = ChecklistSelectionRecord(
                 task=task.id, stage="checklist_curation", reviewer="rev3", selected=first_per_rubric(candidates)
             )
-        store.record_selection(ws, curated)
-        chosen = [e.id for e in store.task_checklist(ws, task.id).curation.checklist]  # type: ignore[union-attr]
-        store.record_selection(
+        record_store.record_selection(ws, curated)
+        chosen = [e.id for e in record_store.task_checklist(ws, task.id).curation.checklist]  # type: ignore[union-attr]
+        record_store.record_selection(
             ws, ChecklistSelectionRecord(task=task.id, stage="checklist_crosscheck", reviewer="maya", selected=chosen)
         )
-    assert len(store.task_checklist(ws, NINETEEN).final) == 19
-    for r in store.responses(ws):
-        store.record_response_review(ws, ResponseReviewRecord(response=r.id, reviewer="maya", usable=True))
-    assert store.build_samples(ws) == {"score": 6, "pair": 4}
+    assert len(record_store.task_checklist(ws, NINETEEN).final) == 19
+    for r in task_store.responses(ws):
+        record_store.record_response_review(ws, ResponseReviewRecord(response=r.id, reviewer="maya", usable=True))
+    assert sample_store.build_samples(ws) == {"score": 6, "pair": 4}
 
 
 def sample_tasks(ws: Workspace, kind: str) -> dict[str, int]:
@@ -96,9 +96,9 @@ def test_score_samples_round_trip_with_the_apps_checks(
     workspace: Workspace, connection: Connection, ls_env: LsServer, sources: dict[str, Path]
 ) -> None:
     seed(workspace, sources)
-    samples = [s.id for s in store.samples(workspace, "score")]
+    samples = [s.id for s in sample_store.samples(workspace, "score")]
     a, b, c, d = samples[:4]
-    store.save_annotation(workspace, a, "rev1", dict.fromkeys(CRITERIA, 4), apply=True)  # in the app first
+    annotation_store.save_annotation(workspace, a, "rev1", dict.fromkeys(CRITERIA, 4), apply=True)  # in the app first
 
     pushed = push_judge(workspace, connection, "score")
     assert pushed.created == 6

@@ -148,6 +148,27 @@ def test_bad_revisions_are_refused_whole_with_their_lines(story_ws, tmp_path) ->
     assert story_item(story_ws, item) == before  # line 1 was valid, but nothing of the file was recorded
 
 
+def test_a_revision_names_what_its_reviewer_saw(story_ws) -> None:  # type: ignore[no-untyped-def]
+    item = sorted(_states(story_ws))[0]
+    before = story_item(story_ws, item)
+    edit = {"book_meta.topic": "a lost kite"}
+    records = [  # in file order: line 2 saw the revision line 1 makes
+        (1, ReviseRecord(item=item, reviewer="rev2", edits=edit, revision=1)),
+        (2, ReviseRecord(item=item, reviewer="rev3", revision=1)),
+    ]
+    with pytest.raises(ValidationFailed) as caught:
+        revise_items(story_ws, records, "rev.jsonl")
+    assert [str(p) for p in caught.value.problems] == [
+        f"rev.jsonl:2: revision: stale:revise: {item!r} changed since you saw it (revision 1, now 2); nothing was "
+        "saved: look at it again"
+    ]
+    assert story_item(story_ws, item) == before
+    records[1] = (2, ReviseRecord(item=item, reviewer="rev3", revision=2))
+    report = revise_items(story_ws, records, "rev.jsonl")
+    assert (report.revised, report.signed_off) == ([item], [item])
+    assert story_item(story_ws, item).book_meta.topic == "a lost kite"
+
+
 def test_generic_review_import_takes_sign_offs_but_not_edits(story_ws, tmp_path) -> None:  # type: ignore[no-untyped-def]
     item = sorted(_states(story_ws))[0]
     path = tmp_path / "r.jsonl"

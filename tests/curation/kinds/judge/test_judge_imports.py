@@ -13,7 +13,15 @@ from typer.testing import CliRunner
 
 from checker.drafting import ReplayDrafter, draft_checklists
 from curation.errors import ValidationFailed
-from curation.kinds.judge import store
+from curation.kinds.judge import (
+    annotation_store,
+    draft_store,
+    output_store,
+    record_import,
+    record_store,
+    sample_store,
+    task_store,
+)
 from curation.kinds.judge.checklists import first_per_rubric
 from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.schema import ChecklistAdjudicationRecord, ChecklistSelectionRecord
@@ -32,8 +40,8 @@ def sources(tmp_path_factory) -> dict[str, Path]:
 def judge_ws(workspace, sources):
     for name, roles in PEOPLE.items():
         workspace.add_person(name, roles)
-    store.import_tasks(workspace, sources["tasks"])
-    store.import_responses(workspace, sources["responses"])
+    task_store.import_tasks(workspace, sources["tasks"])
+    task_store.import_responses(workspace, sources["responses"])
     return workspace
 
 
@@ -50,26 +58,26 @@ def _count(ws, table) -> int:  # type: ignore[no-untyped-def]
 def test_a_refused_record_keeps_nothing_of_the_file(judge_ws, sources, tmp_path):
     draft_checklists(judge_ws, ReplayDrafter(str(sources["drafts"])))
     lines = []
-    for task in store.tasks(judge_ws)[:3]:
-        ids = first_per_rubric(store.drafted_candidates(judge_ws, task.id))
+    for task in task_store.tasks(judge_ws)[:3]:
+        ids = first_per_rubric(draft_store.drafted_candidates(judge_ws, task.id))
         lines.append({"task": task.id, "stage": "checklist_curation", "reviewer": "ann1", "selected": ids})
-    first = store.tasks(judge_ws)[0].id
+    first = task_store.tasks(judge_ws)[0].id
     ids = lines[0]["selected"]
     # the curator cross-checks their own task: refused, on the last line
     lines.append({"task": first, "stage": "checklist_crosscheck", "reviewer": "ann1", "selected": ids})
     path = _write(tmp_path / "records.jsonl", lines)
     before = _count(judge_ws, JudgeRecord)
     with pytest.raises(ValidationFailed) as exc:
-        store.import_records(judge_ws, path)
+        record_import.import_records(judge_ws, path)
     assert f"{path}:4: checklist_crosscheck:" in str(exc.value)
     assert _count(judge_ws, JudgeRecord) == before  # the three curations before it were not kept
-    assert all(store.task_checklist(judge_ws, t.id).curation is None for t in store.tasks(judge_ws)[:3])
-    store.import_records(judge_ws, _write(tmp_path / "ok.jsonl", lines[:3]))  # the good lines alone import
+    assert all(record_store.task_checklist(judge_ws, t.id).curation is None for t in task_store.tasks(judge_ws)[:3])
+    record_import.import_records(judge_ws, _write(tmp_path / "ok.jsonl", lines[:3]))  # the good lines alone import
     assert _count(judge_ws, JudgeRecord) == before + 3
 
 
 def _annotation_lines(ws) -> list[dict]:  # type: ignore[no-untyped-def]
-    samples = store.samples(ws, "score")[:2]
+    samples = sample_store.samples(ws, "score")[:2]
     return [
         {"sample": s.id, "annotator": person, "scores": dict.fromkeys(CRITERIA, 4)}
         for s in samples
@@ -80,16 +88,16 @@ def _annotation_lines(ws) -> list[dict]:  # type: ignore[no-untyped-def]
 def test_a_refused_annotation_keeps_nothing_of_the_file(judge_ws, sources, tmp_path):
     curate_all(judge_ws, sources)
     review_all(judge_ws)
-    store.build_samples(judge_ws)
+    sample_store.build_samples(judge_ws)
     lines = _annotation_lines(judge_ws)
     fourth = {"sample": lines[0]["sample"], "annotator": "maya", "scores": dict.fromkeys(CRITERIA, 2)}
     path = _write(tmp_path / "annotations.jsonl", [*lines, fourth])  # a fourth annotator: the quota is three
     with pytest.raises(ValidationFailed) as exc:
-        store.import_annotations(judge_ws, path)
+        annotation_store.import_annotations(judge_ws, path)
     assert f"{path}:7: sample:" in str(exc.value) and "already has its 3 annotators" in str(exc.value)
     assert _count(judge_ws, JudgeAnnotation) == 0
-    assert all(store.sample_row(judge_ws, s.id).applied == 0 for s in store.samples(judge_ws, "score"))
-    assert store.import_annotations(judge_ws, _write(tmp_path / "ok.jsonl", lines)) == 6
+    assert all(sample_store.sample_row(judge_ws, s.id).applied == 0 for s in sample_store.samples(judge_ws, "score"))
+    assert annotation_store.import_annotations(judge_ws, _write(tmp_path / "ok.jsonl", lines)) == 6
     assert _count(judge_ws, JudgeAnnotation) == 6
 
 
@@ -100,12 +108,12 @@ def test_a_refused_annotation_keeps_nothing_of_the_file(judge_ws, sources, tmp_p
 def test_scores_are_strict_and_unknown_fields_refused(judge_ws, sources, tmp_path, value, extra):
     curate_all(judge_ws, sources)
     review_all(judge_ws)
-    store.build_samples(judge_ws)
+    sample_store.build_samples(judge_ws)
     line = {**_annotation_lines(judge_ws)[0], **extra}
     line["scores"] = {**line["scores"], "overall": value}
     path = _write(tmp_path / "a.jsonl", [_annotation_lines(judge_ws)[1], line])
     with pytest.raises(ValidationFailed) as exc:
-        store.import_annotations(judge_ws, path)
+        annotation_store.import_annotations(judge_ws, path)
     field = "note" if extra else "scores.overall"
     assert f"{path}:2: {field}:" in str(exc.value)
     assert _count(judge_ws, JudgeAnnotation) == 0
@@ -114,29 +122,29 @@ def test_scores_are_strict_and_unknown_fields_refused(judge_ws, sources, tmp_pat
 def test_judge_output_scores_are_strict(judge_ws, sources, tmp_path):
     curate_all(judge_ws, sources)
     review_all(judge_ws)
-    store.build_samples(judge_ws)
-    sample = store.samples(judge_ws, "score")[0].id
+    sample_store.build_samples(judge_ws)
+    sample = sample_store.samples(judge_ws, "score")[0].id
     path = _write(tmp_path / "j.jsonl", [{"sample": sample, "judge": "j1", "scores": {"overall": [True, 4]}}])
     with pytest.raises(ValidationFailed, match=r"j.jsonl:1: scores.overall.0:"):
-        store.import_judge_outputs(judge_ws, path)
+        output_store.import_judge_outputs(judge_ws, path)
 
 
 def test_adjudication_needs_a_cross_check_in_dispute(judge_ws, sources):
     draft_checklists(judge_ws, ReplayDrafter(str(sources["drafts"])))
-    task = store.tasks(judge_ws)[0].id
-    ids = first_per_rubric(store.drafted_candidates(judge_ws, task))
-    store.record_selection(
+    task = task_store.tasks(judge_ws)[0].id
+    ids = first_per_rubric(draft_store.drafted_candidates(judge_ws, task))
+    record_store.record_selection(
         judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_curation", reviewer="ann1", selected=ids)
     )
     adjudication = ChecklistAdjudicationRecord(task=task, adjudicator="maya", selected=ids, reason="settled")
     with pytest.raises(ValidationFailed, match="no cross-check yet"):
-        store.record_adjudication(judge_ws, adjudication)  # the blind cross-check cannot be skipped
-    store.record_selection(
+        record_store.record_adjudication(judge_ws, adjudication)  # the blind cross-check cannot be skipped
+    record_store.record_selection(
         judge_ws, ChecklistSelectionRecord(task=task, stage="checklist_crosscheck", reviewer="ann2", selected=ids)
     )
     with pytest.raises(ValidationFailed, match="agree; nothing to adjudicate"):
-        store.record_adjudication(judge_ws, adjudication)
-    assert store.task_checklist(judge_ws, task).adjudication is None
+        record_store.record_adjudication(judge_ws, adjudication)
+    assert record_store.task_checklist(judge_ws, task).adjudication is None
 
 
 def test_cli_task_import_takes_by_for_ownership(workspace, sources):
@@ -157,18 +165,18 @@ def test_cli_task_import_takes_by_for_ownership(workspace, sources):
 
 @pytest.mark.parametrize("usable", ["yes", 1, "true"])
 def test_a_response_review_verdict_is_a_json_boolean(judge_ws, tmp_path, usable):
-    response = store.responses(judge_ws)[0].id
+    response = task_store.responses(judge_ws)[0].id
     line = {"response": response, "stage": "response_review", "reviewer": "ann3", "usable": usable}
     path = _write(tmp_path / "r.jsonl", [line])
     with pytest.raises(ValidationFailed, match=r"r.jsonl:1: usable:"):
-        store.import_records(judge_ws, path)
+        record_import.import_records(judge_ws, path)
     assert _count(judge_ws, JudgeRecord) == 0
 
 
 def test_contradicting_records_in_one_file_are_refused(judge_ws, tmp_path):
-    response = store.responses(judge_ws)[0].id
+    response = task_store.responses(judge_ws)[0].id
     line = {"response": response, "stage": "response_review", "reviewer": "ann3", "usable": True}
     path = _write(tmp_path / "r.jsonl", [line, {**line, "usable": False, "reason": "blank"}])
     with pytest.raises(ValidationFailed, match=r"r.jsonl:2: reviewer: contradicts line 1"):
-        store.import_records(judge_ws, path)
+        record_import.import_records(judge_ws, path)
     assert _count(judge_ws, JudgeRecord) == 0

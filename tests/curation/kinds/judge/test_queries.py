@@ -142,12 +142,12 @@ def test_query_curation_from_parquet_to_tasks_ready_for_drafting(workspace: Work
     assert json.loads(curate(workspace, "judge", "queries", "promote", "--json").stdout) == {"promoted": 0}
     checklists = json.loads(curate(workspace, "judge", "checklists", "--json").stdout)["tasks"]
     assert {t["id"]: t["state"] for t in checklists} == dict.fromkeys(["mm-1", "mm-2", "mm-4", "mm-6"], "drafted")
-    from curation.kinds.judge import store
+    from curation.kinds.judge import task_store
 
-    task = store.task(workspace, "mm-1")
+    task = task_store.task(workspace, "mm-1")
     assert task.instruction == "Describe the red shape." and task.modality_pair == "text+image->text"
     assert task.source == "MMBench-mini" and set(task.inputs) == {"image"}
-    assert store.task(workspace, "mm-6").instruction == "请用一句话描述图中的黄色物体。"
+    assert task_store.task(workspace, "mm-6").instruction == "请用一句话描述图中的黄色物体。"
 
 
 def test_a_datasets_folder_and_a_jsonl_of_query_lines(workspace: Workspace, tmp_path: Path) -> None:
