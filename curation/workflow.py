@@ -268,11 +268,14 @@ class Derivation:
             if override == "fail":
                 return StageOutcome(False, [f"overridden:{found.name}"])
         by_stage = self.item_records(item.id)
-        wanted = found.inputs(item) if found.name in by_stage or ADJUDICATION in by_stage else None
-        consensus = self.consensus(item, found, wanted)
-        if consensus is not None:
-            return found.judge_consensus(item, consensus.payload, self.settings)
-        return found.judge(item, self._valid_of(item, found, wanted), self.settings)
+        recorded = found.name in by_stage
+        settled = found.adjudicable and ADJUDICATION in by_stage
+        wanted = found.inputs(item) if recorded or settled else None
+        if settled:
+            consensus = self.consensus(item, found, wanted)
+            if consensus is not None:
+                return found.judge_consensus(item, consensus.payload, self.settings)
+        return found.judge(item, self._valid_of(item, found, wanted) if recorded else [], self.settings)
 
     def group_records(
         self, group: str, sisters: Sequence[ItemFacts], stage: GroupStage | None = None
