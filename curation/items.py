@@ -26,13 +26,14 @@ from .media import (
     inspect_audio,
     inspect_image,
     intake_copy,
+    name_staged,
     safe_media_path,
     sha256_file,
 )
 from .schema import ItemContent
 from .tables import Asset, Event, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
-from .workers import run_all
+from .workers import Runner, run_all
 from .workspace import Workspace
 
 BATCH = 500
@@ -181,7 +182,8 @@ class _Measured:
 def _measure(intake: _Intake, medium: _Medium) -> _Measured:
     """Hash a file; a file the store lacks is copied into the import's staging folder, hashing the copy, and
     decoded from that private copy: what is validated is exactly what is stored, whatever happens to the
-    source. Runs in a worker process for a large import (curation.workers)."""
+    source. The copy is then named by its hash (``Staging.adopt`` takes it). Runs in a worker process for a
+    large import (curation.workers)."""
     path = medium.path
     try:
         sha = sha256_file(path)
@@ -190,7 +192,8 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
             if intake.store.has(sha, ext):
                 return _Measured(sha)
             # the store lost its copy: this import restores it
-            return _Measured(sha, staged=intake_copy(path, medium.staged, sha))
+            staged = intake_copy(path, medium.staged, sha)
+            return _Measured(sha, staged=name_staged(intake.store, staged, sha, ext))
         max_bytes = intake.max_file_mb * 1024 * 1024
         size = path.stat().st_size
         if size == 0:
@@ -204,19 +207,22 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
             info = inspect_image(staged, sha, intake.max_image_pixels, name=path.name)
         else:
             info = inspect_audio(staged, sha, name=path.name)
-        return _Measured(sha, info, staged)
+        return _Measured(sha, info, name_staged(intake.store, staged, sha, info.ext))
     except MediaError as exc:
         return _Measured(error=str(exc))
 
 
 class _MediaCache:
-    """Read each distinct file once per import (sisters share media), many at once in worker processes.
+    """Read each distinct file once per import (sisters share media), many at once in worker processes that
+    start while the lines are still being read (use as a context manager: leaving it stops them).
 
     A file that fails as the kind it was first wanted as is read again as the other kind where a line wants
     it so; :meth:`info` then answers per line as reading the lines one by one would.
     """
 
-    def __init__(self, ws: Workspace, known: dict[str, Asset], staging: Staging) -> None:
+    def __init__(
+        self, ws: Workspace, known: dict[str, Asset], staging: Staging, progress: Callable[[int, int], None] | None
+    ) -> None:
         self.known = known
         self.staging = staging
         self.intake = _Intake(
@@ -225,29 +231,41 @@ class _MediaCache:
             ws.settings.media.max_file_mb,
             ws.settings.media.max_image_pixels,
         )
-        self.first_kind: dict[Path, str] = {}
+        self.runner: Runner[_Medium, _Measured] = Runner(_measure, self.intake, progress)
+        self.first: list[_Medium] = []
         self.kinds: dict[Path, set[str]] = {}
         self.read: dict[tuple[Path, str], MediaInfo | str] = {}
         self.by_path: dict[Path, MediaInfo] = {}
 
-    def want(self, path: Path, kind: str) -> None:
-        self.first_kind.setdefault(path, kind)
-        self.kinds.setdefault(path, set()).add(kind)
+    def __enter__(self) -> _MediaCache:
+        return self
 
-    def read_all(self, progress: Callable[[int, int], None] | None) -> None:
-        """Read every wanted file as its first kind, then the failed ones again as their other kind."""
-        first = [_Medium(p, k, self.staging.reserve()) for p, k in self.first_kind.items()]
-        self._read(first, progress)
+    def __exit__(self, *exc: object) -> None:
+        self.runner.close()
+
+    def want(self, path: Path, kind: str) -> None:
+        kinds = self.kinds.get(path)
+        if kinds is None:
+            self.kinds[path] = {kind}
+            medium = _Medium(path, kind, self.staging.reserve())
+            self.first.append(medium)
+            self.runner.add(medium)
+        else:
+            kinds.add(kind)
+
+    def read_all(self) -> None:
+        """Wait for every wanted file as its first kind, then read the failed ones again as their other kind."""
+        self._found(self.first, self.runner.results())
         again = [
             _Medium(m.path, kind, self.staging.reserve())
-            for m in first
+            for m in self.first
             if isinstance(self.read[m.path, m.kind], str)
             for kind in sorted(self.kinds[m.path] - {m.kind})
         ]
-        self._read(again, None)
+        self._found(again, run_all(_measure, self.intake, again))
 
-    def _read(self, media: list[_Medium], progress: Callable[[int, int], None] | None) -> None:
-        for medium, found in zip(media, run_all(_measure, self.intake, media, progress), strict=True):
+    def _found(self, media: list[_Medium], results: list[_Measured]) -> None:
+        for medium, found in zip(media, results, strict=True):
             if found.error is not None:
                 self.read[medium.path, medium.kind] = found.error
                 continue
@@ -268,7 +286,7 @@ class _MediaCache:
             else:
                 info = found.info
             if found.staged is not None:
-                self.staging.keep(found.staged, found.sha256, info.ext)
+                self.staging.adopt(found.staged)
             self.read[medium.path, medium.kind] = info
 
     def info(self, path: Path, kind: str) -> MediaInfo:
@@ -327,22 +345,57 @@ def import_items(
     return report
 
 
+_Read = tuple[int, list[Problem], ItemContent | None, list[tuple[str, Path | MediaError]]]
+"""One line as read: its number, its problems so far, and its item with each medium's path (or the problem
+with that path), or None."""
+
+
 def _import(
     ws: Workspace, path: Path, staging: Staging, actor: str, progress: Callable[[int, int], None] | None
 ) -> ImportReport:
     file = str(path)
-    base = path.parent
-    root = base.resolve()
-    problems: list[Problem] = []
-    # per line in file order: its problems so far, or its item and the media paths it wants (or their problems)
-    read: list[tuple[int, list[Problem], ItemContent | None, list[tuple[str, Path | MediaError]]]] = []
-    seen_ids: dict[str, int] = {}
-    group_perturbed: dict[str, tuple[str, int]] = {}
-
     with ws.session() as s:
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
-    media = _MediaCache(ws, known_assets, staging)
+    with _MediaCache(ws, known_assets, staging, progress) as media:
+        read = _read_lines(path, media)
+        media.read_all()
 
+    problems: list[Problem] = []
+    lines: list[_Line] = []
+    for number, found, content, wanted in read:
+        problems.extend(found)
+        if content is None:
+            continue
+        infos: dict[str, tuple[MediaInfo, Path]] = {}
+        for kind, media_path in wanted:
+            try:
+                if isinstance(media_path, MediaError):
+                    raise media_path
+                infos[kind] = (media.info(media_path, kind), media_path)
+            except MediaError as exc:
+                problems.append(Problem(str(exc), kind, number, file))
+        if len(infos) == len(wanted):
+            lines.append(_Line(number, content, infos))
+
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
+
+    report = ImportReport()
+    with ws.writing() as s:
+        _check_against_store(s, lines, file)
+        _write(s, lines, report, actor, file)
+    return report
+
+
+def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
+    """Parse and validate every line, handing each medium to ``media`` as soon as a line names it."""
+    file = str(path)
+    base = path.parent
+    root = base.resolve()
+    resolved: dict[str, Path | MediaError] = {}  # sisters name the same files
+    read: list[_Read] = []
+    seen_ids: dict[str, int] = {}
+    group_perturbed: dict[str, tuple[str, int]] = {}
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
             read.append((number, [obj], None, []))
@@ -375,39 +428,19 @@ def _import(
         wanted: list[tuple[str, Path | MediaError]] = []
         for kind in ("image", "audio"):
             if kind in parsed.modalities:
-                try:
-                    media_path = safe_media_path(base, getattr(parsed, kind), root)
+                relative = getattr(parsed, kind)
+                media_path = resolved.get(relative)
+                if media_path is None:
+                    try:
+                        media_path = safe_media_path(base, relative, root)
+                    except MediaError as exc:
+                        media_path = exc
+                    resolved[relative] = media_path
+                if not isinstance(media_path, MediaError):
                     media.want(media_path, kind)
-                    wanted.append((kind, media_path))
-                except MediaError as exc:
-                    wanted.append((kind, exc))
+                wanted.append((kind, media_path))
         read.append((number, found, parsed, wanted))
-
-    media.read_all(progress)
-    lines: list[_Line] = []
-    for number, found, content, wanted in read:
-        problems.extend(found)
-        if content is None:
-            continue
-        infos: dict[str, tuple[MediaInfo, Path]] = {}
-        for kind, media_path in wanted:
-            try:
-                if isinstance(media_path, MediaError):
-                    raise media_path
-                infos[kind] = (media.info(media_path, kind), media_path)
-            except MediaError as exc:
-                problems.append(Problem(str(exc), kind, number, file))
-        if len(infos) == len(wanted):
-            lines.append(_Line(number, content, infos))
-
-    if problems:
-        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
-
-    report = ImportReport()
-    with ws.writing() as s:
-        _check_against_store(s, lines, file)
-        _write(s, lines, report, actor, file)
-    return report
+    return read
 
 
 def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ignore[no-untyped-def]

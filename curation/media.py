@@ -165,19 +165,19 @@ def safe_media_path(base: Path, relative: str, root: Path | None = None) -> Path
     ``root`` is ``base.resolve()``, passed by a caller that resolves many paths under one folder."""
     if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
         raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
-    root = root or base.resolve()
-    candidate = (base / relative).resolve()
-    if not candidate.is_relative_to(root):
+    inside = str(root or base.resolve()).rstrip("/") + "/"
+    candidate = os.path.realpath(os.path.join(base, relative))  # what Path.resolve() does, without its objects
+    if not (candidate + "/").startswith(inside):
         raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
     try:
-        mode = candidate.stat().st_mode
+        mode = os.stat(candidate).st_mode
     except OSError:
         mode = 0
     if stat.S_ISDIR(mode):
         raise MediaError(f"{relative}: is a folder, not a media file")
     if not stat.S_ISREG(mode):
         raise MediaError(f"{relative}: file not found")
-    return candidate
+    return Path(candidate)
 
 
 class MediaStore:
@@ -249,6 +249,17 @@ def intake_copy(source: Path, staged: Path, expected_sha256: str) -> Path:
     return staged
 
 
+def name_staged(store: MediaStore, staged: Path, sha256: str, ext: str) -> Path | None:
+    """Name an intake copy by its hash in its staging folder (see ``Staging.adopt``), or drop it when the store
+    has that file already (None)."""
+    if store.has(sha256, ext):
+        staged.unlink(missing_ok=True)
+        return None
+    target = staged.with_name(f"{sha256}{ext}")
+    os.replace(staged, target)
+    return target
+
+
 class Staging:
     """New blobs of one write transaction, held in a locked folder until commit."""
 
@@ -285,13 +296,17 @@ class Staging:
 
     def keep(self, staged: Path, sha256: str, ext: str) -> None:
         """Name an intake copy by its hash, to be moved into the store at commit."""
-        key = f"{sha256}{ext}"
-        if key in self.pending or self.store.has(sha256, ext):
+        if f"{sha256}{ext}" in self.pending:
             staged.unlink(missing_ok=True)
             return
-        target = self.folder / key
-        os.replace(staged, target)
-        self.pending[key] = target
+        named = name_staged(self.store, staged, sha256, ext)
+        if named is not None:
+            self.adopt(named)
+
+    def adopt(self, named: Path) -> None:
+        """Move a copy already named in this folder (by ``name_staged``, in a worker process) into the store at
+        commit; copies of the same content share that name."""
+        self.pending.setdefault(named.name, named)
 
     def add_bytes(self, data: bytes, sha256: str, ext: str) -> None:
         key = f"{sha256}{ext}"
