@@ -547,6 +547,7 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
     revised = _stored_items(s, [line.content.id for line, *_ in changed if line.content.id in existing])
     new_items: list[dict[str, Any]] = []
     revisions: list[dict[str, Any]] = []
+    source = Path(file).name
     for line, canonical, digest, fields in changed:
         c = line.content
         if c.id not in revised:
@@ -578,7 +579,7 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
                 "item.created" if before is None else "item.revised",
                 f"item:{c.id}",
                 old_values,
-                {"revision": revision, "source": Path(file).name, **new_values},
+                {"revision": revision, "source": source, **new_values},
             )
         )
     s.flush()
