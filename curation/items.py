@@ -21,13 +21,13 @@ from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
 from .media import (
     MediaInfo,
+    MediaPaths,
     MediaStore,
     Staging,
     inspect_audio,
     inspect_image,
     intake_copy,
     name_staged,
-    safe_media_path,
     sha256_file,
 )
 from .schema import ItemContent
@@ -390,8 +390,7 @@ def _import(
 def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
     """Parse and validate every line, handing each medium to ``media`` as soon as a line names it."""
     file = str(path)
-    base = path.parent
-    root = base.resolve()
+    paths = MediaPaths(path.parent)
     resolved: dict[str, Path | MediaError] = {}  # sisters name the same files
     read: list[_Read] = []
     seen_ids: dict[str, int] = {}
@@ -432,7 +431,7 @@ def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
                 media_path = resolved.get(relative)
                 if media_path is None:
                     try:
-                        media_path = safe_media_path(base, relative, root)
+                        media_path = paths.resolve(relative)
                     except MediaError as exc:
                         media_path = exc
                     resolved[relative] = media_path

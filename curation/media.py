@@ -159,25 +159,48 @@ def _wav_declared_bytes(path: Path) -> int | None:
     return None
 
 
-def safe_media_path(base: Path, relative: str, root: Path | None = None) -> Path:
-    """Resolve a media path from a JSONL line, refusing anything that escapes the JSONL's folder.
+def safe_media_path(base: Path, relative: str) -> Path:
+    """Resolve a media path from a JSONL line, refusing anything that escapes the JSONL's folder."""
+    return MediaPaths(base).resolve(relative)
 
-    ``root`` is ``base.resolve()``, passed by a caller that resolves many paths under one folder."""
-    if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
-        raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
-    inside = str(root or base.resolve()).rstrip("/") + "/"
-    candidate = os.path.realpath(os.path.join(base, relative))  # what Path.resolve() does, without its objects
-    if not (candidate + "/").startswith(inside):
-        raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
-    try:
-        mode = os.stat(candidate).st_mode
-    except OSError:
-        mode = 0
-    if stat.S_ISDIR(mode):
-        raise MediaError(f"{relative}: is a folder, not a media file")
-    if not stat.S_ISREG(mode):
-        raise MediaError(f"{relative}: file not found")
-    return Path(candidate)
+
+class MediaPaths:
+    """Media paths of one JSONL file, resolved as ``safe_media_path`` does; many files in a few folders cost one
+    ``lstat`` each, as each folder is resolved once."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = str(base)
+        self.inside = str(base.resolve()).rstrip("/") + "/"
+        self.folders: dict[str, str] = {}
+
+    def resolve(self, relative: str) -> Path:
+        if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
+            raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
+        folder, name = os.path.split(relative)
+        try:
+            if name in ("", ".", ".."):
+                raise FileNotFoundError  # resolved whole below
+            real = self.folders.get(folder)
+            if real is None:
+                real = self.folders[folder] = os.path.realpath(os.path.join(self.base, folder))
+            candidate = os.path.join(real, name)
+            mode = os.lstat(candidate).st_mode
+            if stat.S_ISLNK(mode):
+                candidate = os.path.realpath(candidate)
+                mode = os.stat(candidate).st_mode
+        except OSError:  # missing (or a link to nowhere, or an odd name): what Path.resolve() makes of it
+            candidate = os.path.realpath(os.path.join(self.base, relative))
+            try:
+                mode = os.stat(candidate).st_mode
+            except OSError:
+                mode = 0
+        if not (candidate + "/").startswith(self.inside):
+            raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
+        if stat.S_ISDIR(mode):
+            raise MediaError(f"{relative}: is a folder, not a media file")
+        if not stat.S_ISREG(mode):
+            raise MediaError(f"{relative}: file not found")
+        return Path(candidate)
 
 
 class MediaStore:
