@@ -240,6 +240,30 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     }
 
 
+IMPORT_GOAL_RATIO = 20.0
+"""Issue 27: import at 10k items <= 20x the OpenSSL hash floor of the same files."""
+IMPORT_GOAL_GROWTH = 10.5
+"""Issue 27: import time from 1k to 10k items grows <= 10.5x."""
+
+
+def import_figures(results: list[dict]) -> list[str]:
+    """The import's lines of the report: per size its ratio to the OpenSSL floor and items/s, then the growth
+    from the smallest size to the largest, each beside its goal and the load average it was measured under."""
+    lines = [
+        f"import of {r['n']} items: {r['import_s'] / r['openssl_s']:.1f}x the OpenSSL hash floor "
+        f"({r['import_s']:.2f} s vs {r['openssl_s']:.3f} s; goal at 10k <= {IMPORT_GOAL_RATIO:g}x), "
+        f"{r['items_per_s']:.0f} items/s (load average {r['loadavg'][0]:.2f})"
+        for r in results
+    ]
+    if len(results) > 1:
+        a, b = results[0], results[-1]
+        lines.append(
+            f"import growth {a['n']} -> {b['n']} items ({b['n'] / a['n']:.0f}x): {b['import_s'] / a['import_s']:.1f}x "
+            f"(goal for 10x <= {IMPORT_GOAL_GROWTH:g}x)"
+        )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
@@ -288,6 +312,7 @@ def main() -> None:
             "status_cli_7n_cpu_s",
         ):
             print(f"growth of {key} for {k:.0f}x items: {b[key] / a[key]:.1f}x")
+    print("\n".join(import_figures(results)))
     print(json.dumps(results))
 
 

@@ -9,21 +9,35 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-from sqlmodel import col
+from sqlalchemy import insert, select
+from sqlmodel import SQLModel, col
 
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
-from .media import MediaInfo, Staging, inspect_audio, inspect_image, safe_media_path, sha256_file
+from .media import (
+    MediaInfo,
+    MediaPaths,
+    MediaStore,
+    Staging,
+    inspect_audio,
+    inspect_image,
+    intake_copy,
+    name_staged,
+    sha256_file,
+)
 from .schema import ItemContent
-from .tables import Asset, Item, ItemRevision, Person, SceneGroup, utcnow
+from .tables import Asset, Event, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
-from .workspace import Workspace, record_event
+from .workers import Runner, run_all
+from .workspace import Workspace
 
+BATCH = 500
+"""Ids per ``IN (...)`` query: well under every database's limit on bound parameters."""
 STORY_KIND = "story_transition"
 """Items of this kind are exported as their transition and imported by ``curation.screening.items``."""
 
@@ -134,30 +148,131 @@ class _Line:
         return found[0].sha256 if found else None
 
 
-class _MediaCache:
-    """Hash and decode each distinct file once per import (sisters share media).
+@dataclass(frozen=True)
+class _Intake:
+    """What reading one medium needs, sent once to each worker process: the store and the hashes (with their
+    extensions) of the assets it records, and the media limits."""
 
-    A file the store lacks is copied into the import's staging folder at once, hashing the copy, and decoded
-    from that private copy: what is validated is exactly what is stored, whatever happens to the source.
+    store: MediaStore
+    known: dict[str, str]
+    max_file_mb: float
+    max_image_pixels: int
+
+
+@dataclass(frozen=True)
+class _Medium:
+    """One distinct file of an import, read as the kind it is first wanted as, into ``staged`` if it is new."""
+
+    path: Path
+    kind: str
+    staged: Path
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """What reading a medium found: its hash, and its facts when the store lacks it (``info`` is None for a
+    known asset, which its row describes); the intake copy to keep; or the problem that refuses it."""
+
+    sha256: str = ""
+    info: MediaInfo | None = None
+    staged: Path | None = None
+    error: str | None = None
+
+
+def _measure(intake: _Intake, medium: _Medium) -> _Measured:
+    """Hash a file; a file the store lacks is copied into the import's staging folder, hashing the copy, and
+    decoded from that private copy: what is validated is exactly what is stored, whatever happens to the
+    source. The copy is then named by its hash (``Staging.adopt`` takes it). Runs in a worker process for a
+    large import (curation.workers)."""
+    path = medium.path
+    try:
+        sha = sha256_file(path)
+        ext = intake.known.get(sha)
+        if ext is not None:
+            if intake.store.has(sha, ext):
+                return _Measured(sha)
+            # the store lost its copy: this import restores it
+            staged = intake_copy(path, medium.staged, sha)
+            return _Measured(sha, staged=name_staged(intake.store, staged, sha, ext))
+        max_bytes = intake.max_file_mb * 1024 * 1024
+        size = path.stat().st_size
+        if size == 0:
+            raise MediaError(f"{path.name}: file is empty")
+        if size > max_bytes:
+            raise MediaError(
+                f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of {intake.max_file_mb:g} MB ([media] max_file_mb)"
+            )
+        staged = intake_copy(path, medium.staged, sha)
+        if medium.kind == "image":
+            info = inspect_image(staged, sha, intake.max_image_pixels, name=path.name)
+        else:
+            info = inspect_audio(staged, sha, name=path.name)
+        return _Measured(sha, info, name_staged(intake.store, staged, sha, info.ext))
+    except MediaError as exc:
+        return _Measured(error=str(exc))
+
+
+class _MediaCache:
+    """Read each distinct file once per import (sisters share media), many at once in worker processes that
+    start while the lines are still being read (use as a context manager: leaving it stops them).
+
+    A file that fails as the kind it was first wanted as is read again as the other kind where a line wants
+    it so; :meth:`info` then answers per line as reading the lines one by one would.
     """
 
-    def __init__(self, ws: Workspace, known: dict[str, Asset], staging: Staging) -> None:
-        self.ws = ws
+    def __init__(
+        self, ws: Workspace, known: dict[str, Asset], staging: Staging, progress: Callable[[int, int], None] | None
+    ) -> None:
         self.known = known
         self.staging = staging
+        self.intake = _Intake(
+            ws.media,
+            {sha: a.ext for sha, a in known.items()},
+            ws.settings.media.max_file_mb,
+            ws.settings.media.max_image_pixels,
+        )
+        self.runner: Runner[_Medium, _Measured] = Runner(_measure, self.intake, progress)
+        self.first: list[_Medium] = []
+        self.kinds: dict[Path, set[str]] = {}
+        self.read: dict[tuple[Path, str], MediaInfo | str] = {}
         self.by_path: dict[Path, MediaInfo] = {}
 
-    def inspect(self, path: Path, kind: str) -> MediaInfo:
-        if path in self.by_path:
-            info = self.by_path[path]
+    def __enter__(self) -> _MediaCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.runner.close()
+
+    def want(self, path: Path, kind: str) -> None:
+        kinds = self.kinds.get(path)
+        if kinds is None:
+            self.kinds[path] = {kind}
+            medium = _Medium(path, kind, self.staging.reserve())
+            self.first.append(medium)
+            self.runner.add(medium)
         else:
-            sha = sha256_file(path)
-            asset = self.known.get(sha)
-            if asset is not None:
-                if not self.ws.media.has(sha, asset.ext):  # the store lost its copy: this import restores it
-                    self.staging.keep(self.staging.intake(path, sha), sha, asset.ext)
+            kinds.add(kind)
+
+    def read_all(self) -> None:
+        """Wait for every wanted file as its first kind, then read the failed ones again as their other kind."""
+        self._found(self.first, self.runner.results())
+        again = [
+            _Medium(m.path, kind, self.staging.reserve())
+            for m in self.first
+            if isinstance(self.read[m.path, m.kind], str)
+            for kind in sorted(self.kinds[m.path] - {m.kind})
+        ]
+        self._found(again, run_all(_measure, self.intake, again))
+
+    def _found(self, media: list[_Medium], results: list[_Measured]) -> None:
+        for medium, found in zip(media, results, strict=True):
+            if found.error is not None:
+                self.read[medium.path, medium.kind] = found.error
+                continue
+            if found.info is None:
+                asset = self.known[found.sha256]
                 info = MediaInfo(
-                    sha,
+                    found.sha256,
                     asset.kind,
                     asset.mime,
                     asset.ext,
@@ -169,29 +284,32 @@ class _MediaCache:
                     asset.channels,
                 )
             else:
-                max_bytes = self.ws.settings.media.max_file_mb * 1024 * 1024
-                size = path.stat().st_size
-                if size == 0:
-                    raise MediaError(f"{path.name}: file is empty")
-                if size > max_bytes:
-                    raise MediaError(
-                        f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of "
-                        f"{self.ws.settings.media.max_file_mb:g} MB ([media] max_file_mb)"
-                    )
-                staged = self.staging.intake(path, sha)
-                if kind == "image":
-                    info = inspect_image(staged, sha, self.ws.settings.media.max_image_pixels, name=path.name)
-                else:
-                    info = inspect_audio(staged, sha, name=path.name)
-                self.staging.keep(staged, sha, info.ext)
-            self.by_path[path] = info
+                info = found.info
+            if found.staged is not None:
+                self.staging.adopt(found.staged)
+            self.read[medium.path, medium.kind] = info
+
+    def info(self, path: Path, kind: str) -> MediaInfo:
+        """A line's medium, as reading the lines in order with a per-path cache of successes finds it."""
+        if path in self.by_path:
+            info = self.by_path[path]
+        else:
+            found = self.read[path, kind]
+            if isinstance(found, str):
+                raise MediaError(found)
+            info = self.by_path[path] = found
         if info.kind != kind:
             raise MediaError(f"{path.name}: is {info.kind}, but the field expects {kind}")
         return info
 
 
-def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
+def import_items(
+    ws: Workspace, path: Path, actor: str = "cli", progress: Callable[[int, int], None] | None = None
+) -> ImportReport:
     """Validate every line, then import all items in one transaction, or nothing.
+
+    ``progress(done, total)`` follows the reading of the media files (hashing, copying, decoding: an import's
+    long step), which a large import does in worker processes.
 
     A file of story transitions (``"kind": "story_transition"``, as ``export items`` writes them) is imported
     by the story kind; story transitions and other items go in separate files.
@@ -219,7 +337,7 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
     ws.recover_media()
     staging = ws.media.stage()
     try:
-        report = _import(ws, path, staging, actor)
+        report = _import(ws, path, staging, actor, progress)
         staging.commit()
     except BaseException:
         staging.discard()
@@ -227,54 +345,33 @@ def import_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
     return report
 
 
-def _import(ws: Workspace, path: Path, staging: Staging, actor: str) -> ImportReport:
-    file = str(path)
-    base = path.parent
-    problems: list[Problem] = []
-    lines: list[_Line] = []
-    seen_ids: dict[str, int] = {}
-    group_perturbed: dict[str, tuple[str, int]] = {}
+_Read = tuple[int, list[Problem], ItemContent | None, list[tuple[str, Path | MediaError]]]
+"""One line as read: its number, its problems so far, and its item with each medium's path (or the problem
+with that path), or None."""
 
+
+def _import(
+    ws: Workspace, path: Path, staging: Staging, actor: str, progress: Callable[[int, int], None] | None
+) -> ImportReport:
+    file = str(path)
     with ws.session() as s:
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
-    media = _MediaCache(ws, known_assets, staging)
+    with _MediaCache(ws, known_assets, staging, progress) as media:
+        read = _read_lines(path, media)
+        media.read_all()
 
-    for number, obj in read_jsonl(path):
-        if isinstance(obj, Problem):
-            problems.append(obj)
+    problems: list[Problem] = []
+    lines: list[_Line] = []
+    for number, found, content, wanted in read:
+        problems.extend(found)
+        if content is None:
             continue
-        raw_id, raw_group, raw_perturbed = obj.get("id"), obj.get("group"), obj.get("perturbed")
-        if isinstance(raw_id, str):
-            if raw_id in seen_ids:
-                problems.append(
-                    Problem(f"duplicate id {raw_id!r} (first on line {seen_ids[raw_id]})", "id", number, file)
-                )
-                continue
-            seen_ids[raw_id] = number
-        if isinstance(raw_group, str) and isinstance(raw_perturbed, str):
-            first = group_perturbed.setdefault(raw_group, (raw_perturbed, number))
-            if first[0] != raw_perturbed:
-                problems.append(
-                    Problem(
-                        f"group {raw_group!r} is {first[0]!r}-perturbed on line {first[1]}, "
-                        f"but {raw_perturbed!r} here: sisters must agree",
-                        "perturbed",
-                        number,
-                        file,
-                    )
-                )
-        parsed = validate_line(ItemContent, obj, file, number)
-        if isinstance(parsed, list):
-            problems.extend(parsed)
-            continue
-        assert isinstance(parsed, ItemContent)
-        content = parsed
         infos: dict[str, tuple[MediaInfo, Path]] = {}
-        wanted = [kind for kind in ("image", "audio") if kind in content.modalities]
-        for kind in wanted:
+        for kind, media_path in wanted:
             try:
-                media_path = safe_media_path(base, getattr(content, kind))
-                infos[kind] = (media.inspect(media_path, kind), media_path)
+                if isinstance(media_path, MediaError):
+                    raise media_path
+                infos[kind] = (media.info(media_path, kind), media_path)
             except MediaError as exc:
                 problems.append(Problem(str(exc), kind, number, file))
         if len(infos) == len(wanted):
@@ -288,6 +385,61 @@ def _import(ws: Workspace, path: Path, staging: Staging, actor: str) -> ImportRe
         _check_against_store(s, lines, file)
         _write(s, lines, report, actor, file)
     return report
+
+
+def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
+    """Parse and validate every line, handing each medium to ``media`` as soon as a line names it."""
+    file = str(path)
+    paths = MediaPaths(path.parent)
+    resolved: dict[str, Path | MediaError] = {}  # sisters name the same files
+    read: list[_Read] = []
+    seen_ids: dict[str, int] = {}
+    group_perturbed: dict[str, tuple[str, int]] = {}
+    for number, obj in read_jsonl(path):
+        if isinstance(obj, Problem):
+            read.append((number, [obj], None, []))
+            continue
+        found: list[Problem] = []
+        raw_id, raw_group, raw_perturbed = obj.get("id"), obj.get("group"), obj.get("perturbed")
+        if isinstance(raw_id, str):
+            if raw_id in seen_ids:
+                found.append(Problem(f"duplicate id {raw_id!r} (first on line {seen_ids[raw_id]})", "id", number, file))
+                read.append((number, found, None, []))
+                continue
+            seen_ids[raw_id] = number
+        if isinstance(raw_group, str) and isinstance(raw_perturbed, str):
+            first = group_perturbed.setdefault(raw_group, (raw_perturbed, number))
+            if first[0] != raw_perturbed:
+                found.append(
+                    Problem(
+                        f"group {raw_group!r} is {first[0]!r}-perturbed on line {first[1]}, "
+                        f"but {raw_perturbed!r} here: sisters must agree",
+                        "perturbed",
+                        number,
+                        file,
+                    )
+                )
+        parsed = validate_line(ItemContent, obj, file, number)
+        if isinstance(parsed, list):
+            read.append((number, found + parsed, None, []))
+            continue
+        assert isinstance(parsed, ItemContent)
+        wanted: list[tuple[str, Path | MediaError]] = []
+        for kind in ("image", "audio"):
+            if kind in parsed.modalities:
+                relative = getattr(parsed, kind)
+                media_path = resolved.get(relative)
+                if media_path is None:
+                    try:
+                        media_path = paths.resolve(relative)
+                    except MediaError as exc:
+                        media_path = exc
+                    resolved[relative] = media_path
+                if not isinstance(media_path, MediaError):
+                    media.want(media_path, kind)
+                wanted.append((kind, media_path))
+        read.append((number, found, parsed, wanted))
+    return read
 
 
 def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ignore[no-untyped-def]
@@ -323,15 +475,20 @@ def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ign
 
 
 def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
+    """Store the lines' new media rows, groups, items, revisions and events: each table in one bulk INSERT (new
+    rows, in line order, as one by one), revised items updated in the session."""
     existing = {row[0]: row for row in s.execute(select(col(Item.id), col(Item.content_hash), col(Item.revision)))}
     groups = set(s.execute(select(col(SceneGroup.id))).scalars())
     assets = set(s.execute(select(col(Asset.sha256))).scalars())
     now = utcnow()
+    new_assets: list[dict[str, Any]] = []
+    new_groups: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
     for line in lines:
         for kind, (info, src) in line.media.items():
             if info.sha256 not in assets:
-                s.add(
-                    Asset(
+                new_assets.append(
+                    dict(
                         sha256=info.sha256,
                         kind=info.kind,
                         mime=info.mime,
@@ -344,16 +501,21 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
                         channels=info.channels,
                         original_name=src.name,
                         provenance=line.content.provenance.model_dump(mode="json")[kind],
+                        derived_from=None,
+                        transform=None,
+                        created_at=now,
                     )
                 )
                 assets.add(info.sha256)
                 report.new_media += 1
         c = line.content
         if c.group not in groups:
-            s.add(SceneGroup(id=c.group, perturbed=c.perturbed))
-            record_event(s, actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed})
+            new_groups.append(dict(id=c.group, perturbed=c.perturbed, created_at=now))
+            events.append(_event(actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed}))
             groups.add(c.group)
-    s.flush()
+    _insert(s, Asset, new_assets)
+    _insert(s, SceneGroup, new_groups)
+    changed: list[tuple[_Line, dict[str, Any], str, dict[str, Any]]] = []
     for line in lines:
         c = line.content
         canonical = canonical_content(c, line.sha("image"), line.sha("audio"))
@@ -380,25 +542,27 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
             content_hash=digest,
             updated_at=now,
         )
-        if prior is None:
-            item = Item(id=c.id, revision=1, created_at=now, **fields)
-            s.add(item)
+        changed.append((line, canonical, digest, fields))
+    revised = _stored_items(s, [line.content.id for line, *_ in changed if line.content.id in existing])
+    new_items: list[dict[str, Any]] = []
+    revisions: list[dict[str, Any]] = []
+    source = Path(file).name
+    for line, canonical, digest, fields in changed:
+        c = line.content
+        if c.id not in revised:
+            new_items.append(dict(id=c.id, revision=1, extra=None, created_at=now, **fields))
             revision = 1
             report.created.append(c.id)
             before = None
         else:
-            item = s.get(Item, c.id)
-            old = s.get(ItemRevision, (c.id, item.revision))
-            before = old.content if old else None
+            item, before = revised[c.id]
             revision = item.revision + 1
             for key, value in fields.items():
                 setattr(item, key, value)
             item.revision = revision
-            s.add(item)
             report.revised.append(c.id)
-        s.flush()
-        s.add(
-            ItemRevision(
+        revisions.append(
+            dict(
                 item_id=c.id,
                 revision=revision,
                 content=canonical,
@@ -408,14 +572,49 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
             )
         )
         old_values, new_values = _changed(before, canonical) if before else (None, {})
-        record_event(
-            s,
-            actor,
-            "item.created" if before is None else "item.revised",
-            f"item:{c.id}",
-            old_values,
-            {"revision": revision, "source": Path(file).name, **new_values},
+        events.append(
+            _event(
+                actor,
+                "item.created" if before is None else "item.revised",
+                f"item:{c.id}",
+                old_values,
+                {"revision": revision, "source": source, **new_values},
+            )
         )
+    s.flush()
+    _insert(s, Item, new_items)
+    _insert(s, ItemRevision, revisions)
+    _insert(s, Event, events)
+
+
+def _event(
+    actor: str, action: str, subject: str, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> dict[str, Any]:
+    """An event row as ``record_event`` stores it."""
+    return dict(at=utcnow(), actor=actor, action=action, subject=subject, before=before, after=after)
+
+
+def _insert(s, table: type[SQLModel], rows: list[dict[str, Any]]) -> None:  # type: ignore[no-untyped-def]
+    """One executemany INSERT of whole rows (every column given, as the ORM would store them)."""
+    if rows:
+        s.execute(insert(table.__table__), rows)  # type: ignore[attr-defined]
+
+
+def _stored_items(s, ids: list[str]) -> dict[str, tuple[Item, dict[str, Any] | None]]:  # type: ignore[no-untyped-def]
+    """The stored items of these ids, each with its current revision's content (None if that row is lost)."""
+    found: dict[str, tuple[Item, dict[str, Any] | None]] = {}
+    for i in range(0, len(ids), BATCH):
+        chunk = ids[i : i + BATCH]
+        items = {item.id: item for item in s.execute(select(Item).where(col(Item.id).in_(chunk))).scalars()}
+        contents = dict(
+            s.execute(
+                select(col(ItemRevision.item_id), col(ItemRevision.content))
+                .join(Item, (col(Item.id) == col(ItemRevision.item_id)) & (col(Item.revision) == ItemRevision.revision))
+                .where(col(Item.id).in_(chunk))
+            ).all()
+        )
+        found.update((key, (item, contents.get(key))) for key, item in items.items())
+    return found
 
 
 def _changed(before: dict[str, Any], after: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -12,6 +12,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import stat
 import uuid
 import warnings
 from collections.abc import Iterable
@@ -113,8 +114,8 @@ def inspect_audio(path: Path, sha256: str, name: str | None = None) -> MediaInfo
 
     name = name or path.name
     try:
-        info = sf.info(str(path))
-        data, _ = sf.read(str(path), dtype="int16", always_2d=True)
+        with sf.SoundFile(str(path)) as info:  # one open for the header and the whole decode
+            data = info.read(dtype="int16", always_2d=True)
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
         detail = getattr(exc, "error_string", None) or "not a WAV, FLAC, OGG or MP3 recording, or damaged"
         raise MediaError(f"{name}: not decodable audio ({detail}); export it again as WAV or FLAC") from exc
@@ -160,17 +161,46 @@ def _wav_declared_bytes(path: Path) -> int | None:
 
 def safe_media_path(base: Path, relative: str) -> Path:
     """Resolve a media path from a JSONL line, refusing anything that escapes the JSONL's folder."""
-    if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
-        raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
-    root = base.resolve()
-    candidate = (base / relative).resolve()
-    if not candidate.is_relative_to(root):
-        raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
-    if candidate.is_dir():
-        raise MediaError(f"{relative}: is a folder, not a media file")
-    if not candidate.is_file():
-        raise MediaError(f"{relative}: file not found")
-    return candidate
+    return MediaPaths(base).resolve(relative)
+
+
+class MediaPaths:
+    """Media paths of one JSONL file, resolved as ``safe_media_path`` does; many files in a few folders cost one
+    ``lstat`` each, as each folder is resolved once."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = str(base)
+        self.inside = str(base.resolve()).rstrip("/") + "/"
+        self.folders: dict[str, str] = {}
+
+    def resolve(self, relative: str) -> Path:
+        if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
+            raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
+        folder, name = os.path.split(relative)
+        try:
+            if name in ("", ".", ".."):
+                raise FileNotFoundError  # resolved whole below
+            real = self.folders.get(folder)
+            if real is None:
+                real = self.folders[folder] = os.path.realpath(os.path.join(self.base, folder))
+            candidate = os.path.join(real, name)
+            mode = os.lstat(candidate).st_mode
+            if stat.S_ISLNK(mode):
+                candidate = os.path.realpath(candidate)
+                mode = os.stat(candidate).st_mode
+        except OSError:  # missing (or a link to nowhere, or an odd name): what Path.resolve() makes of it
+            candidate = os.path.realpath(os.path.join(self.base, relative))
+            try:
+                mode = os.stat(candidate).st_mode
+            except OSError:
+                mode = 0
+        if not (candidate + "/").startswith(self.inside):
+            raise MediaError(f"{relative}: path leaves the JSONL file's folder (through '..' or a symlink)")
+        if stat.S_ISDIR(mode):
+            raise MediaError(f"{relative}: is a folder, not a media file")
+        if not stat.S_ISREG(mode):
+            raise MediaError(f"{relative}: file not found")
+        return Path(candidate)
 
 
 class MediaStore:
@@ -226,6 +256,33 @@ class MediaStore:
                 fh.close()
 
 
+def intake_copy(source: Path, staged: Path, expected_sha256: str) -> Path:
+    """Copy ``source`` to ``staged``, hashing the bytes copied; refuse it (:class:`MediaError`) when the copy
+    does not hash to ``expected_sha256`` or the source changed while it was copied (see ``Staging.intake``)."""
+    with source.open("rb") as src:
+        before = os.fstat(src.fileno())
+        sha256, size = copy_hashing(src, staged)
+        after = os.fstat(src.fileno())
+    unchanged = (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) == (size, after.st_mtime_ns)
+    if not unchanged or sha256 != expected_sha256:
+        staged.unlink(missing_ok=True)
+        raise MediaError(
+            f"{source.name}: the file changed while it was being imported; import again once nothing is writing to it"
+        )
+    return staged
+
+
+def name_staged(store: MediaStore, staged: Path, sha256: str, ext: str) -> Path | None:
+    """Name an intake copy by its hash in its staging folder (see ``Staging.adopt``), or drop it when the store
+    has that file already (None)."""
+    if store.has(sha256, ext):
+        staged.unlink(missing_ok=True)
+        return None
+    target = staged.with_name(f"{sha256}{ext}")
+    os.replace(staged, target)
+    return target
+
+
 class Staging:
     """New blobs of one write transaction, held in a locked folder until commit."""
 
@@ -253,32 +310,26 @@ class Staging:
         is copied; otherwise the file is refused. Decoding and storing then use the copy, so a file's name in
         the store is always its content's hash and its asset row describes it.
         """
+        return intake_copy(source, self.reserve(), expected_sha256)
+
+    def reserve(self) -> Path:
+        """A fresh name in this staging folder for an intake copy (made here, or by a worker process)."""
         self._incoming += 1
-        staged = self.folder / f"incoming-{self._incoming}"
-        with source.open("rb") as src:
-            before = os.fstat(src.fileno())
-            sha256, size = copy_hashing(src, staged)
-            after = os.fstat(src.fileno())
-        unchanged = (
-            (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) == (size, after.st_mtime_ns)
-        )
-        if not unchanged or sha256 != expected_sha256:
-            staged.unlink(missing_ok=True)
-            raise MediaError(
-                f"{source.name}: the file changed while it was being imported; "
-                "import again once nothing is writing to it"
-            )
-        return staged
+        return self.folder / f"incoming-{self._incoming}"
 
     def keep(self, staged: Path, sha256: str, ext: str) -> None:
         """Name an intake copy by its hash, to be moved into the store at commit."""
-        key = f"{sha256}{ext}"
-        if key in self.pending or self.store.has(sha256, ext):
+        if f"{sha256}{ext}" in self.pending:
             staged.unlink(missing_ok=True)
             return
-        target = self.folder / key
-        os.replace(staged, target)
-        self.pending[key] = target
+        named = name_staged(self.store, staged, sha256, ext)
+        if named is not None:
+            self.adopt(named)
+
+    def adopt(self, named: Path) -> None:
+        """Move a copy already named in this folder (by ``name_staged``, in a worker process) into the store at
+        commit; copies of the same content share that name."""
+        self.pending.setdefault(named.name, named)
 
     def add_bytes(self, data: bytes, sha256: str, ext: str) -> None:
         key = f"{sha256}{ext}"
@@ -289,9 +340,12 @@ class Staging:
         self.pending[key] = staged
 
     def commit(self) -> None:
+        made: set[Path] = set()
         for key, staged in self.pending.items():
             target = self.store.path(key[:64], key[64:])
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in made:  # at most 256 folders: one mkdir each, not one per file
+                target.parent.mkdir(parents=True, exist_ok=True)
+                made.add(target.parent)
             os.replace(staged, target)
         self.discard()
 

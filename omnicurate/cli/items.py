@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -15,6 +15,49 @@ export_app = typer.Typer(help="Export items as JSONL with their media.", no_args
 review_app = typer.Typer(help="Review queues.", no_args_is_help=True)
 
 
+class MediaProgress:
+    """Progress of a long import's media reading on stderr: a bar on a terminal, else a line per tenth."""
+
+    SHOWN_FROM = 200
+    """Fewer media files than this read too fast for progress to say anything."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+        self.tenths = 0
+
+    def __enter__(self) -> MediaProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.SHOWN_FROM:
+            return
+        if not err_console.is_terminal:
+            tenths = done * 10 // total
+            if tenths > self.tenths:
+                self.tenths = tenths
+                err_console.print(f"media: {done}/{total} files read (hashed, copied, decoded)", highlight=False)
+            return
+        if self.bar is None:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(
+                TextColumn("reading media"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err_console,
+                transient=True,
+            )
+            self.task = self.bar.add_task("media", total=total)
+            self.bar.start()
+        self.bar.update(self.task, completed=done)
+
+
 @import_app.command("items")
 def import_items_cmd(
     file: Annotated[Path, typer.Argument(help="Items JSONL; media paths are relative to its folder.")],
@@ -24,7 +67,8 @@ def import_items_cmd(
     """Validate every line, then import all items in one transaction (re-importing changes nothing)."""
     from curation.items import import_items
 
-    report = import_items(open_workspace(), file, actor=actor)
+    with MediaProgress() as progress:
+        report = import_items(open_workspace(), file, actor=actor, progress=progress)
     if json_out:
         print_json(
             {

@@ -1,0 +1,141 @@
+"""One function over many inputs, in a pool of worker processes sized to the CPUs, or in this process when the
+inputs are few (a pool costs more to start than a small import takes).
+
+Inputs are handed out as the caller finds them, so the workers start while the caller still reads its input;
+results come back in input order, so a caller reports problems in the order of its input whichever way ran.
+The workers ignore Ctrl-C: the caller alone stops, waits for its workers (none writes after it returns) and
+then undoes what they made.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+
+Task = TypeVar("Task")
+Result = TypeVar("Result")
+
+MIN_PARALLEL = 200
+"""Fewer inputs than this run in this process (starting the pool would cost more than it saves)."""
+CHUNK = 32
+"""Inputs per message to a worker: large enough that the messages cost little, small enough to share out."""
+
+_context: Any = None
+"""What every call in a worker needs (set once per worker by ``_start``, not sent with each input)."""
+
+
+def cpus() -> int:
+    """The CPUs this process may run on (not the machine's count, which a container or affinity may cut)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - platforms without affinity
+        return os.cpu_count() or 1
+
+
+def _start(context: Any) -> None:
+    global _context
+    _context = context
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _call_all(fn: Callable[[Any, Task], Result], tasks: list[Task]) -> list[Result]:
+    return [fn(_context, task) for task in tasks]
+
+
+class Runner(Generic[Task, Result]):
+    """``[fn(context, t) for t in tasks]`` for tasks given one by one with :meth:`add`; :meth:`results` waits.
+
+    ``fn`` must be a module-level function (workers find it by name). Use as a context manager: leaving it
+    stops the workers (pending inputs are dropped, running ones finish) before anything else happens.
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[Any, Task], Result],
+        context: Any,
+        progress: Callable[[int, int], None] | None = None,
+        workers: int | None = None,
+    ) -> None:
+        self.fn = fn
+        self.context = context
+        self.progress = progress or (lambda done, total: None)
+        self.workers = workers or cpus()
+        self.pending: list[Task] = []
+        self.sent: list[tuple[int, Future[list[Result]]]] = []
+        self.pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Runner[Task, Result]:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def add(self, task: Task) -> None:
+        self.pending.append(task)
+        if self.pool is None and self.workers > 1 and len(self.pending) >= MIN_PARALLEL:
+            self.pool = self._open()
+        if self.pool is not None and len(self.pending) >= CHUNK:
+            self._send()
+
+    def results(self) -> list[Result]:
+        """Every task's result in order; an exception in ``fn`` is raised here (after :meth:`close`)."""
+        done: list[Result] = []
+        if self.pool is None:
+            total = len(self.pending)
+            for task in self.pending:
+                done.append(self.fn(self.context, task))
+                if len(done) % CHUNK == 0 or len(done) == total:
+                    self.progress(len(done), total)
+            self.pending = []
+            return done
+        self._send()
+        total = sum(n for n, _ in self.sent)
+        try:
+            for _, future in self.sent:
+                done += future.result()
+                self.progress(len(done), total)
+        finally:
+            self.close()
+        return done
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _send(self) -> None:
+        assert self.pool is not None
+        for i in range(0, len(self.pending), CHUNK):
+            chunk = self.pending[i : i + CHUNK]
+            self.sent.append((len(chunk), self.pool.submit(_call_all, self.fn, chunk)))
+        self.pending = []
+
+    def _open(self) -> ProcessPoolExecutor:
+        # fork shares what this process already imported and holds; with other threads running (a UI server)
+        # a forked child could inherit a held lock, so such a process starts clean workers instead
+        forking = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        return ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=multiprocessing.get_context("fork" if forking else "spawn"),
+            initializer=_start,
+            initargs=(self.context,),
+        )
+
+
+def run_all(
+    fn: Callable[[Any, Task], Result],
+    context: Any,
+    tasks: Sequence[Task],
+    progress: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
+) -> list[Result]:
+    """``[fn(context, t) for t in tasks]``, in worker processes when there are many tasks and several CPUs."""
+    with Runner(fn, context, progress, workers) as runner:
+        for task in tasks:
+            runner.add(task)
+        return runner.results()
