@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -169,37 +169,96 @@ def ratings_from_rows(
     return _to_matrix(kept, groups, file, first_text)
 
 
+def ratings_from_triples(rows: Sequence[tuple[object, object, object]]) -> Ratings:
+    """:func:`ratings_from_rows` of in-memory ``(unit, coder, value)`` triples (no groups, no lines).
+
+    The workspace's agreement reports build tens of thousands of such rows per release; this reads them
+    without a record dict and a validation step per row, parsing each distinct value once. Any row the
+    generic reader would report (an empty unit or coder, a list or object value, a repeated rating) or a
+    batch without one rating sends the whole batch to :func:`ratings_from_rows`, so the result and every
+    error are the same.
+    """
+    parsed: dict[tuple[type, object], float | str | None] = {}
+    units: list[str] = []
+    coders: list[str] = []
+    kept_values: list[float | str] = []
+    first_text: tuple[str, str, int | None] | None = None
+    for unit, coder, raw in rows:
+        key = (type(raw), raw)  # 1, 1.0 and True are equal keys; their types keep them apart
+        try:
+            # a float is itself (a cache would merge 0.0 and -0.0, which read as text differ)
+            value = raw if key[0] is float else parsed[key]  # type: ignore[assignment]
+        except KeyError:
+            if isinstance(raw, list | dict):
+                return _generic(rows)
+            value = parsed[key] = _parse_value(raw)
+        except TypeError:  # unhashable: a list or an object
+            return _generic(rows)
+        if value is None:
+            continue
+        unit_text, coder_text = str(unit).strip(), str(coder).strip()
+        if not unit_text or not coder_text:
+            return _generic(rows)
+        units.append(unit_text)
+        coders.append(coder_text)
+        kept_values.append(value)
+        if first_text is None and isinstance(value, str):
+            first_text = (value, "", None)
+    if not kept_values:
+        return _generic(rows)
+    ratings = _matrix(units, coders, kept_values, first_text)
+    return ratings if ratings is not None else _generic(rows)
+
+
+def _generic(rows: Sequence[tuple[object, object, object]]) -> Ratings:
+    return ratings_from_rows((0, {"unit": u, "coder": c, "value": v}) for u, c, v in rows)
+
+
 def _to_matrix(
     kept: list[tuple[str, str, float | str]],
     groups: Mapping[str, str] | None,
     file: str,
     first_text: tuple[str, str, int | None] | None = None,
 ) -> Ratings:
-    units = tuple(dict.fromkeys(u for u, _, _ in kept))
-    coders = tuple(dict.fromkeys(c for _, c, _ in kept))
-    raw_values = [v for _, _, v in kept]
+    ratings = _matrix([u for u, _, _ in kept], [c for _, c, _ in kept], [v for _, _, v in kept], first_text)
+    assert ratings is not None  # the caller dropped repeated ratings
+    if groups is None:
+        return ratings
+    ungrouped = [u for u in ratings.units if u not in groups]
+    if ungrouped:
+        shown = ", ".join(ungrouped[:5]) + (" ..." if len(ungrouped) > 5 else "")
+        raise ValidationFailed(
+            [Problem(f"{len(ungrouped)} unit(s) have no group: {shown}", field="group", file=file)],
+            "give every unit a group, or none",
+        )
+    return replace(ratings, groups=tuple(str(groups[u]) for u in ratings.units))
+
+
+def _matrix(
+    units_of: list[str],
+    coders_of: list[str],
+    raw_values: list[float | str],
+    first_text: tuple[str, str, int | None] | None,
+) -> Ratings | None:
+    """The unit x coder matrix of ratings given row by row; ``None`` when a coder rated a unit twice."""
+    unit_pos: dict[str, int] = {}
+    coder_pos: dict[str, int] = {}
+    unit_index = [unit_pos.setdefault(u, len(unit_pos)) for u in units_of]
+    coder_index = [coder_pos.setdefault(c, len(coder_pos)) for c in coders_of]
     if all(isinstance(v, float) for v in raw_values):
         values: tuple = tuple(sorted(set(raw_values)))
     else:
-        values = tuple(sorted({v if isinstance(v, str) else f"{v:g}" for v in raw_values}))
         raw_values = [v if isinstance(v, str) else f"{v:g}" for v in raw_values]
-    unit_pos = {u: i for i, u in enumerate(units)}
-    coder_pos = {c: i for i, c in enumerate(coders)}
+        values = tuple(sorted(set(raw_values)))
     value_pos = {v: i for i, v in enumerate(values)}
-    matrix = np.full((len(units), len(coders)), MISSING, dtype=np.int64)
-    for (unit, coder, _), value in zip(kept, raw_values, strict=True):
-        matrix[unit_pos[unit], coder_pos[coder]] = value_pos[value]
-    unit_groups = None
-    if groups is not None:
-        ungrouped = [u for u in units if u not in groups]
-        if ungrouped:
-            shown = ", ".join(ungrouped[:5]) + (" ..." if len(ungrouped) > 5 else "")
-            raise ValidationFailed(
-                [Problem(f"{len(ungrouped)} unit(s) have no group: {shown}", field="group", file=file)],
-                "give every unit a group, or none",
-            )
-        unit_groups = tuple(str(groups[u]) for u in units)
-    return Ratings(units=units, coders=coders, values=values, matrix=matrix, groups=unit_groups, first_text=first_text)
+    rows = np.fromiter(unit_index, dtype=np.int64, count=len(unit_index))
+    cols = np.fromiter(coder_index, dtype=np.int64, count=len(coder_index))
+    cells = rows * len(coder_pos) + cols
+    if np.unique(cells).size != cells.size:
+        return None
+    matrix = np.full((len(unit_pos), len(coder_pos)), MISSING, dtype=np.int64)
+    matrix[rows, cols] = np.fromiter((value_pos[v] for v in raw_values), dtype=np.int64, count=len(raw_values))
+    return Ratings(units=tuple(unit_pos), coders=tuple(coder_pos), values=values, matrix=matrix, first_text=first_text)
 
 
 def _csv_rows(path: Path, required: tuple[str, ...]):  # type: ignore[no-untyped-def]
