@@ -10,6 +10,7 @@ import csv
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -173,41 +174,36 @@ def ratings_from_triples(rows: Sequence[tuple[object, object, object]]) -> Ratin
     """:func:`ratings_from_rows` of in-memory ``(unit, coder, value)`` triples (no groups, no lines).
 
     The workspace's agreement reports build tens of thousands of such rows per release; this reads them
-    without a record dict and a validation step per row, parsing each distinct value once. Any row the
-    generic reader would report (an empty unit or coder, a list or object value, a repeated rating) or a
-    batch without one rating sends the whole batch to :func:`ratings_from_rows`, so the result and every
-    error are the same.
+    column by column, without a record dict and a validation step per row, parsing each distinct value
+    once. Any row the generic reader would report (an empty unit or coder, a list or object value, a
+    repeated rating), a float value (0.0 and -0.0 are one key but two texts) or a batch without one rating
+    sends the whole batch to :func:`ratings_from_rows`, so the result and every error are the same.
     """
-    parsed: dict[tuple[type, object], float | str | None] = {}
-    units: list[str] = []
-    coders: list[str] = []
-    kept_values: list[float | str] = []
-    first_text: tuple[str, str, int | None] | None = None
-    for unit, coder, raw in rows:
-        key = (type(raw), raw)  # 1, 1.0 and True are equal keys; their types keep them apart
-        try:
-            # a float is itself (a cache would merge 0.0 and -0.0, which read as text differ)
-            value = raw if key[0] is float else parsed[key]  # type: ignore[assignment]
-        except KeyError:
-            if isinstance(raw, list | dict):
-                return _generic(rows)
-            value = parsed[key] = _parse_value(raw)
-        except TypeError:  # unhashable: a list or an object
-            return _generic(rows)
-        if value is None:
-            continue
-        unit_text, coder_text = str(unit).strip(), str(coder).strip()
-        if not unit_text or not coder_text:
-            return _generic(rows)
-        units.append(unit_text)
-        coders.append(coder_text)
-        kept_values.append(value)
-        if first_text is None and isinstance(value, str):
-            first_text = (value, "", None)
-    if not kept_values:
+    if not rows:
         return _generic(rows)
-    ratings = _matrix(units, coders, kept_values, first_text)
+    unit_column, coder_column, raw_column = zip(*rows, strict=True)
+    types = set(map(type, raw_column))
+    if not types <= _PLAIN:
+        return _generic(rows)
+    keys = list(zip(map(type, raw_column), raw_column, strict=True))  # 1 and True: equal keys, other types
+    parsed = {key: _parse_value(key[1]) for key in set(keys)}
+    values = list(map(parsed.__getitem__, keys))
+    if None in parsed.values():  # missing ratings: left out, as if absent
+        kept = [v is not None for v in values]
+        values = list(compress(values, kept))
+        unit_column, coder_column = tuple(compress(unit_column, kept)), tuple(compress(coder_column, kept))
+    units = list(map(str.strip, map(str, unit_column)))
+    coders = list(map(str.strip, map(str, coder_column)))
+    if not values or not all(units) or not all(coders):
+        return _generic(rows)
+    texts = [type(v) is str for v in parsed.values()]  # parsed values are exactly float or str
+    first_text = next(((v, "", None) for v in values if type(v) is str), None) if any(texts) else None
+    ratings = _matrix(units, coders, values, first_text)  # type: ignore[arg-type]
     return ratings if ratings is not None else _generic(rows)
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Value types :func:`ratings_from_triples` reads itself."""
 
 
 def _generic(rows: Sequence[tuple[object, object, object]]) -> Ratings:
@@ -241,23 +237,23 @@ def _matrix(
     first_text: tuple[str, str, int | None] | None,
 ) -> Ratings | None:
     """The unit x coder matrix of ratings given row by row; ``None`` when a coder rated a unit twice."""
-    unit_pos: dict[str, int] = {}
-    coder_pos: dict[str, int] = {}
-    unit_index = [unit_pos.setdefault(u, len(unit_pos)) for u in units_of]
-    coder_index = [coder_pos.setdefault(c, len(coder_pos)) for c in coders_of]
-    if all(isinstance(v, float) for v in raw_values):
+    unit_pos = {u: i for i, u in enumerate(dict.fromkeys(units_of))}  # in order of first appearance
+    coder_pos = {c: i for i, c in enumerate(dict.fromkeys(coders_of))}
+    unit_index = map(unit_pos.__getitem__, units_of)
+    coder_index = map(coder_pos.__getitem__, coders_of)
+    if set(map(type, raw_values)) <= {float}:  # parsed values are exactly float or str
         values: tuple = tuple(sorted(set(raw_values)))
     else:
         raw_values = [v if isinstance(v, str) else f"{v:g}" for v in raw_values]
         values = tuple(sorted(set(raw_values)))
     value_pos = {v: i for i, v in enumerate(values)}
-    rows = np.fromiter(unit_index, dtype=np.int64, count=len(unit_index))
-    cols = np.fromiter(coder_index, dtype=np.int64, count=len(coder_index))
+    rows = np.fromiter(unit_index, dtype=np.int64, count=len(units_of))
+    cols = np.fromiter(coder_index, dtype=np.int64, count=len(coders_of))
     cells = rows * len(coder_pos) + cols
     if np.unique(cells).size != cells.size:
         return None
     matrix = np.full((len(unit_pos), len(coder_pos)), MISSING, dtype=np.int64)
-    matrix[rows, cols] = np.fromiter((value_pos[v] for v in raw_values), dtype=np.int64, count=len(raw_values))
+    matrix[rows, cols] = np.fromiter(map(value_pos.__getitem__, raw_values), dtype=np.int64, count=len(raw_values))
     return Ratings(units=tuple(unit_pos), coders=tuple(coder_pos), values=values, matrix=matrix, first_text=first_text)
 
 
