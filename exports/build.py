@@ -28,6 +28,7 @@ from sqlalchemy import select
 
 from curation.derived import load_derived
 from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
+from curation.screening.gc_pause import cyclic_gc_paused
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
@@ -280,7 +281,9 @@ def build_release(
         raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
     _import_up_front(gates.imports)
-    with pinned(ws, state), ThreadPoolExecutor(1) as background:
+    # the gates, reports and writers allocate per item and make no cycles worth collecting mid-build: with
+    # the collector on, each collection rescans every item's records (agreement figures took 2.3x the time)
+    with pinned(ws, state), cyclic_gc_paused(), ThreadPoolExecutor(1) as background:
         # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
         # into place before they pass
         workspace_gates = background.submit(run_workspace_gates, ws, gates)
