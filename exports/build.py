@@ -333,7 +333,9 @@ def _prefetching(
     ws: Workspace, target: Path, existing: Release | None, candidates: list[str]
 ) -> Iterator[MediaPrefetch | None]:
     """The candidates' media copied while the gates run (``exports.prefetch``); removed when the build ends."""
-    prefetch = MediaPrefetch.start(ws, target, existing, candidates)
+    prefetch = MediaPrefetch.start(
+        ws, target, lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}), candidates
+    )
     try:
         yield prefetch
     finally:

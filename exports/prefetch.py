@@ -20,7 +20,7 @@ import os
 import shutil
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
@@ -29,10 +29,10 @@ from curation.errors import CurateError
 from curation.workspace import Workspace
 
 from . import writer as writer_module
-from .snapshot import MediaFile
-from .tables import Release
+from .snapshot import MediaFile, take_snapshot
 from .writer import FileEntry, ReleaseWriter, jsonl_bytes
 
+DataCheck = Callable[[bytes], None]
 Job = tuple[str, Path, str]
 """(path in the release, store file, expected SHA-256): what ``ReleaseWriter.copy_media`` copies."""
 
@@ -44,7 +44,7 @@ class MediaPrefetch:
     leaves it alone while this build lives and removes it if this build is killed.
     """
 
-    def __init__(self, ws: Workspace, target: Path, existing: Release | None, candidates: Sequence[str]) -> None:
+    def __init__(self, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> None:
         token = uuid.uuid4().hex[:12]
         self.folder = target.parent / f".{target.name}.tmp-media-{token}"
         self._lock_path = target.parent / f".{target.name}.tmp-media-{token}.lock"
@@ -52,17 +52,18 @@ class MediaPrefetch:
         self._stop = threading.Event()
         self._staged: dict[str, FileEntry] = {}
         self._thread = threading.Thread(
-            target=self._run, args=(ws, existing, list(candidates)), name="media-prefetch", daemon=True
+            target=self._run, args=(ws, check, list(candidates)), name="media-prefetch", daemon=True
         )
 
     @classmethod
-    def start(
-        cls, ws: Workspace, target: Path, existing: Release | None, candidates: Sequence[str]
-    ) -> MediaPrefetch | None:
-        """A running prefetch, or ``None`` where the destination's parent folder does not exist yet."""
+    def start(cls, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> MediaPrefetch | None:
+        """A running prefetch, or ``None`` where the destination's parent folder does not exist yet.
+
+        ``check`` is given the candidates' ``data/items.jsonl``; when it raises, nothing is copied (a rebuild
+        of a published version with other data is refused before any medium is copied)."""
         if not target.parent.is_dir():
             return None
-        prefetch = cls(ws, target, existing, candidates)
+        prefetch = cls(ws, target, check, candidates)
         try:
             prefetch._lock = prefetch._lock_path.open("a")
             fcntl.flock(prefetch._lock, fcntl.LOCK_EX)
@@ -72,13 +73,10 @@ class MediaPrefetch:
         prefetch._thread.start()
         return prefetch
 
-    def _run(self, ws: Workspace, existing: Release | None, candidates: list[str]) -> None:
-        from .build import refuse_changed_data
-        from .snapshot import take_snapshot
-
+    def _run(self, ws: Workspace, check: DataCheck, candidates: list[str]) -> None:
         try:
             snapshot = take_snapshot(ws, candidates)
-            refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
+            check(jsonl_bytes(snapshot.items))
         except (CurateError, OSError):
             return  # the build itself takes the snapshot again and reports what is wrong, before any copy
         with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:  # as ReleaseWriter copies
