@@ -54,7 +54,7 @@ from exports import writer as writer_module  # noqa: E402
 from exports.build import build_release  # noqa: E402
 from exports.gates import Gates, default_gates, media_files_gate  # noqa: E402
 
-REPEATS = 2
+REPEATS = 3
 """Builds per kind and size, with sha256sum runs interleaved; the fastest of each counts (a shared machine is
 noisy, so CPU seconds are printed too). The first all-gates build also pays for importing the agreement
 statistics' libraries, once per process; its wall (CPU) time is printed as "1st (cold)"."""

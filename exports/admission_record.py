@@ -29,6 +29,7 @@ from curation.tables import ReviewRecord
 from curation.workflow import Derivation, ItemStatus, StatusInputs
 from curation.workspace import Workspace
 
+from . import build_state
 from .writer import ReleaseWriter, jsonl_bytes
 
 FORMAT = "omnicurate-admission/1"
@@ -227,9 +228,7 @@ def write_admission_record(
 ) -> dict[str, Any]:
     """Write ``admission/`` for the released items; returns what the card and Croissant say about it."""
     policy: Callable[[str], str] = ws.settings.gates.mode
-    d = Derivation(
-        ws.settings.review, inputs.items, inputs.perturbed, inputs.records, inputs.decisions, inputs.gates, policy
-    )
+    d = build_state.derivation(ws, inputs)
     pseudonym = Pseudonyms(workspace_key(ws.root), version)
     named_authors = ws.settings.release.authors == "named"
     shipped = set(released)

@@ -17,7 +17,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -28,6 +28,7 @@ from sqlalchemy import select
 
 from curation.derived import load_derived
 from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
+from curation.screening.gc_pause import cyclic_gc_paused
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
@@ -38,6 +39,7 @@ from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
 from .leaf_agreement import write_leaf_agreement
 from .pending import PENDING, has_pending, journal_path
+from .prefetch import MediaPrefetch
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
 from .tables import Release
@@ -280,7 +282,14 @@ def build_release(
         raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
     _import_up_front(gates.imports)
-    with pinned(ws, state), ThreadPoolExecutor(1) as background:
+    # the gates, reports and writers allocate per item and make no cycles worth collecting mid-build: with
+    # the collector on, each collection rescans every item's records (agreement figures took 2.3x the time)
+    with (
+        pinned(ws, state),
+        cyclic_gc_paused(),
+        _prefetching(ws, target, existing, candidates) as prefetch,
+        ThreadPoolExecutor(1) as background,
+    ):
         # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
         # into place before they pass
         workspace_gates = background.submit(run_workspace_gates, ws, gates)
@@ -313,9 +322,25 @@ def build_release(
                 log,
                 (inputs, rejected),
                 existing,
+                prefetch,
             ),
             actor,
         )
+
+
+@contextlib.contextmanager
+def _prefetching(
+    ws: Workspace, target: Path, existing: Release | None, candidates: list[str]
+) -> Iterator[MediaPrefetch | None]:
+    """The candidates' media copied while the gates run (``exports.prefetch``); removed when the build ends."""
+    prefetch = MediaPrefetch.start(
+        ws, target, lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}), candidates
+    )
+    try:
+        yield prefetch
+    finally:
+        if prefetch is not None:
+            prefetch.close()
 
 
 def _import_up_front(modules: tuple[str, ...]) -> None:
@@ -553,6 +578,7 @@ def _write(
     log: Callable[[str], None],
     record: tuple[StatusInputs, bool],
     existing: Release | None = None,
+    prefetch: MediaPrefetch | None = None,
 ) -> BuildResult:
     snapshot = take_snapshot(ws, released)
     refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
@@ -561,7 +587,7 @@ def _write(
     with ThreadPoolExecutor(1) as background:
         # media copying is I/O and hashing (no GIL); the data files are built meanwhile
         media_copied = background.submit(
-            writer.copy_media, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media]
+            _copy_media, writer, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media], prefetch
         )
         items_jsonl = jsonl_bytes(snapshot.items)
         writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl, snapshot.columns))
@@ -631,6 +657,11 @@ def _write(
         dropped=dropped,
         name=name,
     )
+
+
+def _copy_media(writer: ReleaseWriter, jobs: Sequence[tuple[str, Path, str]], prefetch: MediaPrefetch | None) -> None:
+    """The media into the release: the prefetched ones moved in, the others copied now."""
+    writer.copy_media(prefetch.adopt(writer, jobs) if prefetch is not None else jobs)
 
 
 def list_releases(ws: Workspace) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from curation.derived import DerivedState, load_derived
+from curation.workflow import Derivation, StatusInputs
 from curation.workspace import Workspace
 
 _lock = threading.Lock()
@@ -42,6 +43,15 @@ def derived(ws: Workspace) -> DerivedState:
     """The running build's derived state, else a fresh one."""
     entry = _entry(ws)
     return entry[1] if entry is not None else load_derived(ws)
+
+
+def derivation(ws: Workspace, inputs: StatusInputs) -> Derivation:
+    """The running build's derivation when it derived ``inputs`` (its records that count are already found),
+    else a fresh one of ``inputs``: the admission record judges every stage of every unit again."""
+    entry = _entry(ws)
+    if entry is not None and entry[1].inputs is inputs:
+        return entry[1]._derivation
+    return inputs.derivation(ws)
 
 
 def reviewed_items(ws: Workspace) -> list[Any]:

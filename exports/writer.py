@@ -95,6 +95,15 @@ class ReleaseWriter:
         target.parent.mkdir(parents=True, exist_ok=True)
         return target
 
+    def target(self, relative: str) -> Path:
+        """Where ``relative`` goes under the root, its folder made (for a file placed by another writer)."""
+        return self._target(relative)
+
+    def add_entry(self, entry: FileEntry) -> None:
+        """Record a file placed under the root by another writer, which hashed it as it copied it."""
+        with self._lock:
+            self.files[entry.path] = entry
+
     def write_bytes(self, relative: str, data: bytes) -> FileEntry:
         self._target(relative).write_bytes(data)
         entry = FileEntry(relative, hashlib.sha256(data).hexdigest(), len(data))

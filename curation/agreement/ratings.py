@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from itertools import compress
 from pathlib import Path
 from typing import Any
 
@@ -169,37 +170,91 @@ def ratings_from_rows(
     return _to_matrix(kept, groups, file, first_text)
 
 
+def ratings_from_triples(rows: Sequence[tuple[object, object, object]]) -> Ratings:
+    """:func:`ratings_from_rows` of in-memory ``(unit, coder, value)`` triples (no groups, no lines).
+
+    The workspace's agreement reports build tens of thousands of such rows per release; this reads them
+    column by column, without a record dict and a validation step per row, parsing each distinct value
+    once. Any row the generic reader would report (an empty unit or coder, a list or object value, a
+    repeated rating), a float value (0.0 and -0.0 are one key but two texts) or a batch without one rating
+    sends the whole batch to :func:`ratings_from_rows`, so the result and every error are the same.
+    """
+    if not rows:
+        return _generic(rows)
+    unit_column, coder_column, raw_column = zip(*rows, strict=True)
+    types = set(map(type, raw_column))
+    if not types <= _PLAIN:
+        return _generic(rows)
+    keys = list(zip(map(type, raw_column), raw_column, strict=True))  # 1 and True: equal keys, other types
+    parsed = {key: _parse_value(key[1]) for key in set(keys)}
+    values = list(map(parsed.__getitem__, keys))
+    if None in parsed.values():  # missing ratings: left out, as if absent
+        kept = [v is not None for v in values]
+        values = list(compress(values, kept))
+        unit_column, coder_column = tuple(compress(unit_column, kept)), tuple(compress(coder_column, kept))
+    units = list(map(str.strip, map(str, unit_column)))
+    coders = list(map(str.strip, map(str, coder_column)))
+    if not values or not all(units) or not all(coders):
+        return _generic(rows)
+    texts = [type(v) is str for v in parsed.values()]  # parsed values are exactly float or str
+    first_text = next(((v, "", None) for v in values if type(v) is str), None) if any(texts) else None
+    ratings = _matrix(units, coders, values, first_text)  # type: ignore[arg-type]
+    return ratings if ratings is not None else _generic(rows)
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})
+"""Value types :func:`ratings_from_triples` reads itself."""
+
+
+def _generic(rows: Sequence[tuple[object, object, object]]) -> Ratings:
+    return ratings_from_rows((0, {"unit": u, "coder": c, "value": v}) for u, c, v in rows)
+
+
 def _to_matrix(
     kept: list[tuple[str, str, float | str]],
     groups: Mapping[str, str] | None,
     file: str,
     first_text: tuple[str, str, int | None] | None = None,
 ) -> Ratings:
-    units = tuple(dict.fromkeys(u for u, _, _ in kept))
-    coders = tuple(dict.fromkeys(c for _, c, _ in kept))
-    raw_values = [v for _, _, v in kept]
-    if all(isinstance(v, float) for v in raw_values):
+    ratings = _matrix([u for u, _, _ in kept], [c for _, c, _ in kept], [v for _, _, v in kept], first_text)
+    assert ratings is not None  # the caller dropped repeated ratings
+    if groups is None:
+        return ratings
+    ungrouped = [u for u in ratings.units if u not in groups]
+    if ungrouped:
+        shown = ", ".join(ungrouped[:5]) + (" ..." if len(ungrouped) > 5 else "")
+        raise ValidationFailed(
+            [Problem(f"{len(ungrouped)} unit(s) have no group: {shown}", field="group", file=file)],
+            "give every unit a group, or none",
+        )
+    return replace(ratings, groups=tuple(str(groups[u]) for u in ratings.units))
+
+
+def _matrix(
+    units_of: list[str],
+    coders_of: list[str],
+    raw_values: list[float | str],
+    first_text: tuple[str, str, int | None] | None,
+) -> Ratings | None:
+    """The unit x coder matrix of ratings given row by row; ``None`` when a coder rated a unit twice."""
+    unit_pos = {u: i for i, u in enumerate(dict.fromkeys(units_of))}  # in order of first appearance
+    coder_pos = {c: i for i, c in enumerate(dict.fromkeys(coders_of))}
+    unit_index = map(unit_pos.__getitem__, units_of)
+    coder_index = map(coder_pos.__getitem__, coders_of)
+    if set(map(type, raw_values)) <= {float}:  # parsed values are exactly float or str
         values: tuple = tuple(sorted(set(raw_values)))
     else:
-        values = tuple(sorted({v if isinstance(v, str) else f"{v:g}" for v in raw_values}))
         raw_values = [v if isinstance(v, str) else f"{v:g}" for v in raw_values]
-    unit_pos = {u: i for i, u in enumerate(units)}
-    coder_pos = {c: i for i, c in enumerate(coders)}
+        values = tuple(sorted(set(raw_values)))
     value_pos = {v: i for i, v in enumerate(values)}
-    matrix = np.full((len(units), len(coders)), MISSING, dtype=np.int64)
-    for (unit, coder, _), value in zip(kept, raw_values, strict=True):
-        matrix[unit_pos[unit], coder_pos[coder]] = value_pos[value]
-    unit_groups = None
-    if groups is not None:
-        ungrouped = [u for u in units if u not in groups]
-        if ungrouped:
-            shown = ", ".join(ungrouped[:5]) + (" ..." if len(ungrouped) > 5 else "")
-            raise ValidationFailed(
-                [Problem(f"{len(ungrouped)} unit(s) have no group: {shown}", field="group", file=file)],
-                "give every unit a group, or none",
-            )
-        unit_groups = tuple(str(groups[u]) for u in units)
-    return Ratings(units=units, coders=coders, values=values, matrix=matrix, groups=unit_groups, first_text=first_text)
+    rows = np.fromiter(unit_index, dtype=np.int64, count=len(units_of))
+    cols = np.fromiter(coder_index, dtype=np.int64, count=len(coders_of))
+    cells = rows * len(coder_pos) + cols
+    if np.unique(cells).size != cells.size:
+        return None
+    matrix = np.full((len(unit_pos), len(coder_pos)), MISSING, dtype=np.int64)
+    matrix[rows, cols] = np.fromiter(map(value_pos.__getitem__, raw_values), dtype=np.int64, count=len(raw_values))
+    return Ratings(units=tuple(unit_pos), coders=tuple(coder_pos), values=values, matrix=matrix, first_text=first_text)
 
 
 def _csv_rows(path: Path, required: tuple[str, ...]):  # type: ignore[no-untyped-def]

@@ -40,7 +40,7 @@ from .alpha import coincidence_matrix, krippendorff_alpha, specific_agreement
 from .errors import UndefinedStatistic
 from .estimate import Estimate
 from .kappa import cohen_kappa, raw_agreement
-from .ratings import Ratings, ratings_from_rows
+from .ratings import Ratings, ratings_from_triples
 
 AUTHOR = "author"
 BLIND = "blind"
@@ -194,7 +194,7 @@ def _statistic(compute: Callable[[], Estimate]) -> dict[str, Any]:
 
 
 def _ratings(rows: list[tuple[str, str, object]]) -> Ratings:
-    return ratings_from_rows((0, {"unit": u, "coder": c, "value": v}) for u, c, v in rows)
+    return ratings_from_triples(rows)
 
 
 def _ordinal_alpha(rows: list[tuple[str, str, object]]) -> Estimate:

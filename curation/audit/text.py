@@ -5,6 +5,7 @@ the padding and the Jaccard threshold are the same for both units."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import zlib
 from collections.abc import Sequence
@@ -61,8 +62,13 @@ def minhash_signatures(shingle_sets: Sequence[set[str]], num_perm: int = NUM_PER
     return np.stack([m.hashvalues for m in sketches]).astype(np.uint64)
 
 
+@functools.lru_cache(maxsize=16)
 def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
-    """datasketch's band layout (bands, rows) for the threshold, weighted against missed pairs."""
+    """datasketch's band layout (bands, rows) for the threshold, weighted against missed pairs.
+
+    Kept per process: datasketch finds it by numeric integration over every layout (tens of milliseconds,
+    the audit gate's largest fixed cost in a release rebuild), and it depends on nothing else.
+    """
     from datasketch import MinHashLSH
 
     lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)

@@ -1,0 +1,126 @@
+"""Copying the candidates' media while the gates run, so that a build's largest cost starts first.
+
+A build used to judge every gate, then snapshot the released items, then copy (and hash) their media: on a
+rebuild the media copy is most of the work, and it waited for everything per item before it. The prefetch
+copies the media of every admitted candidate into a staging folder beside the destination as soon as the
+statuses are derived; the build then moves the staged files of the items it releases into its own folder
+and copies only what is not staged. Every file is still copied and hashed once, by ``copy_hashing``.
+
+Nothing the build decides changes: the snapshot, the gates and every check run as before, and a staged file
+is used only when its hash is the one the snapshot names. A file the prefetch could not copy, or whose
+bytes do not match its name, is not staged, so the build copies it itself and reports it as it always did.
+Nothing is prefetched for a rebuild of a published version whose candidates' data differ from it (the
+build refuses that before copying any medium), or when the destination's parent folder does not exist yet.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import IO
+
+from curation.errors import CurateError
+from curation.workspace import Workspace
+
+from . import writer as writer_module
+from .snapshot import MediaFile, take_snapshot
+from .writer import FileEntry, ReleaseWriter, jsonl_bytes
+
+DataCheck = Callable[[bytes], None]
+Job = tuple[str, Path, str]
+"""(path in the release, store file, expected SHA-256): what ``ReleaseWriter.copy_media`` copies."""
+
+
+class MediaPrefetch:
+    """Copies the candidates' media into ``.<name>.tmp-media-<token>`` beside the destination, in a thread.
+
+    The folder carries a held lock file like a build's own temporary folder, so another build's cleanup
+    leaves it alone while this build lives and removes it if this build is killed.
+    """
+
+    def __init__(self, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> None:
+        token = uuid.uuid4().hex[:12]
+        self.folder = target.parent / f".{target.name}.tmp-media-{token}"
+        self._lock_path = target.parent / f".{target.name}.tmp-media-{token}.lock"
+        self._lock: IO[str] | None = None
+        self._stop = threading.Event()
+        self._staged: dict[str, FileEntry] = {}
+        self._thread = threading.Thread(
+            target=self._run, args=(ws, check, list(candidates)), name="media-prefetch", daemon=True
+        )
+
+    @classmethod
+    def start(cls, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> MediaPrefetch | None:
+        """A running prefetch, or ``None`` where the destination's parent folder does not exist yet.
+
+        ``check`` is given the candidates' ``data/items.jsonl``; when it raises, nothing is copied (a rebuild
+        of a published version with other data is refused before any medium is copied)."""
+        if not target.parent.is_dir():
+            return None
+        prefetch = cls(ws, target, check, candidates)
+        try:
+            prefetch._lock = prefetch._lock_path.open("a")
+            fcntl.flock(prefetch._lock, fcntl.LOCK_EX)
+        except OSError:
+            prefetch.close()
+            return None
+        prefetch._thread.start()
+        return prefetch
+
+    def _run(self, ws: Workspace, check: DataCheck, candidates: list[str]) -> None:
+        try:
+            snapshot = take_snapshot(ws, candidates)
+            check(jsonl_bytes(snapshot.items))
+        except (CurateError, OSError):
+            return  # the build itself takes the snapshot again and reports what is wrong, before any copy
+        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:  # as ReleaseWriter copies
+            for entry in pool.map(lambda media: self._copy(ws, media), snapshot.media):
+                if entry is not None:
+                    self._staged[entry.path] = entry
+
+    def _copy(self, ws: Workspace, media: MediaFile) -> FileEntry | None:
+        if self._stop.is_set():
+            return None
+        relative, expected = media.path, media.asset.sha256
+        staged = self.folder / relative
+        try:
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            sha, size = writer_module.copy_hashing(ws.asset_path(media.asset), staged)
+        except (CurateError, OSError):
+            staged.unlink(missing_ok=True)  # the build copies it again and reports the error
+            return None
+        if sha != expected:
+            staged.unlink(missing_ok=True)
+            return None
+        return FileEntry(relative, sha, size)
+
+    def adopt(self, writer: ReleaseWriter, jobs: Sequence[Job]) -> list[Job]:
+        """Wait for the prefetch, move the staged files the build wants into its folder, and return the jobs
+        left to copy."""
+        self._thread.join()
+        remaining: list[Job] = []
+        for job in jobs:
+            relative, _, expected = job
+            entry = self._staged.get(relative)
+            if entry is None or entry.sha256 != expected:
+                remaining.append(job)
+                continue
+            os.rename(self.folder / relative, writer.target(relative))
+            writer.add_entry(entry)
+        return remaining
+
+    def close(self) -> None:
+        """Stop copying, wait for the thread, and remove the staging folder and its lock."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self._lock_path.unlink(missing_ok=True)
+        if self._lock is not None:
+            self._lock.close()

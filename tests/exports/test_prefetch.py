@@ -1,0 +1,92 @@
+"""The media prefetch (exports.prefetch): a build that copies its candidates' media while the gates run
+writes the same release, byte for byte, as one that copies them after, copies each file once, and leaves no
+staging folder behind whatever the gates decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from curation.workspace import Workspace
+from exports import prefetch as prefetch_module
+from exports import writer as writer_module
+from exports.build import GatesFailed, build_release
+from exports.gates import Gates, media_files_gate
+
+STORE_ONLY = Gates(item=(("media_files", media_files_gate),))
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def copies(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of every file copied into a release or a staging folder."""
+    copied: list[str] = []
+    original = writer_module.copy_hashing
+
+    def counting(source: Path, target: Path) -> tuple[str, int]:
+        copied.append(target.parent.parent.name + "/" + target.name)
+        return original(source, target)
+
+    monkeypatch.setattr(writer_module, "copy_hashing", counting)
+    return copied
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
+
+
+def test_a_prefetched_build_is_the_build_without_it_byte_for_byte(
+    admitted_ws: Workspace, tmp_path: Path, copies: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "prefetched")
+    staged = [c for c in copies if ".tmp-media-" in c]
+    assert len(copies) == 6 and len(staged) == 6  # every medium copied once, all while the gates ran
+    copies.clear()
+    monkeypatch.setattr(prefetch_module.MediaPrefetch, "start", classmethod(lambda cls, *args: None))
+    build_release(admitted_ws, "1.1.0", out=tmp_path / "plain")
+    assert len(copies) == 6 and not [c for c in copies if ".tmp-media-" in c]
+    prefetched, plain = tree(tmp_path / "prefetched"), tree(tmp_path / "plain")
+    assert {p: b for p, b in prefetched.items() if p.startswith("media/")} == {
+        p: b for p, b in plain.items() if p.startswith("media/")
+    }
+    monkeypatch.undo()
+    copies.clear()
+    build_release(admitted_ws, "1.1.0", out=tmp_path / "plain-again")  # the same version, now prefetched
+    assert tree(tmp_path / "plain-again") == plain
+    assert leftovers(tmp_path) == []
+
+
+def test_media_of_items_a_gate_drops_are_staged_but_never_shipped(
+    admitted_ws: Workspace, tmp_path: Path, copies: list[str]
+) -> None:
+    def drop_g1(ws: Workspace, candidates: list[str]) -> dict[str, list[str]]:
+        return {i: ["media:format"] for i in candidates if i.startswith("g1-")}
+
+    gates = Gates(item=(("media_files", drop_g1),))
+    with pytest.raises(GatesFailed):
+        build_release(admitted_ws, "1.0.0", out=tmp_path / "refused", gates=gates)
+    assert leftovers(tmp_path) == [] and not (tmp_path / "refused").exists()
+    copies.clear()
+    result = build_release(admitted_ws, "1.0.0", out=tmp_path / "partial", gates=gates, allow_partial=True)
+    shipped = sorted(p for p in tree(tmp_path / "partial") if p.startswith("media/"))
+    assert result.items == 2 and len(shipped) == 3  # g2's image and two clips
+    assert len(copies) == 6  # all six staged; g1's three were discarded with the staging folder
+    assert leftovers(tmp_path) == []
+    copies.clear()
+    full = build_release(admitted_ws, "2.0.0", out=tmp_path / "full", gates=STORE_ONLY)
+    assert full.items == 4
+    assert {p: b for p, b in tree(tmp_path / "partial").items() if p.startswith("media/")}.items() <= tree(
+        tmp_path / "full"
+    ).items()
+
+
+def test_no_prefetch_where_the_destination_folder_does_not_exist_yet(
+    admitted_ws: Workspace, tmp_path: Path, copies: list[str]
+) -> None:
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "new" / "folder" / "r", gates=STORE_ONLY)
+    assert len(copies) == 6 and not [c for c in copies if ".tmp-media-" in c]
+    assert leftovers(tmp_path / "new" / "folder") == []
