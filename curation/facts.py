@@ -29,12 +29,12 @@ def _plain(value: Any) -> bool:
         return True
     if kind is dict:
         for key, item in value.items():  # noqa: SIM110 (a loop: no generator per call, hashed 45,000 times)
-            if type(key) is not str or not _plain(item):
+            if type(key) is not str or (type(item) is not str and not _plain(item)):
                 return False
         return True
     if kind is tuple or kind is list:
         for item in value:  # noqa: SIM110
-            if not _plain(item):
+            if type(item) is not str and not _plain(item):
                 return False
         return True
     return False

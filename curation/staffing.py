@@ -185,6 +185,7 @@ def staffing_gaps(
     """The staffing gap of every item in review that today's ``reviewers`` cannot finish (``shown``: item ->
     people shown its label by a page, an export or a project)."""
     people = sorted(set(reviewers))
+    everyone = set(people)
     sisters_of: dict[str, list[ItemFacts]] = {}
     for item in d.items:
         if item.id not in d.discarded:
@@ -222,7 +223,7 @@ def staffing_gaps(
             shared[2].records,
             shared[2].first.get(f"item:{item.id}"),
             shared[2].first.get(f"group:{item.group}"),
-            tuple(sorted(exposed & set(people))),
+            tuple(sorted(exposed & everyone)),
         )
         if key not in cache:
             cache[key] = _gap(d, item, sisters, slots, exposed, people)
