@@ -185,6 +185,7 @@ def staffing_gaps(
     """The staffing gap of every item in review that today's ``reviewers`` cannot finish (``shown``: item ->
     people shown its label by a page, an export or a project)."""
     people = sorted(set(reviewers))
+    everyone = set(people)
     sisters_of: dict[str, list[ItemFacts]] = {}
     for item in d.items:
         if item.id not in d.discarded:
@@ -192,9 +193,10 @@ def staffing_gaps(
     facts = {i.id: i for i in d.items}
     cache: dict[Any, StaffingGap | None] = {}
     group_slots: dict[str, list[_Slot]] = {}
-    of_group: dict[str, tuple[set[str], tuple[str, ...], _Shape]] = {}
+    of_group: dict[str, tuple[set[str], tuple[str, ...], _Shape, tuple[str, ...]]] = {}
     """Group -> what its sisters share: who is exposed by the group (its authors, its group reviewers), its
-    authors, and the shape of what its group stage's separation rule reads."""
+    authors, the shape of what its group stage's separation rule reads, and today's reviewers among the
+    exposed."""
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
         if st.state != "in_review" or st.id not in facts:
@@ -208,12 +210,15 @@ def staffing_gaps(
         if shared is None:
             group_recs = d.subject_records(f"group:{item.group}")
             context = d.group_separation_records(item.group, sisters)
+            by_group = {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs}
             shared = of_group[item.group] = (
-                {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs},
+                by_group,
                 tuple(sorted({s.author for s in sisters})),
                 _shape(sorted((r for recs in context.values() for r in recs), key=lambda r: r.id)),
+                tuple(sorted(by_group & everyone)),
             )
-        exposed = shared[0] | set(shown.get(item.id, ()))
+        seen = shown.get(item.id)
+        exposed = shared[0] | set(seen) if seen else shared[0]  # the planner copies it
         key = (
             item.kind,
             item.author,
@@ -222,7 +227,7 @@ def staffing_gaps(
             shared[2].records,
             shared[2].first.get(f"item:{item.id}"),
             shared[2].first.get(f"group:{item.group}"),
-            tuple(sorted(exposed & set(people))),
+            tuple(sorted(exposed & everyone)) if seen else shared[3],
         )
         if key not in cache:
             cache[key] = _gap(d, item, sisters, slots, exposed, people)

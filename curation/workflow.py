@@ -34,7 +34,7 @@ from sqlmodel import col
 
 from .authorship import former_authors
 from .config import ReviewSettings
-from .facts import ItemFacts, RecordFacts, StageOutcome
+from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
 from .kinds.mcq import combine_checklist, well_posedness_reasons
 from .staffing import StaffingGap, apply_staffing, staffing_gaps
@@ -420,20 +420,18 @@ RecordsOf = Callable[[str], Mapping[str, Sequence[RecordFacts]]]
 """A subject (``item:<id>``, ``group:<id>``) -> its stored records by stage."""
 
 
-def separation_records(records_of: RecordsOf, item: ItemFacts) -> dict[str, list[RecordFacts]]:
+def separation_records(records_of: RecordsOf, item: ItemFacts) -> MergedRecords:
     """What an item stage's separation rule reads: the item's records and its group's, by stage (stage names
     are unique across item and group stages, so the two never share a key)."""
-    merged: dict[str, list[RecordFacts]] = {k: list(v) for k, v in records_of(f"item:{item.id}").items()}
+    merged = MergedRecords((k, list(v)) for k, v in records_of(f"item:{item.id}").items())
     for stage, recs in records_of(f"group:{item.group}").items():
         merged.setdefault(stage, []).extend(recs)
     return merged
 
 
-def group_separation_records(
-    records_of: RecordsOf, group: str, sisters: Sequence[ItemFacts]
-) -> dict[str, list[RecordFacts]]:
+def group_separation_records(records_of: RecordsOf, group: str, sisters: Sequence[ItemFacts]) -> MergedRecords:
     """What a group stage's separation rule reads: the group's records and every live sister's, by stage."""
-    merged: dict[str, list[RecordFacts]] = {k: list(v) for k, v in records_of(f"group:{group}").items()}
+    merged = MergedRecords((k, list(v)) for k, v in records_of(f"group:{group}").items())
     for sister in sisters:
         for stage, recs in records_of(f"item:{sister.id}").items():
             merged.setdefault(stage, []).extend(recs)

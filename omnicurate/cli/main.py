@@ -56,18 +56,23 @@ def _quiet_after_closed_pipe() -> NoReturn:
     raise typer.Exit(0)
 
 
-app = typer.Typer(
-    cls=_CurateGroup,
-    name="curate",
-    help="omnicurate: author, review, audit and release omni-modal benchmarks (`curate kinds` lists their shapes).",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    rich_markup_mode=None,
-)
+def _new_app() -> typer.Typer:
+    """The root ``curate`` app with its global options and no subcommands yet."""
+    root = typer.Typer(
+        cls=_CurateGroup,
+        name="curate",
+        help=(
+            "omnicurate: author, review, audit and release omni-modal benchmarks (`curate kinds` lists their shapes)."
+        ),
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        add_completion=False,
+        rich_markup_mode=None,
+    )
+    root.callback()(_root)
+    return root
 
 
-@app.callback()
 def _root(
     workspace: Annotated[
         Path | None,
@@ -82,7 +87,8 @@ def _root(
     CliState.workspace = workspace
 
 
-def _register() -> None:
+def _register(app: typer.Typer) -> None:
+    """Every subcommand (importing every command module: ``run`` spares the workspace commands this)."""
     from . import (
         adjudicate,
         agreement,
@@ -104,7 +110,7 @@ def _register() -> None:
         workspace_cmds,
     )
 
-    workspace_cmds.register(app)
+    workspace_cmds.register(app)  # keep in step with _WORKSPACE_COMMANDS
     app.command("kinds")(kinds.kinds_cmd)
     app.add_typer(people.app, name="people")
     items.register(app)
@@ -125,8 +131,45 @@ def _register() -> None:
     app.add_typer(judge.app, name="judge")
 
 
-_register()
+_WORKSPACE_COMMANDS = frozenset({"init", "status", "funnel", "demo"})
+"""What ``workspace_cmds`` registers: ``curate status`` and its siblings, run most often and on the largest
+workspaces, start without importing and building the other command modules."""
+
+
+def _invoked(args: list[str]) -> str | None:
+    """The subcommand of a plain ``curate [-w DIR] NAME ...`` call; None for anything else (``--help`` first)."""
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        if arg in ("-w", "--workspace"):
+            at += 2
+        elif arg.startswith("--workspace=") or (arg.startswith("-w") and not arg.startswith("--")):
+            at += 1
+        else:
+            return None if arg.startswith("-") else arg
+    return None
+
+
+def _full_app() -> typer.Typer:
+    root = _new_app()
+    _register(root)
+    return root
+
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``, the whole ``curate`` command (tests, the reference generator), is built on first use."""
+    if name != "app":
+        raise AttributeError(name)
+    built = globals()["app"] = _full_app()
+    return built
 
 
 def run() -> None:
-    app()
+    if _invoked(sys.argv[1:]) in _WORKSPACE_COMMANDS:
+        from . import workspace_cmds
+
+        root = _new_app()
+        workspace_cmds.register(root)
+        root()
+    else:
+        __getattr__("app")()

@@ -25,11 +25,12 @@ the group stage, the group's records and every live sister's (``curation.workflo
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ...facts import ItemFacts, RecordFacts
+from ...facts import ItemFacts, MergedRecords, RecordFacts
 from .._parts import RecordsByStage, no_sister_author, not_author
 
 LETTERS = {"grammar": "B", "audio_signoff": "C", "answer_check": "D", "group_integration": "E"}
@@ -78,17 +79,20 @@ def _conflict(reviewer: str, stage: str, subjects: set[str], records: RecordsByS
         return None
     cutoff = first_id = math.inf
     first_held: str | None = None
-    for recs in records.values():
-        for r in recs:
-            if r.reviewer != reviewer or r.subject not in subjects:
-                continue
-            if r.stage == stage:
-                if r.id < cutoff:
-                    cutoff = r.id
-            elif r.id < first_id:
-                held = _role(r.stage)
-                if held is not None and not compatible(held, wanted):
-                    first_id, first_held = r.id, held
+    if isinstance(records, MergedRecords):
+        mine: Iterable[RecordFacts] = records.of_reviewer(reviewer)
+    else:
+        mine = (r for recs in records.values() for r in recs if r.reviewer == reviewer)
+    for r in mine:
+        if r.subject not in subjects:
+            continue
+        if r.stage == stage:
+            if r.id < cutoff:
+                cutoff = r.id
+        elif r.id < first_id:
+            held = _role(r.stage)
+            if held is not None and not compatible(held, wanted):
+                first_id, first_held = r.id, held
     return first_held if first_id < cutoff else None
 
 
@@ -137,6 +141,31 @@ def _first_refusal(reviewer: str, stage: str, held: str, where: str) -> str:
     )
 
 
+Objection = tuple[str, str] | None
+"""``("held", role)``, ``("first", letter)`` or None: what the rule says against a record, without naming the item."""
+
+
+def _objection(reviewer: str, stage: str, item_subject: str, group_subject: str, records: RecordsByStage) -> Objection:
+    """What TRIAD's letters say against ``reviewer``'s record at ``stage`` on an item: ``("held", role)``
+    (they hold a role that does not go with it), ``("first", letter)`` (first B and first C), or None."""
+    held = _conflict(reviewer, stage, {item_subject, group_subject}, records)
+    if held is not None:
+        return ("held", held)
+    first = _first_of_both(reviewer, stage, item_subject, records)
+    return None if first is None else ("first", first)
+
+
+@functools.lru_cache(maxsize=4096)
+def _objection_of_shape(reviewer: str, stage: str, shape: tuple[tuple[int, str, str], ...]) -> Objection:
+    """``_objection`` over records of this shape (``MergedRecords.shape``): the derivation asks it for every
+    record of every item, and items reviewed alike (the same people in the same order) share the answer."""
+    subjects = ("item:?", "group:?", "other:?")
+    records: dict[str, list[RecordFacts]] = {}
+    for n, (which, at, who) in enumerate(shape):
+        records.setdefault(at, []).append(RecordFacts(subjects[which], at, who, 0, "", {}, n))
+    return _objection(reviewer, stage, subjects[0], subjects[1], records)
+
+
 @dataclass(frozen=True)
 class TriadSeparation:
     """The separation rule of one item stage: TRIAD's letters (``[review] separation = "triad"``)."""
@@ -149,11 +178,17 @@ class TriadSeparation:
         mine = not_author(reviewer, item, records)
         if mine:
             return mine
-        held = _conflict(reviewer, self.stage, {f"item:{item.id}", f"group:{item.group}"}, records)
-        if held is not None:
-            return _refusal(reviewer, self.stage, held, repr(item.id))
-        first = _first_of_both(reviewer, self.stage, f"item:{item.id}", records)
-        return None if first is None else _first_refusal(reviewer, self.stage, first, repr(item.id))
+        item_subject, group_subject = f"item:{item.id}", f"group:{item.group}"
+        if isinstance(records, MergedRecords):
+            found = _objection_of_shape(reviewer, self.stage, records.shape(item_subject, group_subject))
+        else:
+            found = _objection(reviewer, self.stage, item_subject, group_subject, records)
+        if found is None:
+            return None
+        why, role = found
+        if why == "held":
+            return _refusal(reviewer, self.stage, role, repr(item.id))
+        return _first_refusal(reviewer, self.stage, role, repr(item.id))
 
 
 @dataclass(frozen=True)

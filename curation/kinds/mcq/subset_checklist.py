@@ -45,10 +45,15 @@ def _combined_by_rule(
     out: dict[str, dict[str, set[str]]] = {rule: {} for rule in rules}
     targets = [(out[rule], rule) for rule in rules]
     for view in views:
-        if n and all(rec.get(view, ()) == records[0].get(view, ()) for rec in records):
-            for combined, _ in targets:  # the reviewers agree: every rule keeps what they ticked
-                combined[view] = set(records[0].get(view, ()))
-            continue
+        if n:
+            ticked = records[0].get(view, ())
+            for rec in records:  # a loop, not all(): it runs for every view of every item
+                if rec.get(view, ()) != ticked:
+                    break
+            else:
+                for combined, _ in targets:  # the reviewers agree: every rule keeps what they ticked
+                    combined[view] = set(ticked)
+                continue
         counts: dict[str, int] = {}
         count = counts.get
         for rec in records:
