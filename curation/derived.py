@@ -43,6 +43,12 @@ class DerivedState:
         return {st.id: st for st in self.statuses}
 
     @property
+    def derivation(self) -> Derivation:
+        """The derivation that produced these statuses (its found records and caches): a release's admission
+        record judges every stage again with it instead of a fresh one."""
+        return self._derivation
+
+    @property
     def settings(self) -> ReviewSettings:
         """The review settings the statuses were derived under."""
         return self._derivation.settings

@@ -50,7 +50,7 @@ def derivation(ws: Workspace, inputs: StatusInputs) -> Derivation:
     else a fresh one of ``inputs``: the admission record judges every stage of every unit again."""
     entry = _entry(ws)
     if entry is not None and entry[1].inputs is inputs:
-        return entry[1]._derivation
+        return entry[1].derivation
     return inputs.derivation(ws)
 
 
