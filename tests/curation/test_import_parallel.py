@@ -17,7 +17,7 @@ from curation.items import import_items
 from curation.workspace import Workspace
 from tests.media_factory import item_row, make_tone, write_items
 
-TABLES = ("asset", "scene_group", "item", "item_revision", "event")
+TABLES = ("asset", "media_fact", "media_signature", "scene_group", "item", "item_revision", "event")
 TIMES = {"created_at", "updated_at", "at"}
 
 
