@@ -21,6 +21,7 @@ from curation.mediatools.facts import FACTS_VERSIONS, Facts, measure
 
 from .audio import audio_signature
 from .image import image_signature
+from .media_facts import CHUNK
 from .tables import MediaFact, MediaSignature
 from .workspace import SIGNATURE_VERSION
 
@@ -53,15 +54,15 @@ def store_measured(session: Any, measured: dict[str, Measured]) -> None:
     if not measured:
         return
     hashes = sorted(measured)
-    signed = [sha for sha in hashes if measured[sha].signature is not None]
-    for start in range(0, len(hashes), 500):
-        chunk = hashes[start : start + 500]
+    signed = {sha: sig for sha in hashes if (sig := measured[sha].signature) is not None}
+    for start in range(0, len(hashes), CHUNK):
+        chunk = hashes[start : start + CHUNK]
         session.execute(delete(MediaFact).where(col(MediaFact.sha256).in_(chunk)))
         session.execute(delete(MediaSignature).where(col(MediaSignature.sha256).in_(chunk)))
     session.add_all(
         MediaFact(sha256=sha, kind=m.kind, version=FACTS_VERSIONS[m.kind], data=m.facts) for sha, m in measured.items()
     )
     session.add_all(
-        MediaSignature(sha256=sha, kind=measured[sha].kind, version=SIGNATURE_VERSION, data=measured[sha].signature)
-        for sha in signed
+        MediaSignature(sha256=sha, kind=measured[sha].kind, version=SIGNATURE_VERSION, data=signature)
+        for sha, signature in signed.items()
     )

@@ -144,7 +144,9 @@ def test_facts_of_a_corrupt_store_file_are_not_stored(unmeasured_ws: Workspace) 
         assert len(list(s.execute(select(MediaFact)).scalars())) == 5
 
 
-def test_a_release_is_the_same_bytes_with_facts_from_the_import_and_fresh_ones(admitted_ws: Workspace, tmp_path: Path) -> None:
+def test_a_release_is_the_same_bytes_with_facts_from_the_import_and_fresh_ones(
+    admitted_ws: Workspace, tmp_path: Path
+) -> None:
     fresh = build_release(admitted_ws, "1.0.0", out=tmp_path / "fresh")  # facts and signatures of the import
     stored = build_release(admitted_ws, "1.0.0", out=tmp_path / "stored")
     with admitted_ws.writing() as s:
