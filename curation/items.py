@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlmodel import SQLModel, col
 
+from .audit.intake import Measured, measure_new, store_measured
+from .config import MediaSettings
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .jsonl import read_jsonl, validate_line, write_jsonl
 from .media import (
@@ -157,6 +159,7 @@ class _Intake:
     known: dict[str, str]
     max_file_mb: float
     max_image_pixels: int
+    settings: MediaSettings
 
 
 @dataclass(frozen=True)
@@ -177,6 +180,8 @@ class _Measured:
     info: MediaInfo | None = None
     staged: Path | None = None
     error: str | None = None
+    measured: Measured | None = None
+    """A new file's facts and audit signature, measured from the staged copy for the gates to find stored."""
 
 
 def _measure(intake: _Intake, medium: _Medium) -> _Measured:
@@ -207,9 +212,18 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
             info = inspect_image(staged, sha, intake.max_image_pixels, name=path.name)
         else:
             info = inspect_audio(staged, sha, name=path.name)
-        return _Measured(sha, info, name_staged(intake.store, staged, sha, info.ext))
+        measured = measure_new(info.kind, staged.read_bytes(), path.name, intake.settings)
+        return _Measured(sha, info, name_staged(intake.store, staged, sha, info.ext), measured=measured)
     except MediaError as exc:
         return _Measured(error=str(exc))
+
+
+def _size(medium: _Medium) -> int:
+    """A file's bytes (0 if it cannot be read: reading it reports why): measuring takes longer the larger."""
+    try:
+        return medium.path.stat().st_size
+    except OSError:
+        return 0
 
 
 class _MediaCache:
@@ -230,12 +244,15 @@ class _MediaCache:
             {sha: a.ext for sha, a in known.items()},
             ws.settings.media.max_file_mb,
             ws.settings.media.max_image_pixels,
+            ws.settings.media,
         )
-        self.runner: Runner[_Medium, _Measured] = Runner(_measure, self.intake, progress)
+        self.runner: Runner[_Medium, _Measured] = Runner(_measure, self.intake, progress, weight=_size)
         self.first: list[_Medium] = []
         self.kinds: dict[Path, set[str]] = {}
         self.read: dict[tuple[Path, str], MediaInfo | str] = {}
         self.by_path: dict[Path, MediaInfo] = {}
+        self.measured: dict[tuple[Path, str], Measured] = {}
+        """Per file read as a kind: its facts and signature, when it is new to the workspace."""
 
     def __enter__(self) -> _MediaCache:
         return self
@@ -287,6 +304,8 @@ class _MediaCache:
                 info = found.info
             if found.staged is not None:
                 self.staging.adopt(found.staged)
+            if found.measured is not None:
+                self.measured[medium.path, medium.kind] = found.measured
             self.read[medium.path, medium.kind] = info
 
     def info(self, path: Path, kind: str) -> MediaInfo:
@@ -383,7 +402,7 @@ def _import(
     report = ImportReport()
     with ws.writing() as s:
         _check_against_store(s, lines, file)
-        _write(s, lines, report, actor, file)
+        _write(s, lines, report, actor, file, media.measured)
     return report
 
 
@@ -474,9 +493,12 @@ def _check_against_store(s, lines: list[_Line], file: str) -> None:  # type: ign
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
 
 
-def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -> None:  # type: ignore[no-untyped-def]
-    """Store the lines' new media rows, groups, items, revisions and events: each table in one bulk INSERT (new
-    rows, in line order, as one by one), revised items updated in the session."""
+def _write(  # type: ignore[no-untyped-def]
+    s, lines: list[_Line], report: ImportReport, actor: str, file: str, measured: dict[tuple[Path, str], Measured]
+) -> None:
+    """Store the lines' new media rows (with their facts and audit signatures), groups, items, revisions and
+    events: each table in one bulk INSERT (new rows, in line order, as one by one), revised items updated in the
+    session."""
     existing = {row[0]: row for row in s.execute(select(col(Item.id), col(Item.content_hash), col(Item.revision)))}
     groups = set(s.execute(select(col(SceneGroup.id))).scalars())
     assets = set(s.execute(select(col(Asset.sha256))).scalars())
@@ -484,6 +506,7 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
     new_assets: list[dict[str, Any]] = []
     new_groups: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = []
+    new_measured: dict[str, Measured] = {}
     for line in lines:
         for kind, (info, src) in line.media.items():
             if info.sha256 not in assets:
@@ -508,12 +531,15 @@ def _write(s, lines: list[_Line], report: ImportReport, actor: str, file: str) -
                 )
                 assets.add(info.sha256)
                 report.new_media += 1
+                if (found := measured.get((src, kind))) is not None:
+                    new_measured[info.sha256] = found
         c = line.content
         if c.group not in groups:
             new_groups.append(dict(id=c.group, perturbed=c.perturbed, created_at=now))
             events.append(_event(actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed}))
             groups.add(c.group)
     _insert(s, Asset, new_assets)
+    store_measured(s, new_measured)
     _insert(s, SceneGroup, new_groups)
     changed: list[tuple[_Line, dict[str, Any], str, dict[str, Any]]] = []
     for line in lines:

@@ -22,7 +22,9 @@ Task = TypeVar("Task")
 Result = TypeVar("Result")
 
 MIN_PARALLEL = 200
-"""Fewer inputs than this run in this process (starting the pool would cost more than it saves)."""
+"""Fewer inputs than this run in this process (starting the pool would cost more than it saves)..."""
+MIN_PARALLEL_WEIGHT = 64 * 2**20
+"""...unless their weights (see ``Runner``) reach this: a few large media files take long to measure."""
 CHUNK = 32
 """Inputs per message to a worker: large enough that the messages cost little, small enough to share out."""
 
@@ -51,6 +53,9 @@ def _call_all(fn: Callable[[Any, Task], Result], tasks: list[Task]) -> list[Resu
 class Runner(Generic[Task, Result]):
     """``[fn(context, t) for t in tasks]`` for tasks given one by one with :meth:`add`; :meth:`results` waits.
 
+    The pool starts at ``MIN_PARALLEL`` tasks, or earlier when ``weight`` is given (a task's size, in the
+    caller's unit) and the tasks' weights reach ``MIN_PARALLEL_WEIGHT``.
+
     ``fn`` must be a module-level function (workers find it by name). Use as a context manager: leaving it
     stops the workers (pending inputs are dropped, running ones finish) before anything else happens.
     """
@@ -61,8 +66,11 @@ class Runner(Generic[Task, Result]):
         context: Any,
         progress: Callable[[int, int], None] | None = None,
         workers: int | None = None,
+        weight: Callable[[Task], int] | None = None,
     ) -> None:
         self.fn = fn
+        self.weight = weight
+        self.weighed = 0
         self.context = context
         self.progress = progress or (lambda done, total: None)
         self.workers = workers or cpus()
@@ -78,7 +86,13 @@ class Runner(Generic[Task, Result]):
 
     def add(self, task: Task) -> None:
         self.pending.append(task)
-        if self.pool is None and self.workers > 1 and len(self.pending) >= MIN_PARALLEL:
+        if self.pool is None and self.weight is not None:
+            self.weighed += self.weight(task)
+        if (
+            self.pool is None
+            and self.workers > 1
+            and (len(self.pending) >= MIN_PARALLEL or self.weighed >= MIN_PARALLEL_WEIGHT)
+        ):
             self.pool = self._open()
         if self.pool is not None and len(self.pending) >= CHUNK:
             self._send()

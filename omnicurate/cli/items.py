@@ -40,7 +40,9 @@ class MediaProgress:
             tenths = done * 10 // total
             if tenths > self.tenths:
                 self.tenths = tenths
-                err_console.print(f"media: {done}/{total} files read (hashed, copied, decoded)", highlight=False)
+                err_console.print(
+                    f"media: {done}/{total} files read (hashed, copied, decoded, measured)", highlight=False
+                )
             return
         if self.bar is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -17,7 +17,7 @@ from curation.items import import_items
 from curation.workspace import Workspace
 from tests.media_factory import item_row, make_tone, write_items
 
-TABLES = ("asset", "scene_group", "item", "item_revision", "event")
+TABLES = ("asset", "media_fact", "media_signature", "scene_group", "item", "item_revision", "event")
 TIMES = {"created_at", "updated_at", "at"}
 
 
@@ -197,3 +197,25 @@ def test_an_interrupted_pooled_import_stops_its_workers_and_leaves_nothing(
     assert counted(workspace) == before and leftovers(workspace) == []
     monkeypatch.undo()
     assert import_items(workspace, path).summary().startswith("24 created")
+
+
+def test_a_few_large_files_are_read_in_the_pool_too(
+    make_workspace: Callable[[str], Workspace], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fewer files than MIN_PARALLEL, but enough bytes to be worth measuring in parallel: the pool starts."""
+    path = write_items(tmp_path / "in", rows(6))
+    alone = fresh(make_workspace, "alone")
+    import_items(alone, path)
+    started: list[int] = []
+    real_open = workers.Runner._open
+    monkeypatch.setattr(workers.Runner, "_open", lambda self: started.append(1) or real_open(self))
+    monkeypatch.setattr(workers, "cpus", lambda: 2)
+    files = sorted((tmp_path / "in" / "media").iterdir())
+    monkeypatch.setattr(workers, "MIN_PARALLEL_WEIGHT", sum(p.stat().st_size for p in files[:3]))
+    shared = fresh(make_workspace, "shared")
+    assert import_items(shared, path).summary().startswith("6 created")
+    assert started == [1]
+    assert dump(shared) == dump(alone)
+    monkeypatch.setattr(workers, "MIN_PARALLEL_WEIGHT", sum(p.stat().st_size for p in files) + 1)
+    import_items(fresh(make_workspace, "small"), path)
+    assert started == [1]  # below both thresholds: one process

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.audit.intake import Measured, measure_new, store_measured
 from curation.errors import MediaError, Problem, ValidationFailed
 from curation.jsonl import read_models
 from curation.media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
@@ -72,8 +73,14 @@ class _Media:
 
     def write(self, session, staging) -> None:  # type: ignore[no-untyped-def]
         known = set(session.execute(select(Asset.sha256)).scalars())
+        measured: dict[str, Measured] = {}
         for path, info in self.found.items():
-            staging.keep(staging.intake(path, info.sha256), info.sha256, info.ext)  # refused if it changed since
+            staged = staging.intake(path, info.sha256)  # refused if it changed since
+            if info.sha256 not in known and (
+                found := measure_new(info.kind, staged.read_bytes(), path.name, self.ws.settings.media)
+            ):
+                measured[info.sha256] = found  # what the media gate and the audit read, from the stored copy
+            staging.keep(staged, info.sha256, info.ext)
             if info.sha256 in known:
                 continue
             known.add(info.sha256)
@@ -92,6 +99,7 @@ class _Media:
                     original_name=path.name,
                 )
             )
+        store_measured(session, measured)
 
 
 def _transaction(ws: Workspace, media: _Media | None, body: Callable[[Any], None]) -> None:

@@ -180,3 +180,15 @@ def test_contradicting_records_in_one_file_are_refused(judge_ws, tmp_path):
     with pytest.raises(ValidationFailed, match=r"r.jsonl:2: reviewer: contradicts line 1"):
         record_import.import_records(judge_ws, path)
     assert _count(judge_ws, JudgeRecord) == 0
+
+
+def test_imported_task_media_come_with_their_facts_and_signatures(judge_ws):
+    """The judge imports measure what the media gate and the audit read, as the item import does."""
+    from curation.audit.tables import MediaFact, MediaSignature
+    from curation.tables import Asset
+
+    with judge_ws.session() as s:
+        measurable = {a.sha256 for a in s.execute(select(Asset)).scalars() if a.kind in ("image", "audio")}
+        facts = set(s.execute(select(MediaFact.sha256)).scalars())
+        signed = set(s.execute(select(MediaSignature.sha256)).scalars())
+    assert measurable and facts == signed == measurable
