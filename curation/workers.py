@@ -9,12 +9,14 @@ then undoes what they made.
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -27,6 +29,8 @@ MIN_PARALLEL_WEIGHT = 64 * 2**20
 """...unless their weights (see ``Runner``) reach this: a few large media files take long to measure."""
 CHUNK = 32
 """Inputs per message to a worker: large enough that the messages cost little, small enough to share out."""
+
+log = logging.getLogger(__name__)
 
 _context: Any = None
 """What every call in a worker needs (set once per worker by ``_start``, not sent with each input)."""
@@ -75,7 +79,7 @@ class Runner(Generic[Task, Result]):
         self.progress = progress or (lambda done, total: None)
         self.workers = workers or cpus()
         self.pending: list[Task] = []
-        self.sent: list[tuple[int, Future[list[Result]]]] = []
+        self.sent: list[tuple[list[Task], Future[list[Result]]]] = []
         self.pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Runner[Task, Result]:
@@ -109,10 +113,18 @@ class Runner(Generic[Task, Result]):
             self.pending = []
             return done
         self._send()
-        total = sum(n for n, _ in self.sent)
+        total = sum(len(chunk) for chunk, _ in self.sent)
         try:
-            for _, future in self.sent:
-                done += future.result()
+            for chunk, future in self.sent:
+                try:
+                    done += future.result()
+                except BrokenProcessPool:
+                    # a worker process ended abruptly (killed, out of memory, a library that cannot run in a
+                    # child): the tasks are pure functions of their inputs, so this process does the rest
+                    log.warning(
+                        "a worker process ended abruptly; the remaining %d input(s) run here", total - len(done)
+                    )
+                    done += [self.fn(self.context, task) for task in chunk]
                 self.progress(len(done), total)
         finally:
             self.close()
@@ -126,7 +138,7 @@ class Runner(Generic[Task, Result]):
         assert self.pool is not None
         for i in range(0, len(self.pending), CHUNK):
             chunk = self.pending[i : i + CHUNK]
-            self.sent.append((len(chunk), self.pool.submit(_call_all, self.fn, chunk)))
+            self.sent.append((chunk, self.pool.submit(_call_all, self.fn, chunk)))
         self.pending = []
 
     def _open(self) -> ProcessPoolExecutor:
