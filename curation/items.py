@@ -512,17 +512,7 @@ def _write(  # type: ignore[no-untyped-def]
             if info.sha256 not in assets:
                 new_assets.append(
                     dict(
-                        sha256=info.sha256,
-                        kind=info.kind,
-                        mime=info.mime,
-                        ext=info.ext,
-                        size_bytes=info.size_bytes,
-                        width=info.width,
-                        height=info.height,
-                        duration_s=info.duration_s,
-                        sample_rate=info.sample_rate,
-                        channels=info.channels,
-                        original_name=src.name,
+                        **info.asset_columns(src.name),
                         provenance=line.content.provenance.model_dump(mode="json")[kind],
                         derived_from=None,
                         transform=None,

@@ -8,6 +8,7 @@ next open, so an interrupted import leaves the store as it was.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import hashlib
 import os
@@ -18,7 +19,7 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from .errors import MediaError
 
@@ -45,6 +46,10 @@ class MediaInfo:
     duration_s: float | None = None
     sample_rate: int | None = None
     channels: int | None = None
+
+    def asset_columns(self, original_name: str) -> dict[str, Any]:
+        """The ``asset`` row's columns this file decides: every import of media writes its rows from them."""
+        return {**dataclasses.asdict(self), "original_name": original_name}
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

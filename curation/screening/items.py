@@ -144,14 +144,7 @@ def _store_new(ws: Workspace, prepared: Prepared, actor: str, action: str, skip_
                 for info, source in media.values():
                     if info.sha256 not in known_assets:
                         asset = Asset(
-                            sha256=info.sha256,
-                            kind="image",
-                            mime=info.mime,
-                            ext=info.ext,
-                            size_bytes=info.size_bytes,
-                            width=info.width,
-                            height=info.height,
-                            original_name=source.name,
+                            **info.asset_columns(source.name),
                             provenance={"source": "drawing", "license": transition.source.license},
                         )
                         s.add(asset)

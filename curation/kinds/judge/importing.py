@@ -84,21 +84,7 @@ class _Media:
             if info.sha256 in known:
                 continue
             known.add(info.sha256)
-            session.add(
-                Asset(
-                    sha256=info.sha256,
-                    kind=info.kind,
-                    mime=info.mime,
-                    ext=info.ext,
-                    size_bytes=info.size_bytes,
-                    width=info.width,
-                    height=info.height,
-                    duration_s=info.duration_s,
-                    sample_rate=info.sample_rate,
-                    channels=info.channels,
-                    original_name=path.name,
-                )
-            )
+            session.add(Asset(**info.asset_columns(path.name)))
         store_measured(session, measured)
 
 
