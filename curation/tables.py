@@ -158,3 +158,15 @@ class GateResult(SQLModel, table=True):
     blocking: bool = True
     details: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class StoreCheck(SQLModel, table=True):
+    """When a media store file's bytes last matched its name, and what its file looked like then.
+
+    ``curation.store_checks``: a release build hashes a store file again only when this differs (or is
+    missing), as git does with its index: any write to the file changes its change time."""
+
+    __tablename__ = "store_check"
+    sha256: str = Field(primary_key=True, max_length=64)
+    stat: str = Field(max_length=200, description="device:inode:size:mtime_ns:ctime_ns of the checked file")
+    checked_at: datetime = Field(default_factory=utcnow)

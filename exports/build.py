@@ -43,7 +43,7 @@ from .prefetch import MediaPrefetch
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
 from .tables import Release
-from .writer import ReleaseWriter, canonical_json, jsonl_bytes
+from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
 FORMAT = "omnicurate-release/1"
 SEMVER = re.compile(
@@ -282,12 +282,13 @@ def build_release(
         raise CheckFailed("release refused: no item is admitted yet; see `curate status` for what is pending")
     log(f"{len(candidates)} admitted item(s) of {len(statuses)}; running gates")
     _import_up_front(gates.imports)
+    checks = StoreChecks.of(ws)
     # the gates, reports and writers allocate per item and make no cycles worth collecting mid-build: with
     # the collector on, each collection rescans every item's records (agreement figures took 2.3x the time)
     with (
         pinned(ws, state),
         cyclic_gc_paused(),
-        _prefetching(ws, target, existing, candidates) as prefetch,
+        _prefetching(ws, target, existing, candidates, checks) as prefetch,
         ThreadPoolExecutor(1) as background,
     ):
         # workspace gates (agreement statistics: CPU) run while the release is written; nothing is renamed
@@ -323,6 +324,7 @@ def build_release(
                 (inputs, rejected),
                 existing,
                 prefetch,
+                checks,
             ),
             actor,
         )
@@ -330,11 +332,11 @@ def build_release(
 
 @contextlib.contextmanager
 def _prefetching(
-    ws: Workspace, target: Path, existing: Release | None, candidates: list[str]
+    ws: Workspace, target: Path, existing: Release | None, candidates: list[str], checks: StoreChecks
 ) -> Iterator[MediaPrefetch | None]:
     """The candidates' media copied while the gates run (``exports.prefetch``); removed when the build ends."""
     prefetch = MediaPrefetch.start(
-        ws, target, lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}), candidates
+        ws, target, lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}), candidates, checks
     )
     try:
         yield prefetch
@@ -579,10 +581,11 @@ def _write(
     record: tuple[StatusInputs, bool],
     existing: Release | None = None,
     prefetch: MediaPrefetch | None = None,
+    checks: StoreChecks | None = None,
 ) -> BuildResult:
     snapshot = take_snapshot(ws, released)
     refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
-    writer = ReleaseWriter(root)
+    writer = ReleaseWriter(root, checks=checks)
     log(f"copying {len(snapshot.media)} media file(s)")
     with ThreadPoolExecutor(1) as background:
         # media copying is I/O and hashing (no GIL); the data files are built meanwhile
@@ -605,6 +608,8 @@ def _write(
             writer, ws, version, record[0], statuses, released, dropped, record[1]
         )
         media_copied.result()
+    if checks is not None:
+        checks.remember(ws)
     states: dict[str, int] = {}
     for st in statuses:
         states[st.state] = states.get(st.state, 0) + 1

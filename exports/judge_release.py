@@ -41,7 +41,7 @@ from .build import (
 from .card import CROISSANT_CONTEXT
 from .judge_admission import write_judge_admission_record
 from .tables import Release
-from .writer import ReleaseWriter, canonical_json, jsonl_bytes
+from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
 KIND = "judge_task"
 DATA_FILES = (
@@ -364,10 +364,12 @@ def build_judge_release(
     log(f"{facts['tasks']} task(s), {facts['responses']} usable response(s), {len(copies)} media file(s)")
 
     def write(temp: Path) -> BuildResult:
-        writer = ReleaseWriter(temp)
+        checks = StoreChecks.of(ws)
+        writer = ReleaseWriter(temp, checks=checks)
         for path, data in files.items():
             writer.write_bytes(path, data)
         writer.copy_media(copies)
+        checks.remember(ws)
         writer.write_json("report.json", report)
         writer.write_json("agreement.json", agreement)
         record = write_judge_admission_record(writer, ws, version, rejected)

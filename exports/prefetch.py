@@ -4,7 +4,7 @@ A build used to judge every gate, then snapshot the released items, then copy (a
 rebuild the media copy is most of the work, and it waited for everything per item before it. The prefetch
 copies the media of every admitted candidate into a staging folder beside the destination as soon as the
 statuses are derived; the build then moves the staged files of the items it releases into its own folder
-and copies only what is not staged. Every file is still copied and hashed once, by ``copy_hashing``.
+and copies only what is not staged. Every file is still copied once, and hashed as ``StoreChecks`` decides.
 
 Nothing the build decides changes: the snapshot, the gates and every check run as before, and a staged file
 is used only when its hash is the one the snapshot names. A file the prefetch could not copy, or whose
@@ -28,9 +28,8 @@ from typing import IO
 from curation.errors import CurateError
 from curation.workspace import Workspace
 
-from . import writer as writer_module
 from .snapshot import MediaFile, take_snapshot
-from .writer import FileEntry, ReleaseWriter, jsonl_bytes
+from .writer import FileEntry, ReleaseWriter, StoreChecks, jsonl_bytes
 
 DataCheck = Callable[[bytes], None]
 Job = tuple[str, Path, str]
@@ -44,7 +43,10 @@ class MediaPrefetch:
     leaves it alone while this build lives and removes it if this build is killed.
     """
 
-    def __init__(self, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> None:
+    def __init__(
+        self, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str], checks: StoreChecks
+    ) -> None:
+        self.checks = checks
         token = uuid.uuid4().hex[:12]
         self.folder = target.parent / f".{target.name}.tmp-media-{token}"
         self._lock_path = target.parent / f".{target.name}.tmp-media-{token}.lock"
@@ -56,14 +58,16 @@ class MediaPrefetch:
         )
 
     @classmethod
-    def start(cls, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str]) -> MediaPrefetch | None:
+    def start(
+        cls, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str], checks: StoreChecks
+    ) -> MediaPrefetch | None:
         """A running prefetch, or ``None`` where the destination's parent folder does not exist yet.
 
         ``check`` is given the candidates' ``data/items.jsonl``; when it raises, nothing is copied (a rebuild
         of a published version with other data is refused before any medium is copied)."""
         if not target.parent.is_dir():
             return None
-        prefetch = cls(ws, target, check, candidates)
+        prefetch = cls(ws, target, check, candidates, checks)
         try:
             prefetch._lock = prefetch._lock_path.open("a")
             fcntl.flock(prefetch._lock, fcntl.LOCK_EX)
@@ -91,7 +95,7 @@ class MediaPrefetch:
         staged = self.folder / relative
         try:
             staged.parent.mkdir(parents=True, exist_ok=True)
-            sha, size = writer_module.copy_hashing(ws.asset_path(media.asset), staged)
+            sha, size = self.checks.copy(ws.asset_path(media.asset), staged, expected)
         except (CurateError, OSError):
             staged.unlink(missing_ok=True)  # the build copies it again and reports the error
             return None

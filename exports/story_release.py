@@ -41,7 +41,7 @@ from .card import CROISSANT_CONTEXT, citation
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .story_duplicates import attribution_lines, duplicate_section
 from .tables import Release
-from .writer import ReleaseWriter, canonical_json, jsonl_bytes
+from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
 DATA_FILE = "data/transitions.jsonl"
 JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance", "origin")
@@ -303,7 +303,8 @@ def build_story_release(
     def write(root: Path) -> BuildResult:
         from curation.screening.audits import audit_transitions
 
-        writer = ReleaseWriter(root)
+        checks = StoreChecks.of(ws)
+        writer = ReleaseWriter(root, checks=checks)
         report = audit_transitions([_audited(i, transitions[i], ws, assets) for i in released])
         clusters = report.item_clusters()
         records = [_record(items[i], transitions[i], assets, clusters.get(i, [])) for i in released]
@@ -313,6 +314,7 @@ def build_story_release(
             media |= {(record["current_image"], t.current.image), (record["next_image"], t.next.image)}
         refuse_changed_data(existing, {DATA_FILE: jsonl_bytes(records)})
         writer.copy_media([(path, ws.asset_path(assets[sha]), sha) for path, sha in sorted(media)])
+        checks.remember(ws)
         writer.write_bytes(DATA_FILE, jsonl_bytes(records))
         screening = _screening(ws, statuses, released)
         writer.write_json("screening.json", screening)

@@ -2,7 +2,8 @@
 
 Generated files are serialized in memory, hashed and written; media are copied from the store and hashed block
 by block in parallel (hashlib and the copies release the GIL), and each digest is checked against the store's
-content address, so a corrupt store is caught at no extra read.
+content address, so a corrupt store is caught at no extra read. A store file whose file status is the one it
+had when its bytes last matched its name is copied without hashing (``StoreChecks``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 
 from curation.errors import MediaError
 from curation.jsonl import dumps_line
+from curation.store_checks import checked_files, record_checked, settled, stat_key
+from curation.workspace import Workspace
 
 CHUNK = 4 << 20
 
@@ -48,44 +51,92 @@ def copy_hashing(source: Path, target: Path) -> tuple[str, int]:
     hashing on ext4) while the same block, read from the page cache, is hashed. Where the kernel cannot copy
     (another OS, an old kernel, across file systems) the bytes are read once, hashed and written.
     """
-    digest = hashlib.sha256()
+    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
+        return _copy(source, src.fileno(), dst.fileno(), hashlib.sha256())
+
+
+def copy_plain(source: Path, target: Path) -> int:
+    """Copy one file without hashing it (its bytes are known: ``StoreChecks``); returns its size."""
+    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
+        return _copy(source, src.fileno(), dst.fileno(), None)[1]
+
+
+def _copy(source: Path, src: int, dst: int, digest: Any) -> tuple[str, int]:
     buffer = bytearray(CHUNK)
     view = memoryview(buffer)
     size = 0
-    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
-        kernel_copy = hasattr(os, "copy_file_range")
-        while True:
-            if kernel_copy:
-                try:
-                    n = os.copy_file_range(src.fileno(), dst.fileno(), CHUNK, size, size)
-                except OSError as exc:
-                    if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
-                        raise
-                    kernel_copy = False
-                    continue
-                got = 0
-                while got < n:
-                    k = os.preadv(src.fileno(), [view[got:n]], size + got)
-                    if k == 0:
-                        raise MediaError(f"{source}: the file shrank while it was being copied")
-                    got += k
-            else:
-                n = os.preadv(src.fileno(), [view], size)
-                written = 0
-                while written < n:
-                    written += os.pwrite(dst.fileno(), view[written:n], size + written)
-            if n == 0:
-                break
+    kernel_copy = hasattr(os, "copy_file_range")
+    while True:
+        if kernel_copy:
+            try:
+                n = os.copy_file_range(src, dst, CHUNK, size, size)
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
+                    raise
+                kernel_copy = False
+                continue
+            got = 0
+            while digest is not None and got < n:
+                k = os.preadv(src, [view[got:n]], size + got)
+                if k == 0:
+                    raise MediaError(f"{source}: the file shrank while it was being copied")
+                got += k
+        else:
+            n = os.preadv(src, [view], size)
+            written = 0
+            while written < n:
+                written += os.pwrite(dst, view[written:n], size + written)
+        if n == 0:
+            break
+        if digest is not None:
             digest.update(view[:n])
-            size += n
-    return digest.hexdigest(), size
+        size += n
+    return (digest.hexdigest() if digest is not None else ""), size
+
+
+class StoreChecks:
+    """Copies media store files, hashing only those not known to be unchanged since they last matched their
+    names (``curation.store_checks``: their file status is the one remembered), and collects the status of
+    each file whose hash matched, for the build to remember."""
+
+    def __init__(self, known: dict[str, str]) -> None:
+        self.known = known
+        self.fresh: dict[str, str] = {}
+        self.hashed = 0
+        """Files this build hashed (the others' status vouched for their bytes)."""
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, ws: Workspace) -> StoreChecks:
+        """The workspace's remembered checks."""
+        return cls(checked_files(ws))
+
+    def remember(self, ws: Workspace) -> None:
+        """Store the checks this build made (the files it hashed and found matching)."""
+        record_checked(ws, self.fresh)
+
+    def copy(self, source: Path, target: Path, expected: str) -> tuple[str, int]:
+        """Copy ``source`` to ``target``; (sha256, size), the hash read from the bytes unless they are known."""
+        before = os.stat(source)
+        key = stat_key(before)
+        if self.known.get(expected) == key:
+            size = copy_plain(source, target)
+            if size == before.st_size:
+                return expected, size
+        sha, size = copy_hashing(source, target)
+        with self._lock:
+            self.hashed += 1
+            if sha == expected and stat_key(os.stat(source)) == key and settled(before):
+                self.fresh[expected] = key
+        return sha, size
 
 
 class ReleaseWriter:
     """Collects the sha256 and size of every file it writes under ``root``."""
 
-    def __init__(self, root: Path, workers: int | None = None) -> None:
+    def __init__(self, root: Path, workers: int | None = None, checks: StoreChecks | None = None) -> None:
         self.root = root
+        self.checks = checks
         self.files: dict[str, FileEntry] = {}
         self._lock = threading.Lock()
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
@@ -122,7 +173,8 @@ class ReleaseWriter:
 
         def one(job: tuple[str, Path, str]) -> FileEntry:
             relative, source, expected = job
-            sha, size = copy_hashing(source, self.root / relative)
+            target = self.root / relative
+            sha, size = self.checks.copy(source, target, expected) if self.checks else copy_hashing(source, target)
             if sha != expected:
                 raise MediaError(
                     f"{source}: the media store file should have SHA-256 {expected} but has {sha}; "
