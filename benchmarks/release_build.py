@@ -48,8 +48,8 @@ from curation.config import MediaSettings  # noqa: E402
 from curation.items import import_items  # noqa: E402
 from curation.mediatools import check_audio, check_image, normalize_audio, normalize_image  # noqa: E402
 from curation.reviews import import_reviews  # noqa: E402
-from curation.tables import Asset, Item  # noqa: E402
 from curation.store_checks import RACY_S  # noqa: E402
+from curation.tables import Asset, Item  # noqa: E402
 from curation.workspace import Workspace  # noqa: E402
 from devsupport.media_factory import distinct_context  # noqa: E402
 from devsupport.reviews import REVIEWERS, admitting_reviews  # noqa: E402

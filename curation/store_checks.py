@@ -40,7 +40,8 @@ def settled(st: os.stat_result, now: float | None = None) -> bool:
 def checked_files(ws: Workspace) -> dict[str, str]:
     """The remembered status per content hash of every store file checked before."""
     with ws.session() as s:
-        return {sha: stat for sha, stat in s.execute(select(StoreCheck.sha256, StoreCheck.stat)).tuples()}
+        rows = s.execute(select(col(StoreCheck.sha256), col(StoreCheck.stat))).all()
+    return {sha: stat for sha, stat in rows}
 
 
 def record_checked(ws: Workspace, stats: Mapping[str, str]) -> None:

@@ -8,9 +8,9 @@ state it derived while it runs; outside a build each reader loads its own.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from curation.derived import DerivedState, load_derived
 from curation.workflow import Derivation, StatusInputs
@@ -19,6 +19,9 @@ from curation.workspace import Workspace
 _lock = threading.Lock()
 _pinned: dict[int, tuple[Workspace, DerivedState, dict[str, Any]]] = {}
 """id(workspace) -> the workspace, the state its running build derived, and what was computed from it."""
+_computing = threading.RLock()
+"""Held while a build's memo is filled: a second thread asking for the same thing waits for the first."""
+T = TypeVar("T")
 
 
 @contextmanager
@@ -66,3 +69,16 @@ def reviewed_items(ws: Workspace) -> list[Any]:
         if "reviewed" not in memo:
             memo["reviewed"] = load_reviewed_items(ws, state)
         return list(memo["reviewed"])
+
+
+def once_per_build(ws: Workspace, key: str, compute: Callable[[], T]) -> T:
+    """``compute()``, once per running build of ``ws`` (the store's assets: three gates and the snapshot read
+    them); outside a build, every call computes."""
+    entry = _entry(ws)
+    if entry is None:
+        return compute()
+    memo = entry[2]
+    with _computing:
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]  # type: ignore[no-any-return]

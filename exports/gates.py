@@ -57,7 +57,14 @@ def release_asset(assets: Mapping[str, Asset], derivatives: Mapping[str, Asset],
 
 
 def load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
-    """All assets by hash, and for each original its normalized derivative (the latest if several)."""
+    """All assets by hash, and for each original its normalized derivative (the latest if several); loaded
+    once per build (callers only read them)."""
+    from .build_state import once_per_build
+
+    return once_per_build(ws, "assets", lambda: _load_assets(ws))
+
+
+def _load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset).order_by(Asset.created_at, Asset.sha256)).scalars()}
     derivatives: dict[str, Asset] = {}

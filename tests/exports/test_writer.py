@@ -46,3 +46,18 @@ def test_an_empty_file_copies(tmp_path: Path) -> None:
     (tmp_path / "empty").write_bytes(b"")
     assert copy_hashing(tmp_path / "empty", tmp_path / "copy") == (hashlib.sha256(b"").hexdigest(), 0)
     assert os.path.getsize(tmp_path / "copy") == 0
+
+
+def test_store_checks_copy_a_known_file_unhashed_and_hash_an_unknown_one(source: Path, tmp_path: Path) -> None:
+    from curation.store_checks import stat_key
+    from exports.writer import StoreChecks
+
+    data = source.read_bytes()
+    expected = hashlib.sha256(data).hexdigest()
+    checks = StoreChecks({expected: stat_key(source.stat())})
+    assert checks.copy(source, tmp_path / "known.bin", expected) == (expected, len(data))
+    assert checks.hashed == 0 and (tmp_path / "known.bin").read_bytes() == data
+    other = StoreChecks({expected: "0:0:0:0:0"})  # another file status: hashed, and a wrong hash is told
+    wrong = "0" * 64
+    assert other.copy(source, tmp_path / "unknown.bin", wrong) == (expected, len(data))
+    assert other.hashed == 1 and other.fresh == {}

@@ -1,0 +1,115 @@
+"""Release builds hash a media store file only when it changed since its bytes last matched its name
+(``curation.store_checks``): a rebuild copies the others unhashed, ships the same bytes, and still refuses a
+store file damaged since, whatever its timestamps say. Every kind's release (mcq, story, judge) does so."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from typer.testing import CliRunner
+
+import curation.store_checks
+from curation.tables import Asset, StoreCheck
+from curation.workspace import Workspace
+from exports import writer as writer_module
+from exports.build import build_release
+from omnicurate.cli.main import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The store files each build hashes (files changed within the racy window count as settled here)."""
+    monkeypatch.setattr(curation.store_checks, "RACY_S", 0.0)
+    calls: list[str] = []
+    original = writer_module.copy_hashing
+
+    def counting(source: Path, target: Path) -> tuple[str, int]:
+        calls.append(source.name)
+        return original(source, target)
+
+    monkeypatch.setattr(writer_module, "copy_hashing", counting)
+    return calls
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _damage_keeping_times(path: Path) -> None:
+    """Flip the last byte, size unchanged, and set the modification time back: only the change time moves."""
+    before = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns and path.stat().st_size == before.st_size
+
+
+def test_a_rebuild_hashes_no_unchanged_store_file_and_ships_the_same_bytes(
+    admitted_ws: Workspace, hashed: list[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r"
+    build_release(admitted_ws, "1.0.0", out=out)
+    media = [p for p in (out / "media").rglob("*") if p.is_file()]
+    assert len(hashed) == len(media) > 0  # the first build hashes every shipped medium once
+    with admitted_ws.session() as s:
+        assert s.execute(select(func.count()).select_from(StoreCheck)).scalar_one() == len(media)
+    first = _files(out)
+    shutil.rmtree(out)
+    hashed.clear()
+    build_release(admitted_ws, "1.0.0", out=out)
+    assert hashed == []
+    assert _files(out) == first
+
+
+def test_a_store_file_damaged_after_its_check_is_hashed_and_refused(
+    admitted_ws: Workspace, hashed: list[str], tmp_path: Path
+) -> None:
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "r1")
+    with admitted_ws.session() as s:
+        path = admitted_ws.asset_path(s.get(Asset, admitted_ws.item("g1-b").audio))
+    _damage_keeping_times(path)
+    hashed.clear()
+    with pytest.raises(Exception, match="store is corrupt"):
+        build_release(admitted_ws, "1.0.1", out=tmp_path / "r2")
+    assert set(hashed) == {path.name}  # the prefetch's copy is refused, and the build's own copy tells
+    assert not (tmp_path / "r2").exists()
+
+
+def test_a_file_changed_within_the_racy_window_is_not_taken_on_trust(admitted_ws: Workspace, tmp_path: Path) -> None:
+    """Just imported, the store files changed less than RACY_S ago: no check is kept, the next build hashes."""
+    assert curation.store_checks.RACY_S >= 1.0
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "r")
+    with admitted_ws.session() as s:
+        assert s.execute(select(func.count()).select_from(StoreCheck)).scalar_one() == 0
+
+
+@pytest.mark.parametrize("kind", ["story", "judge"])
+def test_every_kind_s_release_hashes_only_changed_files(kind: str, hashed: list[str], tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    assert runner.invoke(app, ["demo", str(root), "--kind", kind], catch_exceptions=False).exit_code == 0
+    built = runner.invoke(app, ["-w", str(root), "release", "build", "2.0.0", "--json"], catch_exceptions=False)
+    assert built.exit_code == 0, built.output
+    shipped = [p for p in (Path(json.loads(built.stdout)["path"]) / "media").rglob("*") if p.is_file()]
+    assert len(hashed) == len(shipped) > 0
+    hashed.clear()
+    again = runner.invoke(app, ["-w", str(root), "release", "build", "2.0.1"], catch_exceptions=False)
+    assert again.exit_code == 0, again.output
+    assert hashed == []
+    ws = Workspace.open(root)
+    try:
+        with ws.session() as s:
+            asset = s.execute(select(Asset).where(Asset.sha256 == shipped[0].stem)).scalar_one()
+        _damage_keeping_times(ws.asset_path(asset))
+    finally:
+        ws.close()
+    refused = runner.invoke(app, ["-w", str(root), "release", "build", "2.0.2"])
+    assert refused.exit_code != 0 and "store is corrupt" in (refused.stderr or "") + refused.output
+    assert hashed == [shipped[0].name]
