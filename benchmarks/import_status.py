@@ -7,6 +7,9 @@ honest floor, see hash_floor.py), and a raw SELECT of the rows the derivation re
 at 10k <= 20x the hash floor, growth 1k->10k <= 10.5x; derive at 10k x 7 records <= 6x the SELECT; status
 --json at 10k with records <= 1.5 s and <= 2x its 1k time. The load average is printed with the figures, and
 the CPU seconds of the SELECT, the derivation and status (what a shared machine's load does not inflate as much).
+An import this large reads its media in worker processes and leaves measuring their facts and audit signatures
+to the step `curate import items` starts in the background (curation.audit.measuring); that step is timed on
+its own right after the import and printed beside it.
 
 Run: python benchmarks/import_status.py [--sizes 1000 10000] [--db URL-for-postgres-admin]
 """
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from hash_floor import openssl_seconds, sha256sum_seconds  # noqa: E402
 
+from curation.audit.measuring import measure_pending  # noqa: E402
 from curation.items import import_items  # noqa: E402
 from curation.reviews import PendingReview, record_reviews  # noqa: E402
 from curation.schema import REVIEW_MODELS  # noqa: E402
@@ -200,6 +204,10 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
         ws.add_person(r, ["reviewer"])
     t_import, report = timed(lambda: import_items(ws, data))
     assert len(report.created) == n
+    # a large import leaves the media's facts and signatures to the step `curate import items` starts in the
+    # background (curation.audit.measuring); it is timed on its own, before anything else is measured
+    t_measure, measured = timed(lambda: measure_pending(ws))
+    assert measured == (len(files) - 1 if report.measuring_deferred else 0)
     t_reimport, report = timed(lambda: import_items(ws, data))
     assert len(report.unchanged) == n
     cli = [sys.executable, "-m", "omnicurate", "-w", str(ws.root), "status", "--json"]
@@ -225,6 +233,8 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
         "sha256sum_s": t_sum,
         "openssl_s": t_ssl,
         "import_s": t_import,
+        "measure_s": t_measure,
+        "measuring_deferred": report.measuring_deferred,
         "items_per_s": n / t_import,
         "reimport_s": t_reimport,
         "cli_help_s": t_startup,
@@ -252,7 +262,12 @@ def import_figures(results: list[dict]) -> list[str]:
     lines = [
         f"import of {r['n']} items: {r['import_s'] / r['openssl_s']:.1f}x the OpenSSL hash floor "
         f"({r['import_s']:.2f} s vs {r['openssl_s']:.3f} s; goal at 10k <= {IMPORT_GOAL_RATIO:g}x), "
-        f"{r['items_per_s']:.0f} items/s (load average {r['loadavg'][0]:.2f})"
+        f"{r['items_per_s']:.0f} items/s (load average {r['loadavg'][0]:.2f}); "
+        + (
+            f"then measuring its media's facts and signatures (the background step): {r['measure_s']:.2f} s"
+            if r["measuring_deferred"]
+            else "its media's facts and signatures measured by the import itself"
+        )
         for r in results
     ]
     if len(results) > 1:

@@ -49,7 +49,11 @@ class MediaInfo:
 
     def asset_columns(self, original_name: str) -> dict[str, Any]:
         """The ``asset`` row's columns this file decides: every import of media writes its rows from them."""
-        return {**dataclasses.asdict(self), "original_name": original_name}
+        return {f: getattr(self, f) for f in _INFO_FIELDS} | {"original_name": original_name}
+
+
+_INFO_FIELDS = tuple(f.name for f in dataclasses.fields(MediaInfo))
+"""(``dataclasses.asdict`` deep-copies every value: a tenth of a 10k-item import's own time)"""
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

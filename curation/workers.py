@@ -44,6 +44,11 @@ def cpus() -> int:
         return os.cpu_count() or 1
 
 
+def in_worker() -> bool:
+    """Whether this process is one of a ``Runner``'s workers."""
+    return _context is not None
+
+
 def _start(context: Any) -> None:
     global _context
     _context = context
@@ -129,6 +134,11 @@ class Runner(Generic[Task, Result]):
         finally:
             self.close()
         return done
+
+    @property
+    def pooled(self) -> bool:
+        """Whether the tasks went to worker processes (so far: the pool starts as tasks are added)."""
+        return self.pool is not None
 
     def close(self) -> None:
         if self.pool is not None:

@@ -3,7 +3,8 @@
 The media gate of a release build judges each shipped file on its stored facts (``curation.mediatools.facts``)
 instead of decoding it again. Facts missing for an asset (a workspace older than the facts, a new medium) or
 measured by another version of the measuring function are measured on first need, from the store file, and
-stored; nothing else measures again.
+stored (``curation.audit.measuring``: with the audit's signatures, in worker processes when they are many, after
+the background step a large import started); nothing else measures again.
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def media_facts(ws: Workspace, assets: Iterable[Asset]) -> dict[str, Facts]:
     when its bytes still match its content address: a corrupt store file is judged on what it holds now (as
     before facts were kept), and the release's copy step refuses it.
     """
+    from .measuring import measure_pending
+
     wanted = {a.sha256: a for a in assets if a.kind in FACTS_VERSIONS}
+    measure_pending(ws, wanted.values())  # after a large import, in worker processes, with the signatures
     found: dict[str, Facts] = {}
     hashes = sorted(wanted)
     with ws.session() as s:

@@ -29,15 +29,22 @@ RESOLVED = "audit.resolved"
 def _signatures(
     ws: Workspace, wanted: set[str], log: Callable[[str], None]
 ) -> tuple[dict[str, ImageSignature], dict[str, AudioSignature]]:
-    """Load cached signatures, compute and store the missing ones (unreadable media are logged and skipped)."""
+    """Load cached signatures, compute and store the missing ones (unreadable media are logged and skipped).
+
+    Missing ones are measured first as a batch (``curation.audit.measuring``: in worker processes when they
+    are many, with the media facts, after the background step a large import started)."""
+    from .measuring import measure_pending
+
     images: dict[str, ImageSignature] = {}
     audio: dict[str, AudioSignature] = {}
+    with ws.session() as s:
+        assets = {a.sha256: a for a in s.execute(select(Asset).where(col(Asset.sha256).in_(wanted))).scalars()}
+    measure_pending(ws, assets.values())
     with ws.session() as s:
         cached = {
             m.sha256: m
             for m in s.execute(select(MediaSignature).where(col(MediaSignature.version) == SIGNATURE_VERSION)).scalars()
         }
-        assets = {a.sha256: a for a in s.execute(select(Asset).where(col(Asset.sha256).in_(wanted))).scalars()}
     fresh: list[MediaSignature] = []
     for sha in sorted(wanted):
         asset = assets.get(sha)

@@ -55,6 +55,22 @@ def normalize_cmd(
         raise typer.Exit(1)
 
 
+@media_app.command("measure")
+def measure_cmd(json_out: JsonFlag = False) -> None:
+    """Measure every stored medium's facts and audit signature not measured yet (a large import leaves them to
+    a background step: this waits for it, then measures what is left, showing progress)."""
+    from curation.audit.measuring import measure_pending
+
+    from .items import MediaProgress
+
+    with MediaProgress("measuring media", "measured (facts and audit signatures)") as progress:
+        measured = measure_pending(open_workspace(), progress=progress)
+    if json_out:
+        print_json({"measured": measured})
+    else:
+        out_console.print(f"{measured} media file(s) measured now; every stored medium's facts are measured")
+
+
 @audit_app.callback(invoke_without_command=True)
 def audit_cmd(ctx: typer.Context, actor: Actor = "cli", json_out: JsonFlag = False) -> None:
     """Run every audit; items in an unresolved cluster or leak are held (duplicate:<cluster>, leak:<kind>)."""

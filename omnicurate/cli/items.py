@@ -21,7 +21,9 @@ class MediaProgress:
     SHOWN_FROM = 200
     """Fewer media files than this read too fast for progress to say anything."""
 
-    def __init__(self) -> None:
+    def __init__(self, label: str = "reading media", done: str = "read (hashed, copied, decoded)") -> None:
+        self.label = label
+        self.done = done
         self.bar: Any = None
         self.task: Any = None
         self.tenths = 0
@@ -40,15 +42,13 @@ class MediaProgress:
             tenths = done * 10 // total
             if tenths > self.tenths:
                 self.tenths = tenths
-                err_console.print(
-                    f"media: {done}/{total} files read (hashed, copied, decoded, measured)", highlight=False
-                )
+                err_console.print(f"media: {done}/{total} files {self.done}", highlight=False)
             return
         if self.bar is None:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
             self.bar = Progress(
-                TextColumn("reading media"),
+                TextColumn(self.label),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),
@@ -69,8 +69,21 @@ def import_items_cmd(
     """Validate every line, then import all items in one transaction (re-importing changes nothing)."""
     from curation.items import import_items
 
+    ws = open_workspace()
     with MediaProgress() as progress:
-        report = import_items(open_workspace(), file, actor=actor, progress=progress)
+        report = import_items(ws, file, actor=actor, progress=progress)
+    if report.measuring_deferred and report.new_media:
+        from curation.audit.measuring import start_in_background
+
+        pid = start_in_background(ws)
+        if pid is not None:
+            err_console.print(
+                f"measuring the new media's facts and signatures in the background (process {pid}); the media "
+                "gate, the audit and `curate release build` wait for it; `curate media measure` waits and shows "
+                "its progress",
+                highlight=False,
+                soft_wrap=True,
+            )
     if json_out:
         print_json(
             {

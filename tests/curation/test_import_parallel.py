@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import text
 
 from curation import items, workers
+from curation.audit.measuring import measure_pending, pending
 from curation.errors import ValidationFailed
 from curation.items import import_items
 from curation.workspace import Workspace
@@ -36,6 +37,11 @@ def pooled(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     monkeypatch.setattr(workers, "cpus", lambda: 2)
     monkeypatch.setattr(workers.Runner, "_open", counting_open)
     return started
+
+
+def alone_report_deferred(ws: Workspace) -> bool:
+    """Whether any medium of ``ws`` lacks its facts (a one-process import measures them as it reads them)."""
+    return bool(pending(ws))
 
 
 def rows(n: int) -> list[dict[str, Any]]:
@@ -102,7 +108,10 @@ def test_pooled_import_stores_what_the_one_process_import_stores(
     report = import_items(shared, path, progress=lambda done, total: progress.append((done, total)))
     assert started == [1]  # the pool ran
     assert report.summary() == "30 created, 0 revised, 0 unchanged, 28 new media file(s)"
-    assert dump(shared) == dump(alone)
+    assert report.measuring_deferred and not alone_report_deferred(alone)
+    assert dump(shared) == {**dump(alone), "media_fact": [], "media_signature": []}  # measured later...
+    assert measure_pending(shared) == 28
+    assert dump(shared) == dump(alone)  # ...to the same facts and signatures
     assert progress[-1] == (40, 40) and [d for d, _ in progress] == sorted(d for d, _ in progress)
 
     # a second import with changed lines and a lost store file: revisions and the restored file, both ways
@@ -114,9 +123,10 @@ def test_pooled_import_stores_what_the_one_process_import_stores(
         lost = next(p for p in ws.media.root.rglob("*.wav"))
         lost.unlink()
     assert import_items(shared, path).summary() == "1 created, 1 revised, 29 unchanged, 1 new media file(s)"
+    assert measure_pending(shared) == 1
     monkeypatch.setattr(workers, "MIN_PARALLEL", 10**6)
     assert import_items(alone, path).summary() == "1 created, 1 revised, 29 unchanged, 1 new media file(s)"
-    assert started == [1, 1]
+    assert started == [1, 1, 1]  # the first import, measuring its 28 files, the second import
     assert dump(shared) == dump(alone)
     assert len(dump(shared)["files"]) == 29
 
@@ -215,7 +225,9 @@ def test_a_few_large_files_are_read_in_the_pool_too(
     shared = fresh(make_workspace, "shared")
     assert import_items(shared, path).summary().startswith("6 created")
     assert started == [1]
+    assert measure_pending(shared) > 0  # the pooled import left measuring to this step
     assert dump(shared) == dump(alone)
+    started.clear()
     monkeypatch.setattr(workers, "MIN_PARALLEL_WEIGHT", sum(p.stat().st_size for p in files) + 1)
     import_items(fresh(make_workspace, "small"), path)
-    assert started == [1]  # below both thresholds: one process
+    assert started == []  # below both thresholds: one process

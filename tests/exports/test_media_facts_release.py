@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import delete, select
 
 import curation.audit.audio
+import curation.audit.intake
 import curation.audit.media_facts
 import curation.mediatools.audio
 import curation.mediatools.facts
@@ -37,6 +38,7 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
         return decode(data, name, settings)
 
     monkeypatch.setattr(curation.audit.media_facts, "measure", counting_measure)
+    monkeypatch.setattr(curation.audit.intake, "measure", counting_measure)  # the batch step (audit.measuring)
     monkeypatch.setattr(curation.mediatools.audio, "decode_audio", counting_decode)
     monkeypatch.setattr(curation.mediatools.facts, "decode_audio", counting_decode)
     return calls

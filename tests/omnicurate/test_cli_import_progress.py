@@ -31,7 +31,7 @@ def test_a_long_import_shows_its_progress_on_stderr(tmp_path: Path, monkeypatch:
     result = invoke("-w", ws, "import", "items", str(write_items(tmp_path / "in", rows)))
     assert result.exit_code == 0
     shown = [line for line in result.stderr.splitlines() if line.startswith("media: ")]
-    assert shown[-1] == "media: 40/40 files read (hashed, copied, decoded, measured)"
+    assert shown[-1] == "media: 40/40 files read (hashed, copied, decoded)"
     assert 1 < len(shown) <= 10
     assert "30 created" in result.stdout + result.stderr
     small = write_items(tmp_path / "small", [item_row("s1"), item_row("s2")])

@@ -1,0 +1,182 @@
+"""Media facts and audit signatures measured after a large import, in the background, and waited for by gates.
+
+Measuring a medium (loudness with a 4x-oversampled true peak, the decode check, perceptual and spectral
+hashes, a Chromaprint fingerprint) takes far longer than hashing and copying it. An import in worker
+processes (``curation.workers``: 200 files or more, or 64 MB) therefore stores its media without measuring
+them, and `curate import items` starts this module detached (:func:`start_in_background`): it measures every
+stored image and audio file that lacks facts or a signature of the current version, one decode for both, in
+worker processes, and stores them. While it runs it holds ``.measuring.lock`` in the workspace folder. The
+media gate and the audit call :func:`measure_pending` for the files they read, which waits for that lock and
+then measures whatever is still missing: a background step that was interrupted, or never started (a library
+caller, a reader who builds at once), costs time, never a result. Facts are stored only for a file whose bytes
+still hash to its name, as the gates store them.
+
+    python -m curation.audit.measuring WORKSPACE_FOLDER
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import logging
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlmodel import col
+
+from curation.config import MediaSettings
+from curation.mediatools.facts import FACTS_VERSIONS
+from curation.tables import Asset
+from curation.workers import Runner
+from curation.workspace import Workspace
+
+from .intake import Measured, measure_new, store_measured
+from .media_facts import CHUNK
+from .tables import MediaFact, MediaSignature
+from .workspace import SIGNATURE_VERSION
+
+LOCK_NAME = ".measuring.lock"
+LOG_NAME = ".measuring.log"
+STORE_BATCH = 500
+"""Measurements stored per transaction (each batch is kept if a later one is interrupted)."""
+
+log = logging.getLogger(__name__)
+_started: list[subprocess.Popen[bytes]] = []
+"""Background steps this process started (kept referenced: they outlive the command that started them)."""
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """One store file to measure, as a worker process needs it."""
+
+    sha256: str
+    kind: str
+    path: Path
+    name: str
+
+
+def pending(ws: Workspace, assets: Iterable[Asset] | None = None) -> list[Asset]:
+    """The image and audio assets (of ``assets``, or all) lacking facts or a signature of the current version."""
+    with ws.session() as s:
+        if assets is None:
+            assets = list(s.execute(select(Asset).where(col(Asset.kind).in_(sorted(FACTS_VERSIONS)))).scalars())
+        wanted = {a.sha256: a for a in assets if a.kind in FACTS_VERSIONS}
+        hashes = sorted(wanted)
+        facts: set[str] = set()
+        signed: set[str] = set()
+        for start in range(0, len(hashes), CHUNK):
+            chunk = hashes[start : start + CHUNK]
+            rows = s.execute(
+                select(col(MediaFact.sha256), col(MediaFact.kind), col(MediaFact.version)).where(
+                    col(MediaFact.sha256).in_(chunk)
+                )
+            )
+            facts |= {
+                sha for sha, kind, version in rows if kind == wanted[sha].kind and version == FACTS_VERSIONS[kind]
+            }
+            signed |= set(
+                s.execute(
+                    select(col(MediaSignature.sha256)).where(
+                        col(MediaSignature.sha256).in_(chunk), col(MediaSignature.version) == SIGNATURE_VERSION
+                    )
+                ).scalars()
+            )
+    return [wanted[sha] for sha in hashes if sha not in facts or sha not in signed]
+
+
+def _measure_stored(settings: MediaSettings, job: _Stored) -> tuple[str, Measured | None]:
+    """A store file's facts and signature; None when it is missing or its bytes no longer match its name (the
+    gates judge it as it is, and the release's copy step refuses it). Runs in a worker process."""
+    try:
+        data = job.path.read_bytes()
+    except OSError:
+        return job.sha256, None
+    if hashlib.sha256(data).hexdigest() != job.sha256:
+        return job.sha256, None
+    return job.sha256, measure_new(job.kind, data, job.name, settings)
+
+
+@contextmanager
+def _measuring(ws: Workspace) -> Iterator[None]:
+    """Hold the workspace's measuring lock (waiting for a running background step); without a writable
+    workspace folder, go on unlocked (nothing could have started a background step there)."""
+    try:
+        handle = (ws.root / LOCK_NAME).open("a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def measure_pending(
+    ws: Workspace, assets: Iterable[Asset] | None = None, progress: Callable[[int, int], None] | None = None
+) -> int:
+    """Measure and store what :func:`pending` lists (after a running background step ends); the files measured.
+
+    ``progress(done, total)`` follows the measuring, which many files do in worker processes."""
+    with _measuring(ws):
+        todo = pending(ws, assets)
+        if not todo:
+            return 0
+        jobs = [_Stored(a.sha256, a.kind, ws.asset_path(a), a.original_name or a.sha256[:12]) for a in todo]
+        with Runner(_measure_stored, ws.settings.media, progress, weight=_size) as runner:
+            for job in jobs:
+                runner.add(job)
+            results = [found for found in runner.results() if found[1] is not None]
+        for start in range(0, len(results), STORE_BATCH):
+            batch = {sha: measured for sha, measured in results[start : start + STORE_BATCH] if measured is not None}
+            with ws.writing() as s:
+                store_measured(s, batch)
+        return len(results)
+
+
+def _size(job: _Stored) -> int:
+    try:
+        return job.path.stat().st_size
+    except OSError:
+        return 0
+
+
+def start_in_background(ws: Workspace) -> int | None:
+    """Start measuring the workspace's pending media in a detached process; its pid, or None when nothing is
+    pending. It outlives this command; its messages go to ``.measuring.log`` in the workspace folder."""
+    if not pending(ws):
+        return None
+    with (ws.root / LOG_NAME).open("ab") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "curation.audit.measuring", str(ws.root)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errors,
+            start_new_session=True,  # a Ctrl-C in the terminal that ran the import does not stop it
+        )
+    _started.append(process)
+    return process.pid
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    if len(argv) != 1:
+        print("usage: python -m curation.audit.measuring WORKSPACE_FOLDER", file=sys.stderr)
+        return 2
+    ws = Workspace.open(Path(argv[0]))
+    try:
+        measured = measure_pending(ws)
+    finally:
+        ws.close()
+    log.info("measured %d media file(s) in %s", measured, argv[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
