@@ -21,9 +21,8 @@ from curation.mediatools.facts import FACTS_VERSIONS, Facts, measure
 
 from .audio import audio_signature
 from .image import image_signature
-from .media_facts import CHUNK
-from .tables import MediaFact, MediaSignature
-from .workspace import SIGNATURE_VERSION
+from .tables import HASHES_PER_QUERY as CHUNK
+from .tables import SIGNATURE_VERSION, MediaFact, MediaSignature
 
 
 @dataclass(frozen=True)

@@ -36,9 +36,8 @@ from curation.workers import Runner
 from curation.workspace import Workspace
 
 from .intake import Measured, measure_new, store_measured
-from .media_facts import CHUNK
-from .tables import MediaFact, MediaSignature
-from .workspace import SIGNATURE_VERSION
+from .tables import HASHES_PER_QUERY as CHUNK
+from .tables import SIGNATURE_VERSION, MediaFact, MediaSignature
 
 LOCK_NAME = ".measuring.lock"
 LOG_NAME = ".measuring.log"

@@ -19,10 +19,8 @@ from curation.mediatools.facts import FACTS_VERSIONS, Facts, measure
 from curation.tables import Asset
 from curation.workspace import Workspace
 
+from .tables import HASHES_PER_QUERY as CHUNK
 from .tables import MediaFact
-
-CHUNK = 500
-"""Hashes per ``IN (...)`` query (SQLite limits bound parameters)."""
 
 
 def media_facts(ws: Workspace, assets: Iterable[Asset]) -> dict[str, Facts]:

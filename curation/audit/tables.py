@@ -37,6 +37,13 @@ class AssetDerivative(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
+SIGNATURE_VERSION = 1
+"""Bump when a signature algorithm changes: cached signatures (``MediaSignature``) of older versions are
+recomputed."""
+HASHES_PER_QUERY = 500
+"""Content hashes per ``IN (...)`` query of these tables (SQLite limits bound parameters)."""
+
+
 class MediaFact(SQLModel, table=True):
     """What a medium's bytes alone decide (``curation.mediatools.facts``: decode check, loudness, true peak,
     format, size, JPEG segments), measured once per content hash and read by the media gate at every build."""

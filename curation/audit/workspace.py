@@ -18,11 +18,9 @@ from .image import ImageSignature, image_signature
 from .leaks import Leak
 from .normalize import put_gate
 from .run import AuditReport, AuditSubject, Resolution, run_audit
-from .tables import MediaSignature
+from .tables import SIGNATURE_VERSION, MediaSignature
 
 GATE = "audit"
-SIGNATURE_VERSION = 1
-"""Bump when a signature algorithm changes: cached signatures of older versions are recomputed."""
 RESOLVED = "audit.resolved"
 
 

@@ -23,6 +23,7 @@ def fake_mediatools(monkeypatch, admitted_ws: Workspace) -> list[str]:  # type: 
     import measured are dropped, so that the gate measures (with this stand-in)."""
     from sqlalchemy import delete
 
+    import curation.audit.intake
     import curation.audit.media_facts
     import curation.mediatools.facts
     from curation.audit.tables import MediaFact
@@ -42,6 +43,7 @@ def fake_mediatools(monkeypatch, admitted_ws: Workspace) -> list[str]:  # type: 
         return FakeCheck(["media:loudness"] if name == "g2-b.wav" else [])
 
     monkeypatch.setattr(curation.audit.media_facts, "measure", measure)
+    monkeypatch.setattr(curation.audit.intake, "measure", measure)  # the batch step (curation.audit.measuring)
     monkeypatch.setattr(curation.mediatools.facts, "verdict", verdict)
     return seen
 
