@@ -175,15 +175,20 @@ def safe_media_path(base: Path, relative: str) -> Path:
 
 class MediaPaths:
     """Media paths of one JSONL file, resolved as ``safe_media_path`` does; many files in a few folders cost one
-    ``lstat`` each, as each folder is resolved once."""
+    directory listing per folder (``LISTED_FROM`` files or more), not a ``stat`` per file."""
+
+    LISTED_FROM = 64
+    """A folder is listed once it has been asked for this many files (fewer cost less one by one)."""
 
     def __init__(self, base: Path) -> None:
         self.base = str(base)
         self.inside = str(base.resolve()).rstrip("/") + "/"
         self.folders: dict[str, str] = {}
+        self.asked: dict[str, int] = {}
+        self.listed: dict[str, dict[str, os.DirEntry[str]]] = {}
 
     def resolve(self, relative: str) -> Path:
-        if not relative or Path(relative).is_absolute() or relative.startswith(("/", "\\")):
+        if not relative or os.path.isabs(relative) or relative.startswith(("/", "\\")):
             raise MediaError(f"{relative}: media paths must be relative to the JSONL file's folder")
         folder, name = os.path.split(relative)
         try:
@@ -193,10 +198,15 @@ class MediaPaths:
             if real is None:
                 real = self.folders[folder] = os.path.realpath(os.path.join(self.base, folder))
             candidate = os.path.join(real, name)
-            mode = os.lstat(candidate).st_mode
-            if stat.S_ISLNK(mode):
-                candidate = os.path.realpath(candidate)
-                mode = os.stat(candidate).st_mode
+            entry = self._entry(real, name)
+            if entry is not None and not entry.is_symlink():
+                mode = stat.S_IFDIR if entry.is_dir(follow_symlinks=False) else 0
+                mode = stat.S_IFREG if entry.is_file(follow_symlinks=False) else mode
+            else:
+                mode = os.lstat(candidate).st_mode
+                if stat.S_ISLNK(mode):
+                    candidate = os.path.realpath(candidate)
+                    mode = os.stat(candidate).st_mode
         except OSError:  # missing (or a link to nowhere, or an odd name): what Path.resolve() makes of it
             candidate = os.path.realpath(os.path.join(self.base, relative))
             try:
@@ -210,6 +220,20 @@ class MediaPaths:
         if not stat.S_ISREG(mode):
             raise MediaError(f"{relative}: file not found")
         return Path(candidate)
+
+    def _entry(self, folder: str, name: str) -> os.DirEntry[str] | None:
+        """The folder's listing entry for ``name`` once the folder is listed (None: ask the file itself)."""
+        listing = self.listed.get(folder)
+        if listing is None:
+            asked = self.asked[folder] = self.asked.get(folder, 0) + 1
+            if asked < self.LISTED_FROM:
+                return None
+            try:
+                with os.scandir(folder) as entries:
+                    listing = self.listed[folder] = {e.name: e for e in entries}
+            except OSError:
+                listing = self.listed[folder] = {}
+        return listing.get(name)
 
 
 class MediaStore:

@@ -48,8 +48,16 @@ def folder(tmp_path: Path) -> Path:
         ("media/loop1.wav", "file not found"),  # a symlink loop is named, not a crash
     ],
 )
-def test_each_path_resolves_as_the_whole_path_does(folder: Path, relative: str, found: str) -> None:
+@pytest.mark.parametrize("listed_from", [MediaPaths.LISTED_FROM, 1])  # asked file by file, or from a listing
+def test_each_path_resolves_as_the_whole_path_does(
+    folder: Path, relative: str, found: str, listed_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(MediaPaths, "LISTED_FROM", listed_from)
+    (folder / "media" / "fifo.wav").parent.mkdir(exist_ok=True)
+    os.mkfifo(folder / "media" / "fifo.wav")
     paths = MediaPaths(folder)
+    with pytest.raises(MediaError, match="file not found"):  # a FIFO is not a media file, listed or asked
+        paths.resolve("media/fifo.wav")
     for _ in range(2):  # the second time from the folder already resolved
         if found.startswith("media/"):
             assert paths.resolve(relative) == (folder / found).resolve()
