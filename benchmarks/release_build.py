@@ -7,9 +7,9 @@ signatures to the step the command starts in the background (curation.audit.meas
 right after it. Every group has its own words, so no audit links two groups. Items get passing review records
 through the normal import, so the build sees real admitted items.
 
-Three kinds of build are timed. "1st (cold)": the first build after the import, with every default gate, in
-a fresh process (it imports the statistics libraries and hashes every shipped medium; it decodes none, their
-facts are stored). "store gate": rebuilds with the store-integrity gate only (the I/O path). "all gates": a
+Three kinds of build are timed. "1st (cold)": the first build after the import and its measuring step, with
+every default gate (the first build of this process: it imports the statistics libraries, and it hashes every
+shipped medium; it decodes none, their facts are stored). "store gate": rebuilds with the store-integrity gate only (the I/O path). "all gates": a
 rebuild with every gate after one item changed (new wording and a new clip, re-reviewed), as a maintainer
 rebuilds after a fix. A rebuild hashes only the store files changed since their bytes last matched their
 names (``curation.store_checks``) and copies the others; each build's count of hashed files is asserted.
