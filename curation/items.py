@@ -282,8 +282,9 @@ class _MediaCache:
         A pooled import measures nothing (``deferred``): what the workspace's own process measured of it (the
         chunks of a worker that died, files read again as another kind) is dropped too, so that a pooled
         import always leaves the same to the measuring step."""
-        self._found(self.first, self.runner.results())
-        self.deferred = self.runner.pooled
+        results = self.runner.results()
+        self.deferred = self.runner.pooled  # before the results are taken: a dead pool's chunks ran here
+        self._found(self.first, results)
         again = [
             _Medium(m.path, kind, self.staging.reserve())
             for m in self.first

@@ -9,14 +9,18 @@ then undoes what they made.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
+import sys
 import threading
-from collections.abc import Callable, Sequence
+import types
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -86,6 +90,7 @@ class Runner(Generic[Task, Result]):
         self.pending: list[Task] = []
         self.sent: list[tuple[list[Task], Future[list[Result]]]] = []
         self.pool: ProcessPoolExecutor | None = None
+        self.forking = True
 
     def __enter__(self) -> Runner[Task, Result]:
         return self
@@ -146,21 +151,36 @@ class Runner(Generic[Task, Result]):
 
     def _send(self) -> None:
         assert self.pool is not None
-        for i in range(0, len(self.pending), CHUNK):
-            chunk = self.pending[i : i + CHUNK]
-            self.sent.append((chunk, self.pool.submit(_call_all, self.fn, chunk)))
+        with contextlib.nullcontext() if self.forking else _main_script_hidden():  # submitting starts workers
+            for i in range(0, len(self.pending), CHUNK):
+                chunk = self.pending[i : i + CHUNK]
+                self.sent.append((chunk, self.pool.submit(_call_all, self.fn, chunk)))
         self.pending = []
 
     def _open(self) -> ProcessPoolExecutor:
         # fork shares what this process already imported and holds; with other threads running (a UI server)
         # a forked child could inherit a held lock, so such a process starts clean workers instead
-        forking = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        self.forking = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
         return ProcessPoolExecutor(
             max_workers=self.workers,
-            mp_context=multiprocessing.get_context("fork" if forking else "spawn"),
+            mp_context=multiprocessing.get_context("fork" if self.forking else "spawn"),
             initializer=_start,
             initargs=(self.context,),
         )
+
+
+@contextmanager
+def _main_script_hidden() -> Iterator[None]:
+    """While workers are started clean, ``__main__`` is a blank module: a clean worker runs the parent's main
+    script again, and when that is a Streamlit page (the UI, or a test that ran one) the page runs without
+    its session and the worker dies. The tasks' functions are found by their module's name."""
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
 
 
 def run_all(

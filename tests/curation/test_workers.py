@@ -37,3 +37,42 @@ def test_results_come_back_in_input_order_from_the_pool(monkeypatch: pytest.Monk
     tasks = list(range(20))
     pooled = workers.run_all(operator.call, abs, [-t for t in tasks])
     assert pooled == tasks
+
+
+def _in_worker(context: object, task: int) -> tuple[bool, int]:
+    return workers.in_worker(), task
+
+
+def test_clean_workers_do_not_run_the_parent_s_main_script_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A process with threads (the UI; a test session after a Streamlit page ran) starts its workers clean; its
+    ``__main__`` may be a Streamlit page, which would die in a worker. Found in the CI session: every pooled
+    import there ran in one process after its workers died."""
+    import sys
+    import threading
+    import types
+
+    page = tmp_path / "page.py"
+    page.write_text("raise SystemExit('the page ran in a worker')\n")
+    main = types.ModuleType("__main__")
+    main.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(workers, "MIN_PARALLEL", 4)
+    monkeypatch.setattr(workers, "CHUNK", 2)
+    monkeypatch.setattr(workers, "cpus", lambda: 2)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)  # as a UI server's threads
+    other.start()
+    try:
+        with workers.Runner(_in_worker, "context") as runner:
+            for task in range(8):
+                runner.add(task)
+            results = runner.results()
+            assert not runner.forking
+    finally:
+        stop.set()
+        other.join()
+    assert results == [(True, t) for t in range(8)]  # every input ran in a worker, in order
+    assert "ended abruptly" not in caplog.text
+    assert sys.modules["__main__"] is main
