@@ -36,7 +36,7 @@ from .media import (
 from .schema import ItemContent
 from .tables import Asset, Event, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
-from .workers import Runner, in_worker, run_all
+from .workers import Runner, file_weight, in_worker, run_all
 from .workspace import Workspace
 
 BATCH = 500
@@ -222,14 +222,6 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
         return _Measured(error=str(exc))
 
 
-def _size(medium: _Medium) -> int:
-    """A file's bytes (0 if it cannot be read: reading it reports why): measuring takes longer the larger."""
-    try:
-        return medium.path.stat().st_size
-    except OSError:
-        return 0
-
-
 class _MediaCache:
     """Read each distinct file once per import (sisters share media), many at once in worker processes that
     start while the lines are still being read (use as a context manager: leaving it stops them).
@@ -250,7 +242,9 @@ class _MediaCache:
             ws.settings.media.max_image_pixels,
             ws.settings.media,
         )
-        self.runner: Runner[_Medium, _Measured] = Runner(_measure, self.intake, progress, weight=_size)
+        self.runner: Runner[_Medium, _Measured] = Runner(
+            _measure, self.intake, progress, weight=lambda medium: file_weight(medium.path)
+        )
         self.first: list[_Medium] = []
         self.kinds: dict[Path, set[str]] = {}
         self.read: dict[tuple[Path, str], MediaInfo | str] = {}

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
@@ -46,6 +47,15 @@ def cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - platforms without affinity
         return os.cpu_count() or 1
+
+
+def file_weight(path: Path) -> int:
+    """A task's weight (see ``Runner``) when it reads a file: the file's bytes, 0 if it cannot be read (the
+    task reports why); measuring a medium takes longer the larger it is."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def in_worker() -> bool:

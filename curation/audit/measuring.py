@@ -32,7 +32,7 @@ from sqlmodel import col
 from curation.config import MediaSettings
 from curation.mediatools.facts import FACTS_VERSIONS
 from curation.tables import Asset
-from curation.workers import Runner
+from curation.workers import Runner, file_weight
 from curation.workspace import Workspace
 
 from .intake import Measured, measure_new, store_measured
@@ -128,7 +128,7 @@ def measure_pending(
         if not todo:
             return 0
         jobs = [_Stored(a.sha256, a.kind, ws.asset_path(a), a.original_name or a.sha256[:12]) for a in todo]
-        with Runner(_measure_stored, ws.settings.media, progress, weight=_size) as runner:
+        with Runner(_measure_stored, ws.settings.media, progress, weight=lambda job: file_weight(job.path)) as runner:
             for job in jobs:
                 runner.add(job)
             results = [found for found in runner.results() if found[1] is not None]
@@ -137,13 +137,6 @@ def measure_pending(
             with ws.writing() as s:
                 store_measured(s, batch)
         return len(results)
-
-
-def _size(job: _Stored) -> int:
-    try:
-        return job.path.stat().st_size
-    except OSError:
-        return 0
 
 
 def start_in_background(ws: Workspace) -> int | None:
