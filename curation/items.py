@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import hashlib
-import json
 import os
 import shutil
 import stat
@@ -21,6 +20,7 @@ from sqlmodel import SQLModel, col
 from .audit.intake import Measured, measure_new, store_measured
 from .config import MediaSettings
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
+from .facts import canonical_json
 from .jsonl import read_jsonl, validate_line, write_jsonl
 from .media import (
     MediaInfo,
@@ -80,8 +80,7 @@ def canonical_content(content: ItemContent, image_sha: str | None, audio_sha: st
 
 
 def content_hash(canonical: dict[str, Any]) -> str:
-    blob = json.dumps(canonical, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return hashlib.sha256(canonical_json(canonical)).hexdigest()
 
 
 def item_content(item: Item, perturbed: str) -> dict[str, Any]:

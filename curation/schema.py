@@ -22,7 +22,7 @@ from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OP
 
 def _not_blank(value: str) -> str:
     """Text is kept as given (no edge whitespace is trimmed); only a value with nothing but whitespace is refused."""
-    if not value.strip():
+    if not value or value.isspace():  # what ``not value.strip()`` says, without copying the text
         raise ValueError("must hold at least 1 character that is not whitespace")
     return value
 

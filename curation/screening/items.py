@@ -9,7 +9,6 @@ store; the item keeps the current page in ``context``/``image`` and everything e
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from curation.audit.normalize import put_gate
 from curation.audit.run import Resolution
 from curation.audit.workspace import RESOLVED, resolutions
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed, WorkspaceError
+from curation.facts import canonical_json
 from curation.media import MediaInfo, inspect_image, sha256_file
 from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
 from curation.workspace import Workspace, record_event
@@ -42,8 +42,7 @@ def transition_hash(transition: StoryTransition) -> str:
     data = transition.model_dump(mode="json")
     if data.get("origin") is None:
         data.pop("origin", None)  # items from before origins hash as they did
-    blob = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
+    return hashlib.sha256(canonical_json(data)).hexdigest()
 
 
 @dataclass
