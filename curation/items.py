@@ -27,6 +27,7 @@ from .media import (
     MediaPaths,
     MediaStore,
     Staging,
+    copy_unchanged,
     inspect_audio,
     inspect_image,
     intake_copy,
@@ -159,6 +160,8 @@ class _Intake:
 
     store: MediaStore
     known: dict[str, str]
+    known_sizes: frozenset[int]
+    """The sizes of those assets: a file of another size is new, and is hashed as it is copied (one read)."""
     max_file_mb: float
     max_image_pixels: int
     settings: MediaSettings
@@ -193,23 +196,29 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
     large import (curation.workers)."""
     path = medium.path
     try:
-        sha = sha256_file(path)
-        ext = intake.known.get(sha)
-        if ext is not None:
-            if intake.store.has(sha, ext):
-                return _Measured(sha)
-            # the store lost its copy: this import restores it
-            staged = intake_copy(path, medium.staged, sha)
-            return _Measured(sha, staged=name_staged(intake.store, staged, sha, ext))
-        max_bytes = intake.max_file_mb * 1024 * 1024
         size = path.stat().st_size
+        new = size not in intake.known_sizes
+        if not new:
+            sha = sha256_file(path)
+            ext = intake.known.get(sha)
+            if ext is not None:
+                if intake.store.has(sha, ext):
+                    return _Measured(sha)
+                # the store lost its copy: this import restores it
+                staged = intake_copy(path, medium.staged, sha)
+                return _Measured(sha, staged=name_staged(intake.store, staged, sha, ext))
+        max_bytes = intake.max_file_mb * 1024 * 1024
         if size == 0:
             raise MediaError(f"{path.name}: file is empty")
         if size > max_bytes:
             raise MediaError(
                 f"{path.name}: {size / 1e6:.1f} MB exceeds the limit of {intake.max_file_mb:g} MB ([media] max_file_mb)"
             )
-        staged = intake_copy(path, medium.staged, sha)
+        if new:
+            staged = medium.staged
+            sha = copy_unchanged(path, staged)
+        else:
+            staged = intake_copy(path, medium.staged, sha)
         if medium.kind == "image":
             info = inspect_image(staged, sha, intake.max_image_pixels, name=path.name)
         else:
@@ -237,6 +246,7 @@ class _MediaCache:
         self.intake = _Intake(
             ws.media,
             {sha: a.ext for sha, a in known.items()},
+            frozenset(a.size_bytes for a in known.values()),
             ws.settings.media.max_file_mb,
             ws.settings.media.max_image_pixels,
             ws.settings.media,

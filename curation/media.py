@@ -292,17 +292,27 @@ class MediaStore:
 def intake_copy(source: Path, staged: Path, expected_sha256: str) -> Path:
     """Copy ``source`` to ``staged``, hashing the bytes copied; refuse it (:class:`MediaError`) when the copy
     does not hash to ``expected_sha256`` or the source changed while it was copied (see ``Staging.intake``)."""
+    if copy_unchanged(source, staged) != expected_sha256:
+        staged.unlink(missing_ok=True)
+        raise MediaError(_changed_while_read(source))
+    return staged
+
+
+def copy_unchanged(source: Path, staged: Path) -> str:
+    """Copy ``source`` to ``staged`` and return the hash of the bytes copied: one read of a file that is new to
+    the store. Refused (:class:`MediaError`) when the source changed while it was copied."""
     with source.open("rb") as src:
         before = os.fstat(src.fileno())
         sha256, size = copy_hashing(src, staged)
         after = os.fstat(src.fileno())
-    unchanged = (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) == (size, after.st_mtime_ns)
-    if not unchanged or sha256 != expected_sha256:
+    if not (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) == (size, after.st_mtime_ns):
         staged.unlink(missing_ok=True)
-        raise MediaError(
-            f"{source.name}: the file changed while it was being imported; import again once nothing is writing to it"
-        )
-    return staged
+        raise MediaError(_changed_while_read(source))
+    return sha256
+
+
+def _changed_while_read(source: Path) -> str:
+    return f"{source.name}: the file changed while it was being imported; import again once nothing is writing to it"
 
 
 def name_staged(store: MediaStore, staged: Path, sha256: str, ext: str) -> Path | None:
