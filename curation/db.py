@@ -33,6 +33,8 @@ def stored_json(value: Any) -> str:
     ``json`` took half of its database time), which reads back as the same value. ``json`` writes what orjson
     would not keep: not-a-number and infinities (orjson writes ``null``), integers past 64 bits, keys that are
     not strings, text that is not valid Unicode, and whatever ``json`` refuses, which it still refuses."""
+    if value is None:  # an empty JSON column: a quarter of an import's JSON values
+        return "null"
     try:
         written = orjson.dumps(value, option=_ORJSON_STRICT)
     except orjson.JSONEncodeError:

@@ -18,6 +18,7 @@ from sqlalchemy import insert, select
 from sqlmodel import SQLModel, col
 
 from .audit.intake import Measured, measure_new, store_measured
+from .bulk import collector_paused
 from .config import MediaSettings
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .facts import canonical_json
@@ -375,7 +376,8 @@ def import_items(
     ws.recover_media()
     staging = ws.media.stage()
     try:
-        report = _import(ws, path, staging, actor, progress)
+        with collector_paused():
+            report = _import(ws, path, staging, actor, progress)
         staging.commit()
     except BaseException:
         staging.discard()

@@ -20,11 +20,9 @@ Rules (design.md, "Reviews, groups and gates — the rules in one place"):
 
 from __future__ import annotations
 
-import gc
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -33,6 +31,7 @@ from sqlalchemy import String, select, type_coerce
 from sqlmodel import col
 
 from .authorship import former_authors
+from .bulk import collector_paused
 from .config import ReviewSettings
 from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
@@ -600,20 +599,6 @@ def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
     with ws.session() as s:
         inputs = StatusInputs.load(s)
     return inputs.derive(ws)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Bulk loading creates many small objects and no cycles; the cyclic collector would rescan the growing
-    heap again and again (time grew 25x for 10x items), so it pauses meanwhile. A command that goes on to
-    turn every status into output (``curate status --json``) pauses it for that too."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def funnel(statuses: list[ItemStatus]) -> dict[str, Any]:
