@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select
-from sqlmodel import SQLModel, col
+from sqlalchemy import select
+from sqlmodel import col
 
 from .audit.intake import Measured, measure_new, store_measured
 from .bulk import collector_paused
 from .config import MediaSettings
+from .db import insert_rows
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .facts import canonical_json
 from .jsonl import read_jsonl, validate_line, write_jsonl
@@ -39,7 +40,7 @@ from .schema import ItemContent
 from .tables import Asset, Event, Item, ItemRevision, Person, SceneGroup, utcnow
 from .vocab import MODALITIES
 from .workers import Runner, file_weight, in_worker, run_all
-from .workspace import Workspace
+from .workspace import Workspace, event_row
 
 BATCH = 500
 """Ids per ``IN (...)`` query: well under every database's limit on bound parameters."""
@@ -565,11 +566,11 @@ def _write(  # type: ignore[no-untyped-def]
         c = line.content
         if c.group not in groups:
             new_groups.append(dict(id=c.group, perturbed=c.perturbed, created_at=now))
-            events.append(_event(actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed}))
+            events.append(event_row(actor, "group.created", f"group:{c.group}", None, {"perturbed": c.perturbed}))
             groups.add(c.group)
-    _insert(s, Asset, new_assets)
+    insert_rows(s, Asset, new_assets)
     store_measured(s, new_measured)
-    _insert(s, SceneGroup, new_groups)
+    insert_rows(s, SceneGroup, new_groups)
     changed: list[tuple[_Line, dict[str, Any], str, dict[str, Any]]] = []
     for line in lines:
         c = line.content
@@ -628,7 +629,7 @@ def _write(  # type: ignore[no-untyped-def]
         )
         old_values, new_values = _changed(before, canonical) if before else (None, {})
         events.append(
-            _event(
+            event_row(
                 actor,
                 "item.created" if before is None else "item.revised",
                 f"item:{c.id}",
@@ -637,22 +638,9 @@ def _write(  # type: ignore[no-untyped-def]
             )
         )
     s.flush()
-    _insert(s, Item, new_items)
-    _insert(s, ItemRevision, revisions)
-    _insert(s, Event, events)
-
-
-def _event(
-    actor: str, action: str, subject: str, before: dict[str, Any] | None, after: dict[str, Any] | None
-) -> dict[str, Any]:
-    """An event row as ``record_event`` stores it."""
-    return dict(at=utcnow(), actor=actor, action=action, subject=subject, before=before, after=after)
-
-
-def _insert(s, table: type[SQLModel], rows: list[dict[str, Any]]) -> None:  # type: ignore[no-untyped-def]
-    """One executemany INSERT of whole rows (every column given, as the ORM would store them)."""
-    if rows:
-        s.execute(insert(table.__table__), rows)  # type: ignore[attr-defined]
+    insert_rows(s, Item, new_items)
+    insert_rows(s, ItemRevision, revisions)
+    insert_rows(s, Event, events)
 
 
 def _stored_items(s, ids: list[str]) -> dict[str, tuple[Item, dict[str, Any] | None]]:  # type: ignore[no-untyped-def]

@@ -10,6 +10,8 @@ from typing import Any, cast
 from sqlalchemy import select
 from sqlmodel import col
 
+from .bulk import collector_paused
+from .db import insert_rows
 from .derived import DerivedState, load_derived
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from .exposure import exposed_items, exposure_refusal, exposures
@@ -19,7 +21,7 @@ from .kinds import GroupStage, Stage, kind_of, stage_named, stage_names
 from .schema import GroupReview, ItemReviewIn, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .workflow import group_separation_records, live_sisters, load_facts, load_records, separation_records
-from .workspace import Workspace, record_event
+from .workspace import Workspace, event_row, record_event
 
 
 @dataclass
@@ -145,7 +147,7 @@ def record_reviews(
     """
     report = ReviewReport()
     settings = ws.settings.review
-    with ws.writing() as s:
+    with collector_paused(), ws.writing() as s:  # a bulk step: see curation.bulk
         items, perturbed = load_facts(s)
         by_id = {i.id: i for i in items}
         sisters = live_sisters(s)
@@ -231,13 +233,18 @@ def record_reviews(
             raise ValidationFailed(
                 problems, f"{len(problems)} problem(s) in {file or 'the reviews'}; nothing was recorded"
             )
+        added: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+        """New records of this batch, as rows (one bulk write: an ORM object each cost more than the database)."""
+        events: list[dict[str, Any]] = []
         for p, subject, revision, inputs in resolved:
             r = p.review
             payload = _payload(r)
             key = (subject, r.stage, r.reviewer, revision)
             prior = existing.get(key)
-            if prior is None:
-                prior = ReviewRecord(
+            row = added.get(key)
+            if prior is None and row is None:
+                now = utcnow()
+                added[key] = dict(
                     subject=subject,
                     stage=key[1],
                     reviewer=key[2],
@@ -245,24 +252,43 @@ def record_reviews(
                     inputs_hash=inputs,
                     payload=payload,
                     source=source,
+                    created_at=now,
+                    updated_at=now,
                 )
-                s.add(prior)
-                existing[key] = prior
-                record_event(
-                    s, key[2], "review.recorded", subject, None, {"stage": key[1], "revision": revision, **payload}
+                events.append(
+                    event_row(
+                        key[2], "review.recorded", subject, None, {"stage": key[1], "revision": revision, **payload}
+                    )
                 )
                 report.recorded += 1
-            elif prior.payload == payload and prior.inputs_hash == inputs:
+            elif row is not None:  # recorded earlier in this batch
+                if row["payload"] == payload and row["inputs_hash"] == inputs:
+                    report.unchanged += 1
+                    continue
+                events.append(
+                    event_row(
+                        key[2],
+                        "review.replaced",
+                        subject,
+                        {"stage": key[1], **row["payload"]},
+                        {"stage": key[1], **payload},
+                    )
+                )
+                row.update(payload=payload, inputs_hash=inputs, source=source, updated_at=utcnow())
+                report.replaced += 1
+            elif prior is not None and prior.payload == payload and prior.inputs_hash == inputs:
                 report.unchanged += 1
-            else:
+            elif prior is not None:
                 before = {"stage": prior.stage, **prior.payload}
                 prior.payload = payload
                 prior.inputs_hash = inputs
                 prior.source = source
                 prior.updated_at = utcnow()
                 s.add(prior)
-                record_event(s, key[2], "review.replaced", subject, before, {"stage": key[1], **payload})
+                events.append(event_row(key[2], "review.replaced", subject, before, {"stage": key[1], **payload}))
                 report.replaced += 1
+        insert_rows(s, ReviewRecord, list(added.values()))
+        insert_rows(s, Event, events)
     return report
 
 

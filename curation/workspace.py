@@ -19,7 +19,7 @@ from . import db
 from .config import CONFIG_NAME, Settings
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed, WorkspaceError
 from .media import MediaStore
-from .tables import Asset, Event, Item, Person
+from .tables import Asset, Event, Item, Person, utcnow
 from .vocab import ROLES
 
 PERSON_NAME = re.compile(r"[A-Za-z0-9._:\-]{1,200}")
@@ -282,6 +282,13 @@ def record_event(
 ) -> None:
     """Append to the permanent event log, inside the caller's transaction."""
     session.add(Event(actor=actor, action=action, subject=subject, before=before, after=after))
+
+
+def event_row(
+    actor: str, action: str, subject: str, before: dict[str, Any] | None, after: dict[str, Any] | None
+) -> dict[str, Any]:
+    """An event as ``record_event`` stores it, as a row for a bulk write (``curation.db.insert_rows``)."""
+    return dict(at=utcnow(), actor=actor, action=action, subject=subject, before=before, after=after)
 
 
 def hash_password(password: str) -> str:
