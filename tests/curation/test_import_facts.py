@@ -88,14 +88,14 @@ def test_a_refused_import_stores_no_facts(ws: Workspace, tmp_path: Path) -> None
 def test_an_import_interrupted_while_writing_stores_no_facts(
     ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = items._insert
+    real = items.insert_rows
 
     def interrupted(s, table, new_rows):  # type: ignore[no-untyped-def]
         if table is Item:  # after the assets, their facts and signatures are in the transaction
             raise KeyboardInterrupt
         real(s, table, new_rows)
 
-    monkeypatch.setattr(items, "_insert", interrupted)
+    monkeypatch.setattr(items, "insert_rows", interrupted)
     with pytest.raises(KeyboardInterrupt):
         import_items(ws, write_items(tmp_path / "in", rows()))
     assert stored(ws) == ({}, {}, set())

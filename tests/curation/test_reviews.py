@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from curation import reviews
 from curation.errors import PermissionDenied, ValidationFailed
 from curation.items import import_items
-from curation.reviews import decide, history, import_reviews, review_queue
-from curation.tables import ReviewRecord
+from curation.reviews import PendingReview, decide, history, import_reviews, record_reviews, review_queue
+from curation.schema import GrammarReview
+from curation.tables import Event, ReviewRecord
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 from tests.media_factory import item_row, make_tone, write_items
@@ -244,3 +246,52 @@ def test_group_review_judges_only_live_sisters(ws: Workspace, tmp_path: Path) ->
     status = {s.id: s.state for s in derive_status(ws)}
     assert status == {"a": "admitted", "b": "admitted", "c": "in_review", "d": "discarded"}
     assert review_queue(ws, "group_integration", "rev6") == []
+
+
+def _events(ws: Workspace) -> list[tuple[str, str]]:
+    with ws.session() as s:
+        rows = s.execute(
+            select(Event.action, Event.subject).where(Event.action.startswith("review.")).order_by(Event.id)
+        )
+        return [tuple(r) for r in rows]
+
+
+def test_a_record_given_twice_in_one_batch_counts_once(ws: Workspace, tmp_path: Path) -> None:
+    """A file refuses two different records of one reviewer, stage and subject (the later would win silently);
+    a batch recorded from code (a pull, a page) keeps the later, once, as a replacement."""
+    rows = [
+        {"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "fail", "note": "typo"},
+        {"item": "b", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"},
+        {"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"},  # the reviewer changed their mind
+        {"item": "b", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"},  # the same again
+    ]
+    batch = [PendingReview(n, GrammarReview.model_validate(row)) for n, row in enumerate(rows, 1)]
+    report = record_reviews(ws, batch)
+    assert (report.recorded, report.replaced, report.unchanged) == (2, 1, 1)
+    assert [(r.subject, r.payload["verdict"]) for r in records(ws)] == [("item:a", "pass"), ("item:b", "pass")]
+    assert _events(ws) == [("review.recorded", "item:a"), ("review.recorded", "item:b"), ("review.replaced", "item:a")]
+    with pytest.raises(ValidationFailed, match="contradicts line 1"):
+        import_reviews(ws, write_reviews(tmp_path / "r.jsonl", rows))
+    assert len(records(ws)) == 2
+
+
+def test_a_batch_interrupted_while_writing_records_nothing(
+    ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = reviews.insert_rows
+
+    def interrupted(s, table, new_rows):  # type: ignore[no-untyped-def]
+        if table is Event:  # the records are written, their events not yet
+            raise KeyboardInterrupt
+        real(s, table, new_rows)
+
+    monkeypatch.setattr(reviews, "insert_rows", interrupted)
+    path = write_reviews(
+        tmp_path / "r.jsonl", [{"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass"}]
+    )
+    with pytest.raises(KeyboardInterrupt):
+        import_reviews(ws, path)
+    assert records(ws) == [] and _events(ws) == []
+    monkeypatch.undo()
+    assert import_reviews(ws, path).recorded == 1
+    assert len(records(ws)) == 1 and _events(ws) == [("review.recorded", "item:a")]
