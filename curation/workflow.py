@@ -450,8 +450,9 @@ def open_groups(statuses: Iterable[ItemStatus], stage: str = "group_integration"
 
 
 def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]
-    """Items as plain facts, in id order, with their groups' perturbed modality."""
-    rows = session.execute(
+    """Items as plain facts, in id order, with their groups' perturbed modality (rows read on the session's
+    connection: plain rows, without the ORM's per-row work)."""
+    rows = session.connection().execute(
         select(
             col(Item.id),
             col(Item.group_id),
@@ -514,8 +515,9 @@ def _json(value: Any) -> Any:
 
 
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
-    """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records)."""
-    rows = session.execute(
+    """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records). Read on the
+    session's connection, as ``load_facts`` reads items."""
+    rows = session.connection().execute(
         select(
             col(ReviewRecord.subject),
             col(ReviewRecord.stage),
