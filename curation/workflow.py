@@ -452,25 +452,29 @@ def open_groups(statuses: Iterable[ItemStatus], stage: str = "group_integration"
 def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]
     """Items as plain facts, in id order, with their groups' perturbed modality (rows read on the session's
     connection: plain rows, without the ORM's per-row work)."""
-    rows = session.connection().execute(
-        select(
-            col(Item.id),
-            col(Item.group_id),
-            col(Item.author),
-            col(Item.revision),
-            col(Item.context),
-            col(Item.question),
-            type_coerce(col(Item.options), String),  # JSON columns as raw text, parsed below
-            col(Item.answer),
-            col(Item.image),
-            col(Item.audio),
-            type_coerce(col(Item.provenance), String),
-            col(Item.content_hash),
-            col(Item.kind),
-            type_coerce(col(Item.modalities), String),
-            type_coerce(col(Item.extra), String),
-        ).order_by(col(Item.id))
-    ).all()
+    rows = (
+        session.connection()
+        .execute(
+            select(
+                col(Item.id),
+                col(Item.group_id),
+                col(Item.author),
+                col(Item.revision),
+                col(Item.context),
+                col(Item.question),
+                type_coerce(col(Item.options), String),  # JSON columns as raw text, parsed below
+                col(Item.answer),
+                col(Item.image),
+                col(Item.audio),
+                type_coerce(col(Item.provenance), String),
+                col(Item.content_hash),
+                col(Item.kind),
+                type_coerce(col(Item.modalities), String),
+                type_coerce(col(Item.extra), String),
+            ).order_by(col(Item.id))
+        )
+        .all()
+    )
     items = []
     for r in rows:
         provenance = _json(r[10]) or {}
@@ -517,17 +521,21 @@ def _json(value: Any) -> Any:
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
     """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records). Read on the
     session's connection, as ``load_facts`` reads items."""
-    rows = session.connection().execute(
-        select(
-            col(ReviewRecord.subject),
-            col(ReviewRecord.stage),
-            col(ReviewRecord.reviewer),
-            col(ReviewRecord.revision),
-            col(ReviewRecord.inputs_hash),
-            type_coerce(col(ReviewRecord.payload), String),
-            col(ReviewRecord.id),
+    rows = (
+        session.connection()
+        .execute(
+            select(
+                col(ReviewRecord.subject),
+                col(ReviewRecord.stage),
+                col(ReviewRecord.reviewer),
+                col(ReviewRecord.revision),
+                col(ReviewRecord.inputs_hash),
+                type_coerce(col(ReviewRecord.payload), String),
+                col(ReviewRecord.id),
+            )
         )
-    ).all()
+        .all()
+    )
     loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
     return [
         RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
