@@ -26,9 +26,9 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.bulk import collector_paused
 from curation.derived import load_derived
 from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
-from curation.screening.gc_pause import cyclic_gc_paused
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
@@ -287,7 +287,7 @@ def build_release(
     # the collector on, each collection rescans every item's records (agreement figures took 2.3x the time)
     with (
         pinned(ws, state),
-        cyclic_gc_paused(),
+        collector_paused(),
         _prefetching(ws, target, existing, candidates, checks) as prefetch,
         ThreadPoolExecutor(1) as background,
     ):

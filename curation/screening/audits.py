@@ -17,8 +17,8 @@ from curation.audit.hamming import pairs_within
 from curation.audit.run import Resolution
 from curation.audit.text import near_duplicate_pairs, normalize_text, shingles, words
 from curation.audit.tokens import join_tokens
+from curation.bulk import collector_paused
 
-from .gc_pause import cyclic_gc_paused
 from .settings import DuplicatePolicy
 
 SPAN_WORDS = 8
@@ -240,7 +240,7 @@ def foreign_span_leaks(
     ``pages`` defaults to the audited items' own pages (App. C: the 1,800 benchmark pages). One hash
     index of every page span, then one lookup per field span: linear in the words audited.
     """
-    with cyclic_gc_paused():
+    with collector_paused():
         return _span_leaks(items, pages, size)
 
 
@@ -470,7 +470,7 @@ class StoryAudit:
 def audit_transitions(
     items: Sequence[AuditedTransition], pages: dict[tuple[str, int], str] | None = None
 ) -> StoryAudit:
-    with cyclic_gc_paused():  # the indexes allocate millions of acyclic spans and shingles (gc_pause.py)
+    with collector_paused():  # the indexes allocate millions of acyclic spans and shingles (curation.bulk)
         return _audit(items, pages)
 
 

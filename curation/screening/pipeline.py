@@ -21,12 +21,12 @@ from pydantic import ValidationError
 from sqlalchemy import delete, func, insert, select
 from sqlmodel import col
 
+from curation.bulk import collector_paused, long_lived_frozen
 from curation.errors import CurateError
 from curation.tables import utcnow
 from curation.workspace import Workspace
 
 from . import rules
-from .gc_pause import cyclic_gc_paused, long_lived_frozen
 from .model import (
     TASK_MODELS,
     StructuredModel,
@@ -228,7 +228,7 @@ class _Runner:
             stored = _stored(self.ws, step, with_data=step == "score")
             alive_set = set(alive)
             stale = [cid for cid in stored if cid not in alive_set]
-            with cyclic_gc_paused() if step not in MODEL_STEPS else nullcontext():
+            with collector_paused() if step not in MODEL_STEPS else nullcontext():
                 if step == "select":
                     outcomes, computed = self._select(alive, by_id, stale)
                 else:
