@@ -25,6 +25,7 @@ def judge_server(tmp_path, serve_app):
 
 def choose(page: Page, criterion: str, value: str) -> None:
     group = page.get_by_role("radiogroup", name=criterion.capitalize())
+    expect(group).to_have_count(1, timeout=TIMEOUT)  # a rerun briefly shows the old group beside the new one
     group.get_by_text(value, exact=True).click()
     expect(group.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)
 
