@@ -24,10 +24,18 @@ def judge_server(tmp_path, serve_app):
 
 
 def choose(page: Page, criterion: str, value: str) -> None:
-    group = page.get_by_role("radiogroup", name=criterion.capitalize())
-    expect(group).to_have_count(1, timeout=TIMEOUT)  # a rerun briefly shows the old group beside the new one
+    """Pick a score once the last choice's run has finished.
+
+    Each choice saves a draft and reruns the page; while it runs, Streamlit keeps the old radio group on the
+    page, marked stale, beside the new one. Only a group outside stale containers is clicked.
+    """
+    settled(page)
+    live = page.locator('[data-testid="stElementContainer"]:not([data-stale="true"])')
+    group = live.get_by_role("radiogroup", name=criterion.capitalize())
+    expect(group).to_have_count(1, timeout=TIMEOUT)
     group.get_by_text(value, exact=True).click()
-    expect(group.locator("input:checked")).to_have_count(1, timeout=TIMEOUT)
+    expect(group.get_by_role("radio", name=value, exact=True)).to_be_checked(timeout=TIMEOUT)
+    settled(page)
 
 
 def open_score_page(page: Page, url: str) -> None:
