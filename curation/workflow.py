@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
@@ -597,11 +597,33 @@ class StatusInputs(NamedTuple):
 
     def derive(self, ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]
         """Every item's status, in id order, under the workspace's review settings and probe gate mode."""
+        statuses, _ = self.derive_with_staffing(ws)
+        return statuses
+
+    def derive_with_staffing(self, ws) -> tuple[list[ItemStatus], dict[str, StaffingGap]]:  # type: ignore[no-untyped-def]
+        """``derive``, and the staffing gaps it added to the statuses."""
         with collector_paused():
             derivation = self.derivation(ws)
             statuses = derivation.derive_all()
-            self.staffing(derivation, statuses)
-            return statuses
+            return statuses, self.staffing(derivation, statuses)
+
+    def of_groups(self, groups: Collection[str]) -> StatusInputs:
+        """These inputs restricted to the items of ``groups``: what a derivation of those items alone reads.
+
+        A group's statuses depend only on its own items, their records, its group records, and the decisions
+        and gate results about its items, so a derivation of the part gives those items what one of the whole
+        would; the reviewers are everyone's."""
+        items = [i for i in self.items if i.group in groups]
+        ids = {i.id for i in items}
+        subjects = {f"item:{i}" for i in ids} | {f"group:{g}" for g in groups}
+        return self._replace(
+            items=items,
+            perturbed={g: p for g, p in self.perturbed.items() if g in groups},
+            records=[r for r in self.records if r.subject in subjects],
+            decisions=[d for d in self.decisions if d.item_id in ids],
+            gates=[g for g in self.gates if g.item_id in ids],
+            shown=None if self.shown is None else {i: who for i, who in self.shown.items() if i in ids},
+        )
 
 
 def derive_status(ws) -> list[ItemStatus]:  # type: ignore[no-untyped-def]

@@ -50,15 +50,15 @@ def status_cmd(
 
 def _statuses(ws, state: str | None) -> tuple[list, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
     """Every status (in the given state), and the staffing summary."""
-    from curation.derived import load_derived
     from curation.kinds import kind_statuses
+    from curation.split_derivation import derive_statuses
     from curation.staffing import summary
 
-    derived = load_derived(ws)
-    statuses = derived.statuses + kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
+    statuses, staffing = derive_statuses(ws)
+    statuses += kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
-    return statuses, summary(derived.staffing)
+    return statuses, summary(staffing)
 
 
 def print_staffing(rows: list[dict[str, object]]) -> None:
@@ -84,18 +84,18 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
 def funnel_cmd(json_out: JsonFlag = False) -> None:
     """The screening steps (candidates each step kept, and why it dropped the rest), then counts per review
     stage and state, the admission rate and the most common reasons."""
-    from curation.derived import load_derived
     from curation.kinds import kind_statuses
     from curation.screening.pipeline import stored_funnel
+    from curation.split_derivation import derive_statuses
     from curation.staffing import summary
     from curation.workflow import funnel
 
     from .screen import print_screen_funnel
 
     ws = open_workspace()
-    derived = load_derived(ws)
-    report = funnel(derived.statuses + kind_statuses(ws))
-    report["staffing"] = summary(derived.staffing)
+    statuses, staffing = derive_statuses(ws)
+    report = funnel(statuses + kind_statuses(ws))
+    report["staffing"] = summary(staffing)
     screening = stored_funnel(ws, ws.settings.screen)
     report["screening"] = screening.to_json()
     if json_out:

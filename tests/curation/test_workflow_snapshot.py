@@ -1,7 +1,7 @@
 """`curate status --json` and `curate funnel --json` on one workspace holding all three kinds (the mcq demo with
 its adjudication, gates and audits, the story demo's screened and reviewed transitions, the judge demo's
 curated, cross-checked and adjudicated tasks) match, byte for byte, what the derivation gave before it was
-made fast (issue 27), on SQLite and PostgreSQL alike.
+made fast (issue 27), on SQLite and PostgreSQL alike, and derived in one process or split across two.
 
 The expected documents in ``data/status_three_kinds.json`` were written by the derivation as it was before
 that work. A change of a review rule or of the demos changes them on purpose: rewrite the file with
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from curation import split_derivation
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
 
@@ -57,8 +58,9 @@ def _documents(root: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_workspace) -> None:  # type: ignore[no-untyped-def]
-    found = _documents(_three_kinds(tmp_path, make_workspace))
+def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    root = _three_kinds(tmp_path, make_workspace)
+    found = _documents(root)
     if os.environ.get("CURATE_WRITE_SNAPSHOT"):
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(json.dumps(found, indent=1, ensure_ascii=False) + "\n")
@@ -69,3 +71,11 @@ def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_wor
     assert {"admitted", "returned", "held", "in_review"} <= states
     assert found["status"] == expected["status"]
     assert found["funnel"] == expected["funnel"]
+
+    # derived on two cores, as both commands do at 10,000 items (curation.split_derivation): the same documents
+    monkeypatch.setattr(split_derivation, "SPLIT_FROM", 0)
+    forks: list[int] = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    assert _documents(root) == {"status": expected["status"], "funnel": expected["funnel"]}
+    assert len(forks) == 2, "status and funnel each split the derivation"

@@ -1,0 +1,129 @@
+"""The derivation split across two processes by group (``curation.split_derivation``) gives what one process
+gives: every status, in order, with the same reasons, and the same staffing gaps, on SQLite and PostgreSQL.
+A child that fails is made good by the parent; an error raises as it would in one process; a process with
+another thread running never forks. ``curate status`` and ``curate funnel`` split at 10,000 items; here they
+split from the first item. The CLI's documents, split, are checked against the pre-issue-27 snapshot in
+``test_workflow_snapshot.py``."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from curation import split_derivation
+from curation.errors import CurateError
+from curation.split_derivation import derive_statuses, halves
+from curation.workflow import StatusInputs
+from curation.workspace import Workspace
+from tests.curation.test_pool_of_five import pool_workspace
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Split from the first item, and note every child forked."""
+    monkeypatch.setattr(split_derivation, "SPLIT_FROM", 0)
+    made: list[int] = []
+    fork = os.fork
+
+    def counted() -> int:
+        child = fork()
+        if child:
+            made.append(child)
+        return child
+
+    monkeypatch.setattr(os, "fork", counted)
+    return made
+
+
+def _inputs(ws: Workspace) -> StatusInputs:
+    with ws.session() as session:
+        return StatusInputs.load(session)
+
+
+def _documents(found: tuple[list[Any], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
+    statuses, gaps = found
+    return [st.as_json() for st in statuses], list(gaps.items())
+
+
+def _reaped(child: int) -> bool:
+    try:
+        os.waitpid(child, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_the_demo_split_in_two_derives_as_one_process_does(demo_workspace: Workspace, forks: list[int]) -> None:
+    inputs = _inputs(demo_workspace)
+    parts = halves(inputs)
+    assert parts is not None
+    first, second = parts
+    assert first.items and second.items
+    assert not {i.group for i in first.items} & {i.group for i in second.items}, "a group is never split"
+    whole = _documents(inputs.derive_with_staffing(demo_workspace))
+    assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+    assert len(forks) == 1 and _reaped(forks[0])
+    assert len({st["state"] for st in whole[0]}) > 2, "the demo has items in several states"
+
+
+def test_staffing_gaps_of_a_pool_too_small_are_the_same_split(
+    workspace: Workspace, tmp_path: Path, forks: list[int]
+) -> None:
+    pool_workspace(workspace, tmp_path, ("p1", "p2", "p3"))
+    whole = _documents(_inputs(workspace).derive_with_staffing(workspace))
+    assert {item for item, _ in whole[1]} == {"a", "b", "c", "d"}, "three people cannot staff TRIAD's stages"
+    assert _documents(derive_statuses(workspace)) == whole
+    assert len(forks) == 1
+
+
+def test_a_child_that_fails_is_made_good_by_the_parent(
+    demo_workspace: Workspace, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = _inputs(demo_workspace)
+    whole = _documents(inputs.derive_with_staffing(demo_workspace))
+    monkeypatch.setattr(split_derivation, "_derive_in_child", lambda *_: os._exit(1))
+    assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+    assert len(forks) == 1 and _reaped(forks[0])
+
+
+def test_an_error_in_the_derivation_raises_as_in_one_process(
+    demo_workspace: Workspace, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = _inputs(demo_workspace)
+
+    def broken(*_: Any) -> Any:
+        raise CurateError("a kind refused its records")
+
+    monkeypatch.setattr(StatusInputs, "derive_with_staffing", broken)
+    with pytest.raises(CurateError, match="refused its records"):
+        derive_statuses(demo_workspace, inputs)
+    assert len(forks) == 1 and _reaped(forks[0])
+
+
+def test_a_process_with_another_thread_derives_in_one(demo_workspace: Workspace, forks: list[int]) -> None:
+    inputs = _inputs(demo_workspace)
+    whole = _documents(inputs.derive_with_staffing(demo_workspace))
+    done = threading.Event()
+    thread = threading.Thread(target=done.wait)
+    thread.start()
+    try:
+        assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+    finally:
+        done.set()
+        thread.join()
+    assert forks == [], "a thread could hold a lock the child would wait on forever"
+
+
+def test_small_workspaces_and_single_groups_are_not_split(
+    demo_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = _inputs(demo_workspace)
+    assert len(inputs.items) < split_derivation.SPLIT_FROM
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked for a small workspace"))
+    derive_statuses(demo_workspace, inputs)
+    one_group = inputs.of_groups({inputs.items[0].group})
+    assert halves(one_group) is None
