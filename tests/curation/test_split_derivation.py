@@ -22,23 +22,6 @@ from curation.workspace import Workspace
 from tests.curation.test_pool_of_five import pool_workspace
 
 
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Split from the first item, and note every child forked."""
-    monkeypatch.setattr(split_derivation, "SPLIT_FROM", 0)
-    made: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        child = fork()
-        if child:
-            made.append(child)
-        return child
-
-    monkeypatch.setattr(os, "fork", counted)
-    return made
-
-
 def _inputs(ws: Workspace) -> StatusInputs:
     with ws.session() as session:
         return StatusInputs.load(session)

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from curation import split_derivation
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
 
@@ -58,7 +57,7 @@ def _documents(root: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_workspace, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_workspace, request) -> None:  # type: ignore[no-untyped-def]
     root = _three_kinds(tmp_path, make_workspace)
     found = _documents(root)
     if os.environ.get("CURATE_WRITE_SNAPSHOT"):
@@ -73,9 +72,6 @@ def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_wor
     assert found["funnel"] == expected["funnel"]
 
     # derived on two cores, as both commands do at 10,000 items (curation.split_derivation): the same documents
-    monkeypatch.setattr(split_derivation, "SPLIT_FROM", 0)
-    forks: list[int] = []
-    fork = os.fork
-    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    forks = request.getfixturevalue("forks")  # from here on: split from the first item, forks noted
     assert _documents(root) == {"status": expected["status"], "funnel": expected["funnel"]}
     assert len(forks) == 2, "status and funnel each split the derivation"
