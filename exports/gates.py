@@ -201,13 +201,12 @@ def default_gates() -> Gates:
             ("leaf_agreement", lazy("exports.leaf_agreement", "leaf_agreement_report")),
             ("duplicates", duplicates_report),
         ),
-        # what the agreement gate imports on the background thread, and datasketch (with SciPy), which every
-        # build's audit needs. The media libraries (pyloudnorm brings SciPy's signal and stats: 0.7 s) are
-        # imported by the build's own thread, only when a medium's facts are not stored yet, and scikit-learn
-        # by none: importing them all up front made a first build 1.2 s longer
+        # what the agreement gate imports on the background thread. The media libraries (pyloudnorm brings
+        # SciPy's signal and stats: 0.7 s) are imported by the build's own thread, only when a medium's facts
+        # are not stored yet, and scikit-learn by none: importing them all up front made a first build 1.2 s
+        # longer
         imports=(
             "krippendorff",
-            "datasketch",
             "curation.mediatools",
             "curation.agreement.gates",
             "curation.agreement.review_agreement",

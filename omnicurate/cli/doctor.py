@@ -41,7 +41,7 @@ def _has(*modules: str) -> bool:
 
 EXTRAS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("postgres", ("psycopg",), "a PostgreSQL workspace (curate init --db postgresql+psycopg://...)"),
-    ("media", ("pyloudnorm", "soxr", "datasketch", "imagehash", "av"), "curate media normalize, curate audit"),
+    ("media", ("pyloudnorm", "soxr", "imagehash", "av"), "curate media normalize, curate audit"),
     ("screening", ("py3langid",), "curate screen (the language step)"),
     ("stats", ("krippendorff", "sklearn", "scipy", "matplotlib"), "curate stats, curate agreement, reports"),
     ("labelstudio", ("label_studio_sdk", "httpx"), "curate ls, curate campaign, curate judge ls"),

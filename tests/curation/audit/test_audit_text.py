@@ -2,7 +2,34 @@
 
 from __future__ import annotations
 
-from curation.audit.text import jaccard, near_duplicate_pairs, normalize_text, shingles, text_key, words
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+from unittest.mock import patch
+
+import numpy as np
+import pytest
+from datasketch import MinHash, MinHashLSH
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curation.audit import text as text_module
+from curation.audit.text import (
+    LSH_WEIGHTS,
+    NEAR_DUPLICATE_JACCARD,
+    NUM_PERM,
+    jaccard,
+    lsh_bands,
+    minhash_signatures,
+    near_duplicate_pairs,
+    normalize_text,
+    shingles,
+    text_key,
+    words,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_normalization_folds_unicode_case_and_whitespace() -> None:
@@ -44,3 +71,54 @@ def test_lsh_finds_what_all_pairs_finds() -> None:
     assert len(truth) >= 40
     assert found <= truth
     assert len(found) >= 0.98 * len(truth)
+
+
+# ----- the MinHash and the band layout are datasketch's, computed without it -----------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.sets(st.text(alphabet="ab 中文\x02é", max_size=9), max_size=30), max_size=40),
+    st.sampled_from([16, 128]),
+    st.integers(min_value=1, max_value=64),
+)
+def test_minhash_signatures_are_datasketchs(sets: list[set[str]], num_perm: int, rows_at_once: int) -> None:
+    """Chinese and English shingles, empty sets, any chunking: the same values as datasketch 2's MinHash."""
+    encoded = [[s.encode("utf-8") for s in shingle_set] or [b""] for shingle_set in sets]
+    expected = [m.hashvalues.astype(np.uint64) for m in MinHash.bulk(encoded, num_perm=num_perm, hashfunc=zlib.crc32)]
+    with patch.object(text_module, "_ROWS_AT_ONCE", rows_at_once):
+        found = minhash_signatures(sets, num_perm)
+    assert found.shape == (len(sets), num_perm) and found.dtype == np.uint64
+    assert [list(row) for row in found] == [list(row) for row in expected]
+
+
+@pytest.mark.parametrize("num_perm", [16, 64, 128, 256])
+def test_the_lsh_band_layout_is_datasketchs(num_perm: int) -> None:
+    for threshold in [round(0.05 * k, 2) for k in range(1, 20)] + [0.33, 0.66, 0.85]:
+        try:
+            lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, weights=LSH_WEIGHTS)
+            expected: tuple[int, int] | str = (lsh.b, lsh.r)
+        except ValueError:
+            expected = "refused"
+        try:
+            found: tuple[int, int] | str = lsh_bands.__wrapped__(threshold, num_perm)
+        except ValueError as refused:
+            assert "fewer than 2 bands" in str(refused)
+            found = "refused"
+        assert found == expected, f"threshold {threshold}, {num_perm} permutations"
+    assert lsh_bands(NEAR_DUPLICATE_JACCARD, NUM_PERM) == (39, 3), "the layout the constants' docstring names"
+
+
+def test_the_audit_imports_neither_datasketch_nor_scipy() -> None:
+    """datasketch's package imports its LSH module, and that SciPy's integrate: 0.4 s before any audit."""
+    probe = (
+        "import sys\n"
+        "from curation.audit.text import near_duplicate_pairs, shingles, words\n"
+        "sets = [shingles(words(t)) for t in ('the old man said the kettle was boiling', 'the old man said the "
+        "kettle was burning')]\n"
+        "assert [(i, j) for i, j, _ in near_duplicate_pairs(sets)] == [(0, 1)]\n"
+        "print(sorted(m for m in ('datasketch', 'scipy') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
