@@ -19,11 +19,12 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     A progress bar shown by an earlier test in this process (datasets, mlcroissant) leaves tqdm's monitor
     thread running, and a process with a second thread never forks: the monitor is stopped for the test."""
     if "tqdm" in sys.modules:  # only a process that imported tqdm can have its monitor running
-        bars = sys.modules["tqdm"].tqdm
-        monkeypatch.setattr(bars, "monitor_interval", 0)  # a bar made during the test starts no monitor
-        if bars.monitor is not None:
-            bars.monitor.exit()
-            bars.monitor = None
+        from tqdm import TMonitor, tqdm
+
+        monkeypatch.setattr(tqdm, "monitor_interval", 0)  # a bar made during the test starts no monitor
+        for thread in threading.enumerate():
+            if isinstance(thread, TMonitor):  # one per bar class (tqdm.auto's is not tqdm's)
+                thread.exit()
     assert threading.active_count() == 1, f"threads left running by earlier tests: {threading.enumerate()}"
     monkeypatch.setattr(split_derivation, "SPLIT_FROM", 0)
     made: list[int] = []
