@@ -8,9 +8,10 @@ right after it. Every group has its own words, so no audit links two groups. Ite
 through the normal import, so the build sees real admitted items.
 
 Three kinds of build are timed. "1st (cold)": the first build after the import and its measuring step, with
-every default gate (the first build of this process: it imports the statistics libraries, and it hashes every
-shipped medium; it decodes none, their facts are stored). "store gate": rebuilds with the store-integrity gate only (the I/O path). "all gates": a
-rebuild with every gate after one item changed (new wording and a new clip, re-reviewed), as a maintainer
+every default gate, in a new process as `curate release build` runs it: timed from before it imports the
+build's modules (this benchmark's own process has long imported the media libraries to make the media), and
+it hashes every shipped medium; it decodes none, their facts are stored. "store gate": rebuilds with the
+store-integrity gate only (the I/O path). "all gates": a rebuild with every gate after one item changed (new wording and a new clip, re-reviewed), as a maintainer
 rebuilds after a fix. A rebuild hashes only the store files changed since their bytes last matched their
 names (``curation.store_checks``) and copies the others; each build's count of hashed files is asserted.
 
@@ -32,6 +33,7 @@ import json
 import os
 import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -202,6 +204,57 @@ def timed_build(ws: Workspace, scratch: Path, version: str, gates: Gates, name: 
     return wall, cpu, hashed
 
 
+FIRST_BUILD = """
+import json, resource, sys, time
+
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+t0, c0 = time.perf_counter(), cpu()
+from pathlib import Path
+from curation.workspace import Workspace
+from exports import writer
+from exports.build import build_release
+
+copies = {"hashed": 0, "plain": 0}
+hashing, plain = writer.copy_hashing, writer.copy_plain
+
+def counted_hashing(source, target):
+    copies["hashed"] += 1
+    return hashing(source, target)
+
+def counted_plain(source, target):
+    copies["plain"] += 1
+    return plain(source, target)
+
+writer.copy_hashing, writer.copy_plain = counted_hashing, counted_plain
+build_release(Workspace.open(Path(sys.argv[1])), sys.argv[3], out=Path(sys.argv[2]))
+print(json.dumps([time.perf_counter() - t0, cpu() - c0, copies["hashed"], copies["plain"]]))
+"""
+"""The first build, in a new process: what it imports is part of what it costs."""
+
+
+def first_build(ws: Workspace, scratch: Path, version: str) -> tuple[float, float, int]:
+    """The first build with every default gate, in a new process: (wall, CPU seconds, media files hashed);
+    asserts every shipped medium was copied once."""
+    out = scratch / f"release-{version}-cold"
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_BUILD, str(ws.root), str(out), version],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    wall, cpu, hashed, plain = json.loads(done.stdout.splitlines()[-1])
+    shipped = sum(1 for f in (out / "media").rglob("*") if f.is_file())
+    shutil.rmtree(out)
+    assert hashed + plain == shipped, f"{hashed} hashed and {plain} plain copies of {shipped} media files"
+    return wall, cpu, hashed
+
+
 def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
     rng = np.random.default_rng(7)
     ws = Workspace.init(scratch / "ws")
@@ -214,7 +267,7 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
         floors = [sha256sum_seconds(paths)]
         fast_floors = [openssl_seconds(paths)]
         time.sleep(RACY_S)  # as a person would take between import and build: the files settle (store_checks)
-        cold = timed_build(ws, scratch, "1.0.0", default_gates(), "cold")
+        cold = first_build(ws, scratch, "1.0.0")
         assert cold[2] == len(paths), f"the first build hashed {cold[2]} of {len(paths)} media files"
         floors.append(sha256sum_seconds(paths))
         fast_floors.append(openssl_seconds(paths))
@@ -270,7 +323,7 @@ def main() -> None:
     print(
         "seconds: wall (CPU), best of the repeats; ratios are wall to wall against sha256sum / OpenSSL "
         "(hashlib.sha256); goals (issue 27): store gate <= 1.5x, all gates (a rebuild after one item changed) "
-        "<= 1.5x OpenSSL, 1st (cold: the first build after the import, which measured the facts) <= 3x"
+        "<= 1.5x OpenSSL, 1st (cold: the first build after the import, which measured the facts, in a new process) <= 3x"
     )
     print(
         f"{'media GB':>8} {'files':>6} {'items':>6} | {'sha256sum':>14} {'OpenSSL':>14} | "
