@@ -46,9 +46,13 @@ def halves(inputs: StatusInputs) -> tuple[StatusInputs, StatusInputs] | None:
     return inputs.of_groups(first), inputs.of_groups(sizes.keys() - first)
 
 
+def _single_threaded() -> bool:
+    return threading.active_count() == 1
+
+
 def _can_fork() -> bool:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return hasattr(os, "fork") and cores > 1 and threading.active_count() == 1
+    return hasattr(os, "fork") and cores > 1 and _single_threaded()
 
 
 def derive_statuses(ws, inputs: StatusInputs | None = None) -> Derived:  # type: ignore[no-untyped-def]

@@ -7,7 +7,10 @@ split from the first item. The CLI's documents, split, are checked against the p
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,8 @@ from curation.split_derivation import derive_statuses, halves
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace
 from tests.curation.test_pool_of_five import pool_workspace
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _inputs(ws: Workspace) -> StatusInputs:
@@ -110,3 +115,44 @@ def test_small_workspaces_and_single_groups_are_not_split(
     derive_statuses(demo_workspace, inputs)
     one_group = inputs.of_groups({inputs.items[0].group})
     assert halves(one_group) is None
+
+
+FRESH_PROCESS = """
+import json, os, sys
+from pathlib import Path
+from curation import split_derivation
+from curation.workspace import Workspace
+
+split_derivation.SPLIT_FROM = 0
+forked = []
+fork = os.fork
+
+def counted():
+    child = fork()
+    if child:
+        forked.append(child)
+    return child
+
+os.fork = counted
+ws = Workspace.open(Path(sys.argv[1]))
+with ws.session() as session:
+    inputs = split_derivation.StatusInputs.load(session)
+split = split_derivation.derive_statuses(ws, inputs)
+whole = inputs.derive_with_staffing(ws)
+same = [st.as_json() for st in split[0]] == [st.as_json() for st in whole[0]] and split[1] == whole[1]
+print(json.dumps({"forked": len(forked), "same": same}))
+"""
+
+
+def test_a_fresh_process_splits_by_the_real_rule(demo_workspace: Workspace) -> None:
+    """In a new process with one thread (what `curate status` is), the unpatched rule forks, and the halves
+    give what one process gives."""
+    demo_workspace.close()
+    done = subprocess.run(
+        [sys.executable, "-c", FRESH_PROCESS, str(demo_workspace.root)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"forked": 1, "same": True}
