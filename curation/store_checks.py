@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlmodel import col
@@ -37,6 +38,17 @@ def settled(st: os.stat_result, now: float | None = None) -> bool:
     return ((now if now is not None else time.time()) - st.st_ctime_ns / 1e9) >= RACY_S
 
 
+def vouched(path: os.PathLike[str] | str, before: os.stat_result) -> str | None:
+    """The status to remember for a file whose bytes, read after ``before`` was taken, matched its name: None
+    when the file changed while it was read, or too recently (``RACY_S``)."""
+    try:
+        after = os.stat(path)
+    except OSError:
+        return None
+    key = stat_key(before)
+    return key if stat_key(after) == key and settled(before) else None
+
+
 def checked_files(ws: Workspace) -> dict[str, str]:
     """The remembered status per content hash of every store file checked before."""
     with ws.session() as s:
@@ -48,8 +60,13 @@ def record_checked(ws: Workspace, stats: Mapping[str, str]) -> None:
     """Remember the status of store files whose bytes were just found to match their names."""
     if not stats:
         return
-    hashes = sorted(stats)
     with ws.writing() as s:
-        for start in range(0, len(hashes), CHUNK):
-            s.execute(delete(StoreCheck).where(col(StoreCheck.sha256).in_(hashes[start : start + CHUNK])))
-        s.add_all(StoreCheck(sha256=sha, stat=stats[sha]) for sha in hashes)
+        remember_checked(s, stats)
+
+
+def remember_checked(session: Any, stats: Mapping[str, str]) -> None:
+    """:func:`record_checked` in the caller's transaction."""
+    hashes = sorted(stats)
+    for start in range(0, len(hashes), CHUNK):
+        session.execute(delete(StoreCheck).where(col(StoreCheck.sha256).in_(hashes[start : start + CHUNK])))
+    session.add_all(StoreCheck(sha256=sha, stat=stats[sha]) for sha in hashes)

@@ -11,6 +11,8 @@ same the status derivation applies; a build reads gates and never writes gate ro
 from __future__ import annotations
 
 import importlib
+import os
+import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,8 +94,11 @@ def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, l
     failures: dict[str, list[str]] = {}
     for item_id, media in _shipped_media(ws, candidate_ids):
         for asset in media:
-            path = ws.asset_path(asset)
-            if not path.is_file() or path.stat().st_size != asset.size_bytes:
+            try:
+                status = os.stat(ws.asset_path(asset))
+            except OSError:
+                status = None
+            if status is None or not stat.S_ISREG(status.st_mode) or status.st_size != asset.size_bytes:
                 failures.setdefault(item_id, []).append("media:missing")
                 break
     return failures

@@ -21,7 +21,7 @@ from typing import Any
 
 from curation.errors import MediaError
 from curation.jsonl import dumps_line
-from curation.store_checks import checked_files, record_checked, settled, stat_key
+from curation.store_checks import checked_files, record_checked, stat_key, vouched
 from curation.workspace import Workspace
 
 CHUNK = 4 << 20
@@ -126,8 +126,8 @@ class StoreChecks:
         sha, size = copy_hashing(source, target)
         with self._lock:
             self.hashed += 1
-            if sha == expected and stat_key(os.stat(source)) == key and settled(before):
-                self.fresh[expected] = key
+            if sha == expected and (checked := vouched(source, before)) is not None:
+                self.fresh[expected] = checked
         return sha, size
 
 

@@ -78,8 +78,8 @@ class AudioSignature:
             str(data["samples_sha256"]),
             float(data["duration_s"]),
             int(data["coarse"]),
-            list(map(int, data["frames"])),
-            None if chroma is None else list(map(int, chroma)),
+            list(data["frames"]),  # ints as to_dict stored them (JSON); no per-word conversion
+            None if chroma is None else list(chroma),
             bool(data.get("chromaprint_missing", False)),
         )
 

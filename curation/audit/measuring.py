@@ -19,6 +19,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import logging
+import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +32,7 @@ from sqlmodel import col
 
 from curation.config import MediaSettings
 from curation.mediatools.facts import FACTS_VERSIONS
+from curation.store_checks import remember_checked, vouched
 from curation.tables import Asset
 from curation.workers import Runner, file_weight
 from curation.workspace import Workspace
@@ -88,16 +90,19 @@ def pending(ws: Workspace, assets: Iterable[Asset] | None = None) -> list[Asset]
     return [wanted[sha] for sha in hashes if sha not in facts or sha not in signed]
 
 
-def _measure_stored(settings: MediaSettings, job: _Stored) -> tuple[str, Measured | None]:
-    """A store file's facts and signature; None when it is missing or its bytes no longer match its name (the
-    gates judge it as it is, and the release's copy step refuses it). Runs in a worker process."""
+def _measure_stored(settings: MediaSettings, job: _Stored) -> tuple[str, Measured | None, str | None]:
+    """A store file's facts and signature, and its status as a store check (``curation.store_checks``: its
+    bytes were just found to match its name, so a release build need not hash them again); None when it is
+    missing or its bytes no longer match its name (the gates judge it as it is, and the release's copy step
+    refuses it). Runs in a worker process."""
     try:
+        before = os.stat(job.path)
         data = job.path.read_bytes()
     except OSError:
-        return job.sha256, None
+        return job.sha256, None, None
     if hashlib.sha256(data).hexdigest() != job.sha256:
-        return job.sha256, None
-    return job.sha256, measure_new(job.kind, data, job.name, settings)
+        return job.sha256, None, None
+    return job.sha256, measure_new(job.kind, data, job.name, settings), vouched(job.path, before)
 
 
 @contextmanager
@@ -133,9 +138,10 @@ def measure_pending(
                 runner.add(job)
             results = [found for found in runner.results() if found[1] is not None]
         for start in range(0, len(results), STORE_BATCH):
-            batch = {sha: measured for sha, measured in results[start : start + STORE_BATCH] if measured is not None}
+            batch = results[start : start + STORE_BATCH]
             with ws.writing() as s:
-                store_measured(s, batch)
+                store_measured(s, {sha: measured for sha, measured, _ in batch if measured is not None})
+                remember_checked(s, {sha: checked for sha, _, checked in batch if checked is not None})
         return len(results)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -44,13 +45,18 @@ def _signatures(
             for m in s.execute(select(MediaSignature).where(col(MediaSignature.version) == SIGNATURE_VERSION)).scalars()
         }
     fresh: list[MediaSignature] = []
+    # a signature made without fpcalc is redone once fpcalc is there; asked once, not once per clip
+    fingerprints_now = shutil.which("fpcalc") is not None
     for sha in sorted(wanted):
         asset = assets.get(sha)
         if asset is None:
             continue
         row = cached.get(sha)
         if row is None or (  # only a signature made without fpcalc can be stale: the others are not parsed twice
-            row.kind == "audio" and row.data.get("chromaprint_missing") and AudioSignature.from_dict(row.data).stale()
+            fingerprints_now
+            and row.kind == "audio"
+            and row.data.get("chromaprint_missing")
+            and AudioSignature.from_dict(row.data).stale()
         ):
             try:
                 data = ws.asset_path(asset).read_bytes()

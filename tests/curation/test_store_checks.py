@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from curation.store_checks import RACY_S, checked_files, record_checked, settled, stat_key
+from curation.store_checks import RACY_S, checked_files, record_checked, settled, stat_key, vouched
 from curation.workspace import Workspace
 
 
@@ -39,3 +39,15 @@ def test_checks_are_remembered_and_replaced(tmp_path: Path) -> None:
         assert checked_files(ws) == {"a" * 64: "1:9:3:4:5", "b" * 64: "1:2:3:4:6"}
     finally:
         ws.close()
+
+
+def test_a_file_is_vouched_for_only_if_settled_and_unchanged_since_its_status_was_taken(tmp_path: Path) -> None:
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abcd")
+    assert vouched(path, path.stat()) is None  # changed just now: within the racy window
+    time.sleep(RACY_S)
+    status = path.stat()
+    assert vouched(path, status) == stat_key(status)
+    assert vouched(tmp_path / "gone.bin", status) is None
+    path.write_bytes(b"abce")  # written after the status was taken, as while it was being read
+    assert vouched(path, status) is None

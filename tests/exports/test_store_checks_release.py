@@ -4,16 +4,19 @@ store file damaged since, whatever its timestamps say. Every kind's release (mcq
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from typer.testing import CliRunner
 
 import curation.store_checks
+from curation.audit.measuring import measure_pending
+from curation.audit.tables import MediaFact, MediaSignature
 from curation.tables import Asset, StoreCheck
 from curation.workspace import Workspace
 from exports import writer as writer_module
@@ -89,6 +92,30 @@ def test_a_file_changed_within_the_racy_window_is_not_taken_on_trust(admitted_ws
     build_release(admitted_ws, "1.0.0", out=tmp_path / "r")
     with admitted_ws.session() as s:
         assert s.execute(select(func.count()).select_from(StoreCheck)).scalar_one() == 0
+
+
+def test_the_measuring_step_s_checks_spare_the_first_build_its_hashing(
+    admitted_ws: Workspace, hashed: list[str], tmp_path: Path
+) -> None:
+    """The step that measures media after a large import hashes each store file it reads: the status of every
+    file whose bytes matched is kept, so the first build copies them unhashed; one damaged since is refused."""
+    with admitted_ws.writing() as s:  # as a pooled import leaves them: nothing measured yet
+        s.execute(delete(MediaFact))
+        s.execute(delete(MediaSignature))
+    measured = measure_pending(admitted_ws)
+    with admitted_ws.session() as s:
+        assert s.execute(select(func.count()).select_from(StoreCheck)).scalar_one() == measured > 0
+    out = tmp_path / "r1"
+    build_release(admitted_ws, "1.0.0", out=out)
+    shipped = [p for p in (out / "media").rglob("*") if p.is_file()]
+    assert hashed == [] and len(shipped) > 0
+    assert all(hashlib.sha256(p.read_bytes()).hexdigest() == p.stem for p in shipped)
+    with admitted_ws.session() as s:
+        path = admitted_ws.asset_path(s.get(Asset, shipped[0].stem))
+    _damage_keeping_times(path)
+    with pytest.raises(Exception, match="store is corrupt"):
+        build_release(admitted_ws, "1.0.1", out=tmp_path / "r2")
+    assert path.name in hashed
 
 
 @pytest.mark.parametrize("kind", ["story", "judge"])

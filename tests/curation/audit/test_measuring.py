@@ -85,7 +85,7 @@ def test_the_media_gate_waits_for_a_running_background_step(ws: Workspace, poole
 def measure_facts_as_the_background_would(ws: Workspace) -> None:
     """Measure under the held lock without taking it again (a second flock here would wait for ourselves)."""
     jobs = [measuring._Stored(a.sha256, a.kind, ws.asset_path(a), a.original_name) for a in pending(ws)]
-    found = {sha: m for sha, m in (measuring._measure_stored(ws.settings.media, j) for j in jobs) if m is not None}
+    found = {sha: m for sha, m, _ in (measuring._measure_stored(ws.settings.media, j) for j in jobs) if m is not None}
     with ws.writing() as s:
         measuring.store_measured(s, found)
 
