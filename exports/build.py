@@ -583,7 +583,7 @@ def _write(
     prefetch: MediaPrefetch | None = None,
     checks: StoreChecks | None = None,
 ) -> BuildResult:
-    snapshot = take_snapshot(ws, released)
+    snapshot = (prefetch.snapshot_of(released) if prefetch is not None else None) or take_snapshot(ws, released)
     refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
     writer = ReleaseWriter(root, checks=checks)
     log(f"copying {len(snapshot.media)} media file(s)")

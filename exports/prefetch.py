@@ -28,7 +28,7 @@ from typing import IO
 from curation.errors import CurateError
 from curation.workspace import Workspace
 
-from .snapshot import MediaFile, take_snapshot
+from .snapshot import MediaFile, Snapshot, take_snapshot
 from .writer import FileEntry, ReleaseWriter, StoreChecks, jsonl_bytes
 
 DataCheck = Callable[[bytes], None]
@@ -53,6 +53,8 @@ class MediaPrefetch:
         self._lock: IO[str] | None = None
         self._stop = threading.Event()
         self._staged: dict[str, FileEntry] = {}
+        self._snapshot: Snapshot | None = None
+        self._snapshot_taken = threading.Event()
         self._thread = threading.Thread(
             target=self._run, args=(ws, check, list(candidates)), name="media-prefetch", daemon=True
         )
@@ -79,7 +81,11 @@ class MediaPrefetch:
 
     def _run(self, ws: Workspace, check: DataCheck, candidates: list[str]) -> None:
         try:
-            snapshot = take_snapshot(ws, candidates)
+            try:
+                snapshot = take_snapshot(ws, candidates)
+            finally:
+                self._snapshot_taken.set()
+            self._snapshot = snapshot
             check(jsonl_bytes(snapshot.items))
         except (CurateError, OSError):
             return  # the build itself takes the snapshot again and reports what is wrong, before any copy
@@ -103,6 +109,15 @@ class MediaPrefetch:
             staged.unlink(missing_ok=True)
             return None
         return FileEntry(relative, sha, size)
+
+    def snapshot_of(self, released: Sequence[str]) -> Snapshot | None:
+        """The candidates' snapshot this prefetch took, when the build releases exactly those items (no gate
+        dropped one): the build need not read them again; None otherwise."""
+        self._snapshot_taken.wait()
+        snapshot = self._snapshot
+        if snapshot is None or [item["id"] for item in snapshot.items] != sorted(set(released)):
+            return None
+        return snapshot
 
     def adopt(self, writer: ReleaseWriter, jobs: Sequence[Job]) -> list[Job]:
         """Wait for the prefetch, move the staged files the build wants into its folder, and return the jobs

@@ -9,7 +9,9 @@ worker processes, and stores them. While it runs it holds ``.measuring.lock`` in
 media gate and the audit call :func:`measure_pending` for the files they read, which waits for that lock and
 then measures whatever is still missing: a background step that was interrupted, or never started (a library
 caller, a reader who builds at once), costs time, never a result. Facts are stored only for a file whose bytes
-still hash to its name, as the gates store them.
+still hash to its name, as the gates store them. That hash is a store check too (``curation.store_checks``):
+the file's status is kept with its facts, so a release build copies the file without hashing it again while
+the status stands.
 
     python -m curation.audit.measuring WORKSPACE_FOLDER
 """
@@ -105,6 +107,13 @@ def _measure_stored(settings: MediaSettings, job: _Stored) -> tuple[str, Measure
     return job.sha256, measure_new(job.kind, data, job.name, settings), vouched(job.path, before)
 
 
+def _changed_at(path: Path) -> int:
+    try:
+        return os.stat(path).st_ctime_ns
+    except OSError:
+        return 0
+
+
 @contextmanager
 def _measuring(ws: Workspace) -> Iterator[None]:
     """Hold the workspace's measuring lock (waiting for a running background step); without a writable
@@ -133,6 +142,9 @@ def measure_pending(
         if not todo:
             return 0
         jobs = [_Stored(a.sha256, a.kind, ws.asset_path(a), a.original_name or a.sha256[:12]) for a in todo]
+        # oldest first: files an import wrote last are measured last, by when most have settled (``RACY_S``)
+        # and the check this step makes of their bytes is kept
+        jobs.sort(key=lambda job: _changed_at(job.path))
         with Runner(_measure_stored, ws.settings.media, progress, weight=lambda job: file_weight(job.path)) as runner:
             for job in jobs:
                 runner.add(job)

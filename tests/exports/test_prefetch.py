@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from curation.workspace import Workspace
+from exports import build as build_module
 from exports import prefetch as prefetch_module
 from exports import writer as writer_module
 from exports.build import GatesFailed, build_release
 from exports.gates import Gates, media_files_gate
+from exports.snapshot import Snapshot, take_snapshot
 
 STORE_ONLY = Gates(item=(("media_files", media_files_gate),))
 
@@ -39,12 +41,31 @@ def leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if ".tmp-" in p.name)
 
 
+@pytest.fixture
+def snapshots(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The items of every snapshot a build takes (the prefetch's, and the build's own where it needs one)."""
+    taken: list[list[str]] = []
+
+    def counting(ws: Workspace, item_ids: list[str]) -> Snapshot:
+        taken.append(sorted(item_ids))
+        return take_snapshot(ws, item_ids)
+
+    monkeypatch.setattr(prefetch_module, "take_snapshot", counting)
+    monkeypatch.setattr(build_module, "take_snapshot", counting)
+    return taken
+
+
 def test_a_prefetched_build_is_the_build_without_it_byte_for_byte(
-    admitted_ws: Workspace, tmp_path: Path, copies: list[str], monkeypatch: pytest.MonkeyPatch
+    admitted_ws: Workspace,
+    tmp_path: Path,
+    copies: list[str],
+    snapshots: list[list[str]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     build_release(admitted_ws, "1.0.0", out=tmp_path / "prefetched")
     staged = [c for c in copies if ".tmp-media-" in c]
     assert len(copies) == 6 and len(staged) == 6  # every medium copied once, all while the gates ran
+    assert len(snapshots) == 1  # nothing dropped: the build writes the snapshot the prefetch took
     copies.clear()
     monkeypatch.setattr(prefetch_module.MediaPrefetch, "start", classmethod(lambda cls, *args: None))
     build_release(admitted_ws, "1.1.0", out=tmp_path / "plain")
@@ -61,7 +82,7 @@ def test_a_prefetched_build_is_the_build_without_it_byte_for_byte(
 
 
 def test_media_of_items_a_gate_drops_are_staged_but_never_shipped(
-    admitted_ws: Workspace, tmp_path: Path, copies: list[str]
+    admitted_ws: Workspace, tmp_path: Path, copies: list[str], snapshots: list[list[str]]
 ) -> None:
     def drop_g1(ws: Workspace, candidates: list[str]) -> dict[str, list[str]]:
         return {i: ["media:format"] for i in candidates if i.startswith("g1-")}
@@ -71,9 +92,11 @@ def test_media_of_items_a_gate_drops_are_staged_but_never_shipped(
         build_release(admitted_ws, "1.0.0", out=tmp_path / "refused", gates=gates)
     assert leftovers(tmp_path) == [] and not (tmp_path / "refused").exists()
     copies.clear()
+    snapshots.clear()
     result = build_release(admitted_ws, "1.0.0", out=tmp_path / "partial", gates=gates, allow_partial=True)
     shipped = sorted(p for p in tree(tmp_path / "partial") if p.startswith("media/"))
     assert result.items == 2 and len(shipped) == 3  # g2's image and two clips
+    assert [len(ids) for ids in snapshots] == [4, 2]  # the candidates' snapshot is not the released items'
     assert len(copies) == 6  # all six staged; g1's three were discarded with the staging folder
     assert leftovers(tmp_path) == []
     copies.clear()
