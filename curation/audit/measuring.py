@@ -34,7 +34,7 @@ from sqlmodel import col
 
 from curation.config import MediaSettings
 from curation.mediatools.facts import FACTS_VERSIONS
-from curation.store_checks import remember_checked, vouched
+from curation.store_checks import remember_checked, settled, vouched
 from curation.tables import Asset
 from curation.workers import Runner, file_weight
 from curation.workspace import Workspace
@@ -107,11 +107,18 @@ def _measure_stored(settings: MediaSettings, job: _Stored) -> tuple[str, Measure
     return job.sha256, measure_new(job.kind, data, job.name, settings), vouched(job.path, before)
 
 
-def _changed_at(path: Path) -> int:
+def _vouch_settled(sha256: str, path: Path) -> str | None:
+    """The status of a file that had not settled when it was measured, where it has now and its bytes still
+    match its name (``curation.store_checks``)."""
     try:
-        return os.stat(path).st_ctime_ns
+        before = os.stat(path)
+        if not settled(before):
+            return None
+        with path.open("rb") as stream:
+            digest = hashlib.file_digest(stream, "sha256").hexdigest()
     except OSError:
-        return 0
+        return None
+    return vouched(path, before) if digest == sha256 else None
 
 
 @contextmanager
@@ -142,13 +149,14 @@ def measure_pending(
         if not todo:
             return 0
         jobs = [_Stored(a.sha256, a.kind, ws.asset_path(a), a.original_name or a.sha256[:12]) for a in todo]
-        # oldest first: files an import wrote last are measured last, by when most have settled (``RACY_S``)
-        # and the check this step makes of their bytes is kept
-        jobs.sort(key=lambda job: _changed_at(job.path))
         with Runner(_measure_stored, ws.settings.media, progress, weight=lambda job: file_weight(job.path)) as runner:
             for job in jobs:
                 runner.add(job)
             results = [found for found in runner.results() if found[1] is not None]
+        # an import names its files in the store as it ends, so those measured first had not settled
+        # (``RACY_S``) and could not be vouched for then; by now most have: they are hashed once more
+        paths = {job.sha256: job.path for job in jobs}
+        results = [(sha, measured, checked or _vouch_settled(sha, paths[sha])) for sha, measured, checked in results]
         for start in range(0, len(results), STORE_BATCH):
             batch = results[start : start + STORE_BATCH]
             with ws.writing() as s:

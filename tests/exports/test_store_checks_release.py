@@ -9,14 +9,17 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import delete, func, select
 from typer.testing import CliRunner
 
 import curation.store_checks
+from curation.audit import measuring
 from curation.audit.measuring import measure_pending
 from curation.audit.tables import MediaFact, MediaSignature
+from curation.config import MediaSettings
 from curation.tables import Asset, StoreCheck
 from curation.workspace import Workspace
 from exports import writer as writer_module
@@ -116,6 +119,32 @@ def test_the_measuring_step_s_checks_spare_the_first_build_its_hashing(
     with pytest.raises(Exception, match="store is corrupt"):
         build_release(admitted_ws, "1.0.1", out=tmp_path / "r2")
     assert path.name in hashed
+
+
+def test_files_not_settled_when_measured_are_vouched_for_once_they_have(
+    admitted_ws: Workspace, hashed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An import names its files as it ends, so the first ones the measuring step reads have not settled: it
+    hashes them again at its end, where they have, and keeps their checks; one damaged meanwhile gets none."""
+    with admitted_ws.writing() as s:
+        s.execute(delete(MediaFact))
+        s.execute(delete(MediaSignature))
+        s.execute(delete(StoreCheck))
+    with admitted_ws.session() as s:
+        damaged = admitted_ws.asset_path(s.get(Asset, admitted_ws.item("g1-b").audio))
+    measure = measuring._measure_stored
+
+    def not_settled_yet(settings: MediaSettings, job: Any) -> tuple[str, Any, str | None]:
+        sha, facts, _ = measure(settings, job)
+        if job.path == damaged:
+            _damage_keeping_times(damaged)  # after it was measured, before the step's end
+        return sha, facts, None
+
+    monkeypatch.setattr(measuring, "_measure_stored", not_settled_yet)
+    measured = measure_pending(admitted_ws)
+    with admitted_ws.session() as s:
+        checked = set(s.execute(select(StoreCheck.sha256)).scalars())
+    assert measured > 1 and len(checked) == measured - 1 and damaged.stem not in checked
 
 
 @pytest.mark.parametrize("kind", ["story", "judge"])
