@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -164,12 +167,40 @@ def __getattr__(name: str) -> typer.Typer:
     return built
 
 
+_READ_ONLY_COMMANDS = frozenset({"status", "funnel"})
+"""Workspace commands that only read and close their workspace: they leave without the interpreter's teardown."""
+
+
 def run() -> None:
-    if _invoked(sys.argv[1:]) in _WORKSPACE_COMMANDS:
+    command = _invoked(sys.argv[1:])
+    if command in _WORKSPACE_COMMANDS:
         from . import workspace_cmds
 
         root = _new_app()
         workspace_cmds.register(root)
+        if command in _READ_ONLY_COMMANDS:
+            _without_teardown(root)
         root()
     else:
         __getattr__("app")()
+
+
+def _without_teardown(command: Callable[[], object]) -> None:
+    """Run a command that only reads, then end the process without the interpreter's teardown.
+
+    Tearing down every module one by one is the operating system's work, not a fifth of a second of
+    ``curate status`` (measured at 10,000 items). The output is flushed and the exit functions (logging's among
+    them) run first. A command that leaves a thread running, or stops with anything but an exit code, ends the
+    usual way; so does an unexpected error, which propagates from here with its traceback."""
+    try:
+        command()
+        code: object = 0
+    except SystemExit as stop:
+        code = 0 if stop.code is None else stop.code
+    if not isinstance(code, int) or threading.active_count() > 1:
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader that went away, a stream already closed
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)

@@ -41,6 +41,7 @@ def status_cmd(
     # _statuses returns, before the collector resumes and would scan every object it made.
     with collector_paused():
         statuses, staffing = _statuses(ws, state)
+    ws.close()  # before the output: the command ends without the interpreter's teardown (``main.run``)
     if json_out:
         print_json([st.as_json() for st in statuses])
         return
@@ -97,6 +98,7 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
     report = funnel(statuses + kind_statuses(ws))
     report["staffing"] = summary(staffing)
     screening = stored_funnel(ws, ws.settings.screen)
+    ws.close()  # before the output: the command ends without the interpreter's teardown (``main.run``)
     report["screening"] = screening.to_json()
     if json_out:
         print_json(report)
