@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import orjson
@@ -449,10 +449,10 @@ def open_groups(statuses: Iterable[ItemStatus], stage: str = "group_integration"
     return sorted(group for group, ready in waiting.items() if ready)
 
 
-def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]
-    """Items as plain facts, in id order, with their groups' perturbed modality (rows read on the session's
-    connection: plain rows, without the ORM's per-row work)."""
-    rows = (
+def item_rows(session) -> Sequence[Any]:  # type: ignore[no-untyped-def]
+    """Every item as the plain row ``items_of_rows`` builds its facts from, in id order (read on the session's
+    connection, without the ORM's per-row work). A row's first two columns are the item's id and group."""
+    return (
         session.connection()
         .execute(
             select(
@@ -462,7 +462,7 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
                 col(Item.revision),
                 col(Item.context),
                 col(Item.question),
-                type_coerce(col(Item.options), String),  # JSON columns as raw text, parsed below
+                type_coerce(col(Item.options), String),  # JSON columns as raw text, parsed when built
                 col(Item.answer),
                 col(Item.image),
                 col(Item.audio),
@@ -475,6 +475,10 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
         )
         .all()
     )
+
+
+def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> list[ItemFacts]:
+    """The facts of ``item_rows``'s rows; ``former``: item -> its former authors (``former_authors``)."""
     items = []
     for r in rows:
         provenance = _json(r[10]) or {}
@@ -497,13 +501,20 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
                 tuple(modalities) if modalities else MODALITIES,
                 _json(r[14]) or {},
                 image_source=provenance.get("image", {}).get("source", ""),
+                former_authors=former.get(r[0], frozenset()),
             )
         )
-    former = former_authors(session)
-    if former:
-        items = [replace(i, former_authors=former[i.id]) if i.id in former else i for i in items]
-    perturbed = dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
-    return items, perturbed
+    return items
+
+
+def perturbed_modalities(session) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """Group -> the modality its items perturb."""
+    return dict(session.execute(select(col(SceneGroup.id), col(SceneGroup.perturbed))).all())
+
+
+def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]
+    """Items as plain facts, in id order, with their groups' perturbed modality."""
+    return items_of_rows(item_rows(session), former_authors(session)), perturbed_modalities(session)
 
 
 def _json(value: Any) -> Any:
@@ -518,10 +529,10 @@ def _json(value: Any) -> Any:
         return json.loads(value)
 
 
-def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
-    """All review records; payloads are parsed with orjson (the bulk of the cost at 70k records). Read on the
-    session's connection, as ``load_facts`` reads items."""
-    rows = (
+def record_rows(session) -> Sequence[Any]:  # type: ignore[no-untyped-def]
+    """Every review record as the plain row ``records_of_rows`` builds its facts from (read as ``item_rows``
+    reads items). A row's first column is the record's subject."""
+    return (
         session.connection()
         .execute(
             select(
@@ -536,10 +547,20 @@ def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
         )
         .all()
     )
+
+
+def records_of_rows(rows: Iterable[Any]) -> list[RecordFacts]:
+    """The facts of ``record_rows``'s rows; payloads are parsed with orjson (the bulk of the cost at 70k
+    records)."""
     loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
     return [
         RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
     ]
+
+
+def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]
+    """All review records."""
+    return records_of_rows(record_rows(session))
 
 
 class StatusInputs(NamedTuple):
@@ -557,11 +578,19 @@ class StatusInputs(NamedTuple):
 
     @classmethod
     def load(cls, session) -> StatusInputs:  # type: ignore[no-untyped-def]
+        with collector_paused():
+            items, perturbed = load_facts(session)
+            return cls.completed(session, items, perturbed, load_records(session))
+
+    @classmethod
+    def completed(  # type: ignore[no-untyped-def]
+        cls, session, items: list[ItemFacts], perturbed: dict[str, str], records: list[RecordFacts]
+    ) -> StatusInputs:
+        """These items and records with what else a derivation reads: decisions, gate results, the reviewers,
+        and who was shown which item's label."""
         from .exposure import EXPOSED
 
         with collector_paused():
-            items, perturbed = load_facts(session)
-            records = load_records(session)
             decisions = list(session.execute(select(Decision)).scalars())
             gates = list(session.execute(select(GateResult)).scalars())
             people = session.execute(select(col(Person.name), col(Person.roles))).all()
@@ -607,22 +636,15 @@ class StatusInputs(NamedTuple):
             statuses = derivation.derive_all()
             return statuses, self.staffing(derivation, statuses)
 
-    def of_groups(self, groups: Collection[str]) -> StatusInputs:
-        """These inputs restricted to the items of ``groups``: what a derivation of those items alone reads.
-
-        A group's statuses depend only on its own items, their records, its group records, and the decisions
-        and gate results about its items, so a derivation of the part gives those items what one of the whole
-        would; the reviewers are everyone's."""
-        items = [i for i in self.items if i.group in groups]
-        ids = {i.id for i in items}
-        subjects = {f"item:{i}" for i in ids} | {f"group:{g}" for g in groups}
+    def about(self, groups: Collection[str], items: Collection[str]) -> StatusInputs:
+        """These inputs' groups, decisions, gate results and exposures restricted to ``groups`` and their
+        ``items``: what a derivation of those items alone reads besides their facts and records (the
+        reviewers are everyone's)."""
         return self._replace(
-            items=items,
             perturbed={g: p for g, p in self.perturbed.items() if g in groups},
-            records=[r for r in self.records if r.subject in subjects],
-            decisions=[d for d in self.decisions if d.item_id in ids],
-            gates=[g for g in self.gates if g.item_id in ids],
-            shown=None if self.shown is None else {i: who for i, who in self.shown.items() if i in ids},
+            decisions=[d for d in self.decisions if d.item_id in items],
+            gates=[g for g in self.gates if g.item_id in items],
+            shown=None if self.shown is None else {i: who for i, who in self.shown.items() if i in items},
         )
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from curation import split_derivation
 from curation.errors import CurateError
-from curation.split_derivation import derive_statuses, halves
+from curation.split_derivation import StatusRows, derive_statuses, halves
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace
 from tests.curation.test_pool_of_five import pool_workspace
@@ -30,6 +30,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def _inputs(ws: Workspace) -> StatusInputs:
     with ws.session() as session:
         return StatusInputs.load(session)
+
+
+def _rows(ws: Workspace) -> StatusRows:
+    with ws.session() as session:
+        return StatusRows.load(session)
 
 
 def _documents(found: tuple[list[Any], dict[str, Any]]) -> tuple[list[dict[str, Any]], list[tuple[str, Any]]]:
@@ -45,15 +50,28 @@ def _reaped(child: int) -> bool:
     return False
 
 
+def test_the_rows_build_the_inputs_a_load_reads(demo_workspace: Workspace) -> None:
+    rows = _rows(demo_workspace)
+    assert rows.facts() == _inputs(demo_workspace)
+    assert not rows.rest.items and not rows.rest.records, "the items and records are kept as rows"
+
+
 def test_the_demo_split_in_two_derives_as_one_process_does(demo_workspace: Workspace, forks: list[int]) -> None:
     inputs = _inputs(demo_workspace)
-    parts = halves(inputs)
+    rows = _rows(demo_workspace)
+    parts = halves(rows)
     assert parts is not None
-    first, second = parts
+    first, second = (part.facts() for part in parts)
     assert first.items and second.items
     assert not {i.group for i in first.items} & {i.group for i in second.items}, "a group is never split"
+    assert sorted(i.id for i in first.items + second.items) == [i.id for i in inputs.items]
+    for part in (first, second):  # each half reads its own items' records, group records and decisions
+        ids, groups = {i.id for i in part.items}, {i.group for i in part.items}
+        assert {r.subject for r in part.records} <= {f"item:{i}" for i in ids} | {f"group:{g}" for g in groups}
+        assert {d.item_id for d in part.decisions} <= ids and set(part.perturbed) <= groups
+    assert len(first.records) + len(second.records) == len(inputs.records)
     whole = _documents(inputs.derive_with_staffing(demo_workspace))
-    assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+    assert _documents(derive_statuses(demo_workspace, rows)) == whole
     assert len(forks) == 1 and _reaped(forks[0])
     assert len({st["state"] for st in whole[0]}) > 2, "the demo has items in several states"
 
@@ -71,35 +89,33 @@ def test_staffing_gaps_of_a_pool_too_small_are_the_same_split(
 def test_a_child_that_fails_is_made_good_by_the_parent(
     demo_workspace: Workspace, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inputs = _inputs(demo_workspace)
-    whole = _documents(inputs.derive_with_staffing(demo_workspace))
+    whole = _documents(_inputs(demo_workspace).derive_with_staffing(demo_workspace))
     monkeypatch.setattr(split_derivation, "_derive_in_child", lambda *_: os._exit(1))
-    assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+    assert _documents(derive_statuses(demo_workspace, _rows(demo_workspace))) == whole
     assert len(forks) == 1 and _reaped(forks[0])
 
 
 def test_an_error_in_the_derivation_raises_as_in_one_process(
     demo_workspace: Workspace, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inputs = _inputs(demo_workspace)
+    rows = _rows(demo_workspace)
 
     def broken(*_: Any) -> Any:
         raise CurateError("a kind refused its records")
 
     monkeypatch.setattr(StatusInputs, "derive_with_staffing", broken)
     with pytest.raises(CurateError, match="refused its records"):
-        derive_statuses(demo_workspace, inputs)
+        derive_statuses(demo_workspace, rows)
     assert len(forks) == 1 and _reaped(forks[0])
 
 
 def test_a_process_with_another_thread_derives_in_one(demo_workspace: Workspace, forks: list[int]) -> None:
-    inputs = _inputs(demo_workspace)
-    whole = _documents(inputs.derive_with_staffing(demo_workspace))
+    whole = _documents(_inputs(demo_workspace).derive_with_staffing(demo_workspace))
     done = threading.Event()
     thread = threading.Thread(target=done.wait)
     thread.start()
     try:
-        assert _documents(derive_statuses(demo_workspace, inputs)) == whole
+        assert _documents(derive_statuses(demo_workspace, _rows(demo_workspace))) == whole
     finally:
         done.set()
         thread.join()
@@ -109,12 +125,12 @@ def test_a_process_with_another_thread_derives_in_one(demo_workspace: Workspace,
 def test_small_workspaces_and_single_groups_are_not_split(
     demo_workspace: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inputs = _inputs(demo_workspace)
-    assert len(inputs.items) < split_derivation.SPLIT_FROM
+    rows = _rows(demo_workspace)
+    assert len(rows.items) < split_derivation.SPLIT_FROM
     monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked for a small workspace"))
-    derive_statuses(demo_workspace, inputs)
-    one_group = inputs.of_groups({inputs.items[0].group})
-    assert halves(one_group) is None
+    derive_statuses(demo_workspace, rows)
+    one_group = rows.of_groups({rows.items[0][1]})
+    assert one_group.items and halves(one_group) is None
 
 
 FRESH_PROCESS = """
@@ -137,7 +153,8 @@ os.fork = counted
 ws = Workspace.open(Path(sys.argv[1]))
 with ws.session() as session:
     inputs = split_derivation.StatusInputs.load(session)
-split = split_derivation.derive_statuses(ws, inputs)
+    rows = split_derivation.StatusRows.load(session)
+split = split_derivation.derive_statuses(ws, rows)
 whole = inputs.derive_with_staffing(ws)
 same = [st.as_json() for st in split[0]] == [st.as_json() for st in whole[0]] and split[1] == whole[1]
 print(json.dumps({"forked": len(forked), "same": same}))
