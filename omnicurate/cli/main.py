@@ -180,12 +180,13 @@ def run() -> None:
         workspace_cmds.register(root)
         if command in _READ_ONLY_COMMANDS:
             _without_teardown(root)
-        root()
+        else:
+            root()
     else:
         __getattr__("app")()
 
 
-def _without_teardown(command: Callable[[], object]) -> None:
+def _without_teardown(command: Callable[[], object]) -> NoReturn:
     """Run a command that only reads, then end the process without the interpreter's teardown.
 
     Tearing down every module one by one is the operating system's work, not a fifth of a second of
