@@ -33,6 +33,7 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from curation.config import MediaSettings
+from curation.media import sha256_file
 from curation.mediatools.facts import FACTS_VERSIONS
 from curation.store_checks import remember_checked, settled, vouched
 from curation.tables import Asset
@@ -114,8 +115,7 @@ def _vouch_settled(sha256: str, path: Path) -> str | None:
         before = os.stat(path)
         if not settled(before):
             return None
-        with path.open("rb") as stream:
-            digest = hashlib.file_digest(stream, "sha256").hexdigest()
+        digest = sha256_file(path)
     except OSError:
         return None
     return vouched(path, before) if digest == sha256 else None
