@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -50,6 +50,21 @@ def canonical_json(value: Any) -> bytes:
         except orjson.JSONEncodeError:  # a string that is not valid Unicode, an integer past 64 bits
             pass
     return _ENCODE(value).encode()
+
+
+_DIGIT_MARKS = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
+"""Every byte to ``1`` for a digit, ``0`` for anything else: a run of digits becomes a run of ``1``."""
+_LONG_INTEGER = b"1" * 19
+"""orjson reads an integer of 19 or more digits as a float where it passes 64 bits (``json``: as an integer)."""
+
+
+def json_reader(texts: Iterable[str]) -> Callable[[str], Any]:
+    """What reads ``texts`` (JSON columns read as text) as ``json.loads`` would: orjson, several times faster,
+    unless a text holds a run of 19 or more digits (scanned at C speed, all texts at once), which orjson may
+    read as another number. orjson refuses NaN, infinities and unpaired surrogates, which ``json`` wrote and
+    reads: callers read what it refuses with ``json.loads``."""
+    joined = "\n".join(texts).encode("utf-8", "surrogatepass")
+    return json.loads if _LONG_INTEGER in joined.translate(_DIGIT_MARKS) else orjson.loads
 
 
 def digest(*parts: Any) -> str:

@@ -4,6 +4,8 @@ A line ends at ``\\n`` only (``\\r\\n`` is accepted): U+2028, U+2029, NEL, form 
 text, not line breaks, so lines are never split with ``str.splitlines()``. The writer escapes U+2028, U+2029
 and NEL, so a file it writes is one record per line for any reader. Both databases must accept the same input,
 and PostgreSQL cannot store NUL in text: a NUL (``\\u0000``) anywhere in a line is refused, on every database.
+An unpaired surrogate (a ``\\ud800``-``\\udfff`` escape without its pair) is not a character and is refused
+the same way.
 """
 
 from __future__ import annotations
@@ -130,12 +132,20 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
 
 
 def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
-    """A NUL or an over-long text anywhere in the record, as (message, field)."""
+    """A NUL, an unpaired surrogate or an over-long text anywhere in the record, as (message, field)."""
     try:
         if "\\u0000" in line:
             field = _find_text(obj, lambda text: "\x00" in text)
             if field is not None:
                 return "contains a NUL character (\\u0000), which no text field may hold; remove it", field
+        if "\\ud" in line or "\\uD" in line:
+            field = _find_text(obj, _not_unicode)
+            if field is not None:
+                return (
+                    "contains an unpaired surrogate (an escape from \\ud800 to \\udfff without its pair), which is "
+                    "not a character; write the character itself, or both halves of its pair",
+                    field,
+                )
         if max_text is not None and len(line) > max_text:
             field = _find_text(obj, lambda text: len(text) > max_text)
             if field is not None:
@@ -143,6 +153,16 @@ def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEX
     except RecursionError:
         return "invalid JSON: nested too deeply", ""
     return None
+
+
+def _not_unicode(text: str) -> bool:
+    """Whether ``text`` holds an unpaired surrogate: JSON's ``\\u`` escapes can write one, but no database
+    stores it as text (SQLite refuses the item, and a record read back as JSON would be refused by orjson)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _find_text(value: Any, bad: Callable[[str], bool], where: str = "") -> str | None:

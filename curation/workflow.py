@@ -24,6 +24,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 import orjson
@@ -33,7 +34,7 @@ from sqlmodel import col
 from .authorship import former_authors
 from .bulk import collector_paused
 from .config import ReviewSettings
-from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome
+from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome, json_reader
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
 from .kinds.mcq import combine_checklist, well_posedness_reasons
 from .staffing import StaffingGap, apply_staffing, staffing_gaps
@@ -479,10 +480,12 @@ def item_rows(session) -> Sequence[Any]:  # type: ignore[no-untyped-def]
 
 def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> list[ItemFacts]:
     """The facts of ``item_rows``'s rows; ``former``: item -> its former authors (``former_authors``)."""
+    rows = rows if isinstance(rows, Sequence) else list(rows)
+    loads = json_reader(text for r in rows for text in (r[6], r[10], r[13], r[14]) if type(text) is str)
     items = []
     for r in rows:
-        provenance = _json(r[10]) or {}
-        modalities = _json(r[13])
+        provenance = _json(r[10], loads) or {}
+        modalities = _json(r[13], loads)
         items.append(
             ItemFacts(
                 r[0],
@@ -491,7 +494,7 @@ def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> 
                 r[3],
                 r[4],
                 r[5],
-                _json(r[6]),
+                _json(r[6], loads),
                 r[7],
                 r[8] or "",
                 r[9] or "",
@@ -499,7 +502,7 @@ def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> 
                 r[11],
                 r[12],
                 tuple(modalities) if modalities else MODALITIES,
-                _json(r[14]) or {},
+                _json(r[14], loads) or {},
                 image_source=provenance.get("image", {}).get("source", ""),
                 former_authors=former.get(r[0], frozenset()),
             )
@@ -517,14 +520,14 @@ def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: igno
     return items_of_rows(item_rows(session), former_authors(session)), perturbed_modalities(session)
 
 
-def _json(value: Any) -> Any:
-    """A JSON column read as text (SQLite) parsed as the column type would (``json.loads``), by orjson; what
-    orjson refuses (NaN, integers beyond 64 bits) by ``json.loads`` itself. PostgreSQL's driver hands JSON over
-    already parsed."""
+def _json(value: Any, loads: Callable[[str], Any]) -> Any:
+    """A JSON column read as text (SQLite) parsed as the column type would (``json.loads``), by ``loads``
+    (``facts.json_reader``); what orjson refuses (NaN, infinities, unpaired surrogates) by ``json.loads``
+    itself. PostgreSQL's driver hands JSON over already parsed."""
     if not isinstance(value, str):
         return value
     try:
-        return orjson.loads(value)
+        return loads(value)
     except orjson.JSONDecodeError:
         return json.loads(value)
 
@@ -549,13 +552,22 @@ def record_rows(session) -> Sequence[Any]:  # type: ignore[no-untyped-def]
     )
 
 
-def records_of_rows(rows: Iterable[Any]) -> list[RecordFacts]:
-    """The facts of ``record_rows``'s rows; payloads are parsed with orjson (the bulk of the cost at 70k
-    records)."""
-    loads = orjson.loads  # PostgreSQL's driver hands JSON over already parsed
-    return [
-        RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6]) for r in rows
-    ]
+def records_of_rows(rows: Sequence[Any]) -> list[RecordFacts]:
+    """The facts of ``record_rows``'s rows; payloads are parsed as ``json.loads`` would, by orjson where it
+    reads the same (``facts.json_reader``: the bulk of the cost at 70k records). PostgreSQL's driver hands JSON
+    over already parsed."""
+
+    def built(loads: Callable[[str], Any]) -> list[RecordFacts]:
+        return [
+            RecordFacts(r[0], r[1], r[2], r[3], r[4], r[5] if isinstance(r[5], dict) else loads(r[5]), r[6])
+            for r in rows
+        ]
+
+    try:
+        # SQLite hands every payload over as text (the column is NOT NULL), PostgreSQL's driver none
+        return built(json_reader(map(itemgetter(5), rows) if rows and type(rows[0][5]) is str else ()))
+    except orjson.JSONDecodeError:  # NaN or an unpaired surrogate, written by json: read by json
+        return built(json.loads)
 
 
 def load_records(session) -> list[RecordFacts]:  # type: ignore[no-untyped-def]

@@ -168,6 +168,37 @@ def test_nul_in_text_is_refused_with_file_line_and_field_on_every_database(ws: W
     ]
 
 
+def test_an_unpaired_surrogate_is_refused_with_file_line_and_field_and_a_pair_is_kept(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    """JSON's escapes can write half of a surrogate pair, which is no character: no database keeps it as text
+    (an import of it once ended in a traceback on SQLite), so it is refused like NUL. A whole pair is one
+    character."""
+    folder = tmp_path / "in"
+    write_items(folder, [item_row("a"), item_row("b")])
+    lines = [json.dumps(item_row("a", context="grinning \U0001f600")), json.dumps(item_row("b"))]
+    lines[1] = lines[1].replace('"B": "sarcastic"', '"B": "sar\\udc00castic"')
+    assert "\\ud83d\\ude00" in lines[0] and "\\udc00" in lines[1]
+    path = folder / "items.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    message = (
+        "contains an unpaired surrogate (an escape from \\ud800 to \\udfff without its pair), which is not a "
+        "character; write the character itself, or both halves of its pair"
+    )
+    with pytest.raises(ValidationFailed) as exc:
+        import_items(ws, path)
+    assert problems(exc) == [f"{path}:2: options.B: {message}"]
+    assert ws.session().scalars(select(Item)).all() == []
+    path.write_text(lines[0] + "\n")
+    import_items(ws, path)
+    assert ws.item("a").context == "grinning \U0001f600"
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text(
+        '{"item": "a", "stage": "grammar", "reviewer": "rev1", "verdict": "pass", "note": "half \\uD83D"}\n'
+    )
+    assert [str(p) for p in parse_reviews(reviews)[1]] == [f"{reviews}:1: note: {message}"]
+
+
 # ----- case 9: tracebacks become named errors -------------------------------------------------------------------
 def test_case9_json_nested_100000_deep_is_a_named_problem(ws: Workspace, tmp_path: Path) -> None:
     path = tmp_path / "deep.jsonl"
