@@ -157,7 +157,7 @@ def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEX
 
 def _not_unicode(text: str) -> bool:
     """Whether ``text`` holds an unpaired surrogate: JSON's ``\\u`` escapes can write one, but no database
-    stores it as text (SQLite refuses the item, and a record read back as JSON would be refused by orjson)."""
+    driver can store it in a text column (an item holding one ended its import in a traceback)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
