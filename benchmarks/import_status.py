@@ -9,7 +9,9 @@ at 10k <= 20x the hash floor, growth 1k->10k <= 10.5x; derive at 10k x 7 records
 the CPU seconds of the SELECT, the derivation and status (what a shared machine's load does not inflate as much).
 An import this large reads its media in worker processes and leaves measuring their facts and audit signatures
 to the step `curate import items` starts in the background (curation.audit.measuring); that step is timed on
-its own right after the import and printed beside it.
+its own right after the import and printed beside it. At the end, `status --json` with records is timed again
+on every size's workspace, the sizes alternating (SQLite), so that its growth compares two times taken under
+the same conditions.
 
 Run: python benchmarks/import_status.py [--sizes 1000 10000] [--db URL-for-postgres-admin] [--scratch /dev/shm]
 (--scratch: where the files and workspaces go; on a virtual machine whose disk's speed varies from one minute to
@@ -249,6 +251,7 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     assert sum(s["stage"] == "group_integration" for s in json.loads(out)) == n
     ws.close()
     return {
+        "status_command": cli,
         "n": n,
         "media_files": len(files) - 1,
         "sha256sum_s": t_sum,
@@ -300,6 +303,21 @@ def import_figures(results: list[dict]) -> list[str]:
     return lines
 
 
+def status_side_by_side(results: list[dict]) -> dict[int, float]:
+    """`curate status --json` with records on each size's workspace again, the sizes alternating: each size's
+    time above was taken minutes apart from the others', and this machine's speed drifts more than that between
+    two minutes. Size -> the best of ``CLI_REPEATS`` runs."""
+    best = {r["n"]: float("inf") for r in results}
+    for _ in range(CLI_REPEATS):
+        for r in results:
+            took, out = timed(
+                lambda r=r: subprocess.run(r["status_command"], check=True, capture_output=True, text=True).stdout
+            )
+            assert len(json.loads(out)) == r["n"]
+            best[r["n"]] = min(best[r["n"]], took)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
@@ -315,6 +333,9 @@ def main() -> None:
     print(f"scratch folder: {args.scratch or tempfile.gettempdir()}")
     with tempfile.TemporaryDirectory(dir=args.scratch, prefix="import-bench-") as tmp:
         results = [run(n, Path(tmp), args.db) for n in args.sizes]
+        side_by_side = status_side_by_side(results) if args.db is None and len(results) > 1 else None
+    for r in results:
+        del r["status_command"]
     print(
         "seconds, wall; floors: sha256sum and OpenSSL (hashlib.sha256) over the same files (media and JSONL), "
         "a raw SELECT of the rows the derivation reads; 7n = after 7 review records per item; status CLI is "
@@ -356,6 +377,14 @@ def main() -> None:
             "status_cli_7n_cpu_s",
         ):
             print(f"growth of {key} for {k:.0f}x items: {b[key] / a[key]:.1f}x")
+    if side_by_side is not None:
+        a, b = results[0]["n"], results[-1]["n"]
+        print(
+            f"status 7n timed side by side (the sizes alternating, best of {CLI_REPEATS} each, load average "
+            "{:.2f} {:.2f} {:.2f}): ".format(*os.getloadavg())
+            + ", ".join(f"{n} items {t:.2f} s" for n, t in side_by_side.items())
+            + f"; growth for {b // a}x items: {side_by_side[b] / side_by_side[a]:.1f}x (goal for 10x <= 2x)"
+        )
     print("\n".join(import_figures(results)))
     print(json.dumps(results))
 
