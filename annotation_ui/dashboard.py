@@ -224,7 +224,7 @@ def gates_data(ws: Workspace, snap: Snapshot | None = None) -> GatesData:
     return GatesData(
         report=report,
         agreement=figures,
-        agreement_failures=[failure.message for failure in agreement_gate_failures(reviewed, settings)],
+        agreement_failures=[failure.message for failure in agreement_gate_failures(reviewed, settings, report)],
         adjudication=[
             {"item": e.item, "stage": e.stage, "reasons": ", ".join(e.reasons)}
             for e in adjudication_entries(reviewed, settings)

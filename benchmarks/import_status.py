@@ -11,7 +11,7 @@ An import this large reads its media in worker processes and leaves measuring th
 to the step `curate import items` starts in the background (curation.audit.measuring); that step is timed on
 its own right after the import and printed beside it. At the end, `status --json` with records is timed again
 on every size's workspace, the sizes alternating (SQLite), so that its growth compares two times taken under
-the same conditions.
+the same conditions (``status_cli_7n_side_by_side_s`` in the JSON line).
 
 Run: python benchmarks/import_status.py [--sizes 1000 10000] [--db URL-for-postgres-admin] [--scratch /dev/shm]
 (--scratch: where the files and workspaces go; on a virtual machine whose disk's speed varies from one minute to
@@ -336,6 +336,8 @@ def main() -> None:
         side_by_side = status_side_by_side(results) if args.db is None and len(results) > 1 else None
     for r in results:
         del r["status_command"]
+        if side_by_side is not None:
+            r["status_cli_7n_side_by_side_s"] = side_by_side[r["n"]]
     print(
         "seconds, wall; floors: sha256sum and OpenSSL (hashlib.sha256) over the same files (media and JSONL), "
         "a raw SELECT of the rows the derivation reads; 7n = after 7 review records per item; status CLI is "

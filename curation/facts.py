@@ -56,15 +56,51 @@ _DIGIT_MARKS = bytes(0x31 if 0x30 <= b <= 0x39 else 0x30 for b in range(256))
 """Every byte to ``1`` for a digit, ``0`` for anything else: a run of digits becomes a run of ``1``."""
 _LONG_INTEGER = b"1" * 19
 """orjson reads an integer of 19 or more digits as a float where it passes 64 bits (``json``: as an integer)."""
+_EXACT = range(-(2**63), 2**64)
+"""The integers orjson reads exactly: 64 bits, signed or not (perceptual hashes are unsigned 64-bit)."""
+
+
+def _orjson_reads_exactly(data: bytes) -> bool:
+    """Whether no run of digits in ``data``, read as an integer, passes 64 bits. Runs of 19 or more digits are
+    found at C speed (``bytes.translate`` marks the digits, ``find`` the runs) and only those are read; a run
+    inside a string or a float is judged as if it were an integer, which at worst sends the text to ``json``."""
+    marks = data.translate(_DIGIT_MARKS)
+    start = marks.find(_LONG_INTEGER)
+    while start >= 0:
+        end = marks.find(b"0", start)
+        end = len(marks) if end < 0 else end
+        value = data[start - (start > 0 and data[start - 1] == 0x2D) : end]  # with its minus sign
+        if len(value) > 21 or int(value) not in _EXACT:
+            return False
+        start = marks.find(_LONG_INTEGER, end)
+    return True
+
+
+def _json_or_orjson(text: str) -> Any:
+    """One text read as ``json.loads`` reads it: by orjson unless it holds an integer past 64 bits."""
+    return orjson.loads(text) if _orjson_reads_exactly(text.encode("utf-8", "surrogatepass")) else json.loads(text)
 
 
 def json_reader(texts: Iterable[str]) -> Callable[[str], Any]:
     """What reads ``texts`` (JSON columns read as text) as ``json.loads`` would: orjson, several times faster,
-    unless a text holds a run of 19 or more digits (scanned at C speed, all texts at once), which orjson may
-    read as another number. orjson refuses NaN, infinities and unpaired surrogates, which ``json`` wrote and
-    reads: callers read what it refuses with ``json.loads``."""
+    unless a text holds an integer past 64 bits, which orjson reads as a float; then each text is looked at
+    on its own, and those are read by ``json``. All texts are looked at at once first (the common case: no
+    run of 19 digits anywhere). orjson refuses NaN, infinities and unpaired surrogates, which ``json`` wrote
+    and reads: callers read what it refuses with ``json.loads``."""
     joined = "\n".join(texts).encode("utf-8", "surrogatepass")
-    return json.loads if _LONG_INTEGER in joined.translate(_DIGIT_MARKS) else orjson.loads
+    return orjson.loads if _orjson_reads_exactly(joined) else _json_or_orjson
+
+
+def json_column(value: Any, loads: Callable[[str], Any]) -> Any:
+    """A JSON column read as text (SQLite) parsed as the column type would (``json.loads``), by ``loads``
+    (:func:`json_reader`); what orjson refuses (NaN, infinities, unpaired surrogates) by ``json.loads``
+    itself. PostgreSQL's driver hands JSON over already parsed."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return loads(value)
+    except orjson.JSONDecodeError:
+        return json.loads(value)
 
 
 def digest(*parts: Any) -> str:

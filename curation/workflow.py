@@ -34,7 +34,7 @@ from sqlmodel import col
 from .authorship import former_authors
 from .bulk import collector_paused
 from .config import ReviewSettings
-from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome, json_reader
+from .facts import ItemFacts, MergedRecords, RecordFacts, StageOutcome, json_column, json_reader
 from .kinds import ADJUDICATION, GroupStage, Kind, Stage, kind_of, stage_names
 from .kinds.mcq import combine_checklist, well_posedness_reasons
 from .staffing import StaffingGap, apply_staffing, staffing_gaps
@@ -484,8 +484,8 @@ def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> 
     loads = json_reader(text for r in rows for text in (r[6], r[10], r[13], r[14]) if type(text) is str)
     items = []
     for r in rows:
-        provenance = _json(r[10], loads) or {}
-        modalities = _json(r[13], loads)
+        provenance = json_column(r[10], loads) or {}
+        modalities = json_column(r[13], loads)
         items.append(
             ItemFacts(
                 r[0],
@@ -494,7 +494,7 @@ def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> 
                 r[3],
                 r[4],
                 r[5],
-                _json(r[6], loads),
+                json_column(r[6], loads),
                 r[7],
                 r[8] or "",
                 r[9] or "",
@@ -502,7 +502,7 @@ def items_of_rows(rows: Iterable[Any], former: Mapping[str, frozenset[str]]) -> 
                 r[11],
                 r[12],
                 tuple(modalities) if modalities else MODALITIES,
-                _json(r[14], loads) or {},
+                json_column(r[14], loads) or {},
                 image_source=provenance.get("image", {}).get("source", ""),
                 former_authors=former.get(r[0], frozenset()),
             )
@@ -518,18 +518,6 @@ def perturbed_modalities(session) -> dict[str, str]:  # type: ignore[no-untyped-
 def load_facts(session) -> tuple[list[ItemFacts], dict[str, str]]:  # type: ignore[no-untyped-def]
     """Items as plain facts, in id order, with their groups' perturbed modality."""
     return items_of_rows(item_rows(session), former_authors(session)), perturbed_modalities(session)
-
-
-def _json(value: Any, loads: Callable[[str], Any]) -> Any:
-    """A JSON column read as text (SQLite) parsed as the column type would (``json.loads``), by ``loads``
-    (``facts.json_reader``); what orjson refuses (NaN, infinities, unpaired surrogates) by ``json.loads``
-    itself. PostgreSQL's driver hands JSON over already parsed."""
-    if not isinstance(value, str):
-        return value
-    try:
-        return loads(value)
-    except orjson.JSONDecodeError:
-        return json.loads(value)
 
 
 def record_rows(session) -> Sequence[Any]:  # type: ignore[no-untyped-def]

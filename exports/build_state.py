@@ -19,8 +19,6 @@ from curation.workspace import Workspace
 _lock = threading.Lock()
 _pinned: dict[int, tuple[Workspace, DerivedState, dict[str, Any]]] = {}
 """id(workspace) -> the workspace, the state its running build derived, and what was computed from it."""
-_computing = threading.RLock()
-"""Held while a build's memo is filled: a second thread asking for the same thing waits for the first."""
 T = TypeVar("T")
 
 
@@ -64,21 +62,21 @@ def reviewed_items(ws: Workspace) -> list[Any]:
     entry = _entry(ws)
     if entry is None:
         return load_reviewed_items(ws)
-    _, state, memo = entry
-    with _lock:  # the agreement gate (a background thread) and the reports ask for the same list
-        if "reviewed" not in memo:
-            memo["reviewed"] = load_reviewed_items(ws, state)
-        return list(memo["reviewed"])
+    state = entry[1]  # the agreement gate (a background thread) and the reports ask for the same list
+    return list(once_per_build(ws, "reviewed", lambda: load_reviewed_items(ws, state)))
 
 
 def once_per_build(ws: Workspace, key: str, compute: Callable[[], T]) -> T:
     """``compute()``, once per running build of ``ws`` (the store's assets: three gates and the snapshot read
-    them); outside a build, every call computes."""
+    them; the gated agreement statistics: the agreement gate and the figures); outside a build, every call
+    computes."""
     entry = _entry(ws)
     if entry is None:
         return compute()
     memo = entry[2]
-    with _computing:
+    with _lock:  # one lock per key: a thread computing one thing does not hold up a thread asking for another
+        computing = memo.setdefault(f"computing:{key}", threading.Lock())
+    with computing:  # a second thread asking for the same thing waits for the first
         if key not in memo:
             memo[key] = compute()
         return memo[key]  # type: ignore[no-any-return]

@@ -128,13 +128,24 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
     return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
 
 
+def _gated_statistics(ws: Workspace) -> dict[str, Any]:
+    """The gated agreement statistics of every reviewed item, once per build: the agreement gate judges them,
+    and the agreement figures publish them when the build releases every reviewed item."""
+    from curation.agreement.review_agreement import gated_statistics
+
+    from .build_state import once_per_build, reviewed_items
+
+    return once_per_build(ws, "gated_statistics", lambda: gated_statistics(reviewed_items(ws)))
+
+
 def agreement_gate(ws: Workspace) -> list[str]:
     """The workspace's agreement thresholds (``[agreement]`` in curate.toml); a failure refuses the build."""
     from curation.agreement.gates import agreement_gate_failures
 
     from .build_state import reviewed_items
 
-    return [failure.message for failure in agreement_gate_failures(reviewed_items(ws), ws.settings.agreement)]
+    items = reviewed_items(ws)
+    return [failure.message for failure in agreement_gate_failures(items, ws.settings.agreement, _gated_statistics(ws))]
 
 
 def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
@@ -145,7 +156,10 @@ def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     from .build_state import reviewed_items
 
     wanted = set(released)
-    return public_agreement(workspace_agreement_report(ws, [item for item in reviewed_items(ws) if item.id in wanted]))
+    reviewed = reviewed_items(ws)
+    items = [item for item in reviewed if item.id in wanted]
+    gated = _gated_statistics(ws) if len(items) == len(reviewed) else None  # the same items: the same figures
+    return public_agreement(workspace_agreement_report(ws, items, gated=gated))
 
 
 def public_agreement(report: Mapping[str, Any]) -> dict[str, Any]:

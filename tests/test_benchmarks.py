@@ -95,6 +95,10 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
         shutil.rmtree(scratch, ignore_errors=True)
     assert result.returncode == 0, f"{script} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"{script} printed nothing"
+    if script == "import_status.py":  # each size's status timed again beside the other's, in its JSON line
+        results = json.loads(result.stdout.strip().splitlines()[-1])
+        assert [r["n"] for r in results] == [20, 40]
+        assert all(0 < r["status_cli_7n_side_by_side_s"] < 60 for r in results)
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
         growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
         assert growth["size_ratio"] == 3.0

@@ -59,15 +59,19 @@ def _judge(gate: str, statistic: str, result: Mapping[str, Any], minimum: float)
     return None
 
 
-def agreement_gate_failures(items: list[ReviewedItem], settings: AgreementSettings) -> list[GateFailure]:
-    """The gates of ``settings`` judged on these items (pure: no workspace)."""
+def agreement_gate_failures(
+    items: list[ReviewedItem], settings: AgreementSettings, gated: Mapping[str, Any] | None = None
+) -> list[GateFailure]:
+    """The gates of ``settings`` judged on these items (pure: no workspace). ``gated``: their
+    ``gated_statistics`` (or an ``agreement_report`` of them), when the caller has them; else only the
+    statistics of the gates switched on are computed."""
     failures: list[GateFailure | None] = []
     if settings.checklist_alpha_min > GATE_OFF:
         failures.append(
             _judge(
                 "checklist_alpha_min",
                 "subset-checklist alpha (nominal, item x view x option)",
-                checklist_agreement(items)["all"],
+                (checklist_agreement(items) if gated is None else gated["subset_checklist"])["all"],
                 settings.checklist_alpha_min,
             )
         )
@@ -76,12 +80,12 @@ def agreement_gate_failures(items: list[ReviewedItem], settings: AgreementSettin
             _judge(
                 "answer_kappa_min",
                 "blind answer vs label kappa",
-                answer_agreement(items)["overall"],
+                (answer_agreement(items) if gated is None else gated["answer_check"])["overall"],
                 settings.answer_kappa_min,
             )
         )
     if settings.audio_alpha_min > GATE_OFF:
-        audio = audio_agreement(items)
+        audio = audio_agreement(items) if gated is None else gated["audio_signoff"]
         failures += [
             _judge("audio_alpha_min", f"audio sign-off alpha (ordinal, {axis})", audio[axis], settings.audio_alpha_min)
             for axis in AUDIO_AXES

@@ -456,6 +456,17 @@ def triad_labels(items: list[ReviewedItem], min_mean: float = 3.5) -> dict[str, 
     }
 
 
+def gated_statistics(items: list[ReviewedItem]) -> dict[str, Any]:
+    """The reports the agreement gates judge (``curation.agreement.gates``), keyed as in
+    :func:`agreement_report`: computed once where a caller both gates and reports on the same items (the
+    checklist's alpha is most of a report's cost)."""
+    return {
+        "answer_check": answer_agreement(items),
+        "audio_signoff": audio_agreement(items),
+        "subset_checklist": checklist_agreement(items),
+    }
+
+
 def agreement_report(
     items: list[ReviewedItem],
     tags: Iterable[TagRecord] = (),
@@ -463,14 +474,17 @@ def agreement_report(
     subset_size: int = 50,
     subset_seed: int = 0,
     min_mean: float = 3.5,
+    gated: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Every report, as one JSON-ready document; ``audit_subset`` repeats TRIAD's labels on the subset."""
+    """Every report, as one JSON-ready document; ``audit_subset`` repeats TRIAD's labels on the subset.
+    ``gated``: :func:`gated_statistics` of these same items, when the caller has them."""
     subset = audit_subset(items, subset_size, subset_seed)
+    gated = gated_statistics(items) if gated is None else gated
     return {
         "items": len(items),
-        "answer_check": answer_agreement(items),
-        "audio_signoff": audio_agreement(items),
-        "subset_checklist": checklist_agreement(items),
+        "answer_check": gated["answer_check"],
+        "audio_signoff": gated["audio_signoff"],
+        "subset_checklist": gated["subset_checklist"],
         "taxonomy": taxonomy_agreement(items, tags),
         "tier_tag": tier_tag_agreement(items),
         "naturalness": naturalness_agreement(items, min_mean),
@@ -486,7 +500,9 @@ def agreement_report(
     }
 
 
-def workspace_agreement_report(ws, items: list[ReviewedItem], tags: Iterable[TagRecord] = ()) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def workspace_agreement_report(  # type: ignore[no-untyped-def]
+    ws, items: list[ReviewedItem], tags: Iterable[TagRecord] = (), gated: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """:func:`agreement_report` with the workspace's settings (audit subset size and seed, audio threshold)."""
     return agreement_report(
         items,
@@ -494,4 +510,5 @@ def workspace_agreement_report(ws, items: list[ReviewedItem], tags: Iterable[Tag
         subset_size=ws.settings.agreement.audit_subset,
         subset_seed=ws.settings.agreement.audit_seed,
         min_mean=ws.settings.review.audio_min_mean,
+        gated=gated,
     )

@@ -6,10 +6,11 @@ import shutil
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import String, select, type_coerce
 from sqlmodel import col
 
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
+from curation.facts import json_column, json_reader
 from curation.tables import Asset, Event, GateResult, Item
 from curation.workspace import Workspace, record_event
 
@@ -39,11 +40,7 @@ def _signatures(
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset).where(col(Asset.sha256).in_(wanted))).scalars()}
     measure_pending(ws, assets.values())
-    with ws.session() as s:
-        cached = {
-            m.sha256: m
-            for m in s.execute(select(MediaSignature).where(col(MediaSignature.version) == SIGNATURE_VERSION)).scalars()
-        }
+    cached = _cached_signatures(ws, set(assets))
     fresh: list[MediaSignature] = []
     # a signature made without fpcalc is redone once fpcalc is there; asked once, not once per clip
     fingerprints_now = shutil.which("fpcalc") is not None
@@ -51,31 +48,49 @@ def _signatures(
         asset = assets.get(sha)
         if asset is None:
             continue
-        row = cached.get(sha)
-        if row is None or (  # only a signature made without fpcalc can be stale: the others are not parsed twice
+        kind, data = cached.get(sha, ("", None))
+        if data is None or (  # only a signature made without fpcalc can be stale: the others are not parsed twice
             fingerprints_now
-            and row.kind == "audio"
-            and row.data.get("chromaprint_missing")
-            and AudioSignature.from_dict(row.data).stale()
+            and kind == "audio"
+            and data.get("chromaprint_missing")
+            and AudioSignature.from_dict(data).stale()
         ):
             try:
-                data = ws.asset_path(asset).read_bytes()
+                content = ws.asset_path(asset).read_bytes()
                 make = image_signature if asset.kind == "image" else audio_signature
-                signature = make(data, asset.original_name or sha[:12], ws.settings.media)
+                signature = make(content, asset.original_name or sha[:12], ws.settings.media)
             except (MediaError, OSError) as exc:  # unreadable or missing from the store
                 log(f"audit skips {asset.original_name or sha}: {exc}")
                 continue
-            row = MediaSignature(sha256=sha, kind=asset.kind, version=SIGNATURE_VERSION, data=signature.to_dict())
-            fresh.append(row)
-        if row.kind == "image":
-            images[sha] = ImageSignature.from_dict(row.data)
+            kind, data = asset.kind, signature.to_dict()
+            fresh.append(MediaSignature(sha256=sha, kind=kind, version=SIGNATURE_VERSION, data=data))
+        if kind == "image":
+            images[sha] = ImageSignature.from_dict(data)
         else:
-            audio[sha] = AudioSignature.from_dict(row.data)
+            audio[sha] = AudioSignature.from_dict(data)
     if fresh:
         with ws.writing() as s:
             for row in fresh:
                 s.merge(row)
     return images, audio
+
+
+def _cached_signatures(ws: Workspace, wanted: set[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The stored signatures (kind, data) of the current version among ``wanted``, read as plain rows: a
+    build reads every shipped medium's, and parsing them through the ORM's JSON type took twice as long."""
+    with ws.session() as s:
+        rows = (
+            s.connection()
+            .execute(
+                select(
+                    col(MediaSignature.sha256), col(MediaSignature.kind), type_coerce(col(MediaSignature.data), String)
+                ).where(col(MediaSignature.version) == SIGNATURE_VERSION)
+            )
+            .all()
+        )
+    rows = [row for row in rows if row[0] in wanted]
+    loads = json_reader(data for _, _, data in rows if isinstance(data, str))
+    return {sha: (kind, json_column(data, loads)) for sha, kind, data in rows}
 
 
 def resolutions(ws: Workspace) -> list[Resolution]:

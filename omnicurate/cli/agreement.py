@@ -100,7 +100,7 @@ def report_command(
     ws = open_workspace()
     items = load_reviewed_items(ws)
     report = workspace_agreement_report(ws, items, read_tags(tags, items) if tags else ())
-    failures = agreement_gate_failures(items, ws.settings.agreement)
+    failures = agreement_gate_failures(items, ws.settings.agreement, report)  # judged on the report's figures
     if plots is not None:
         from curation.agreement.plots import write_plots
 

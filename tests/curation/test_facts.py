@@ -103,7 +103,15 @@ def test_json_reader_reads_what_json_reads_of_every_stored_value(value: object) 
         assert _strict(read) == _strict(json.loads(text))
 
 
-def test_json_reader_is_orjson_while_no_text_holds_a_long_run_of_digits() -> None:
+def test_json_reader_is_orjson_while_no_text_holds_an_integer_past_64_bits() -> None:
     assert json_reader(['{"n": 123456789012345678}', '"x"']) is orjson.loads
-    assert json_reader(['{"n": 1234567890123456789}', '"x"']) is json.loads
     assert json_reader([]) is orjson.loads
+    # 64-bit integers, signed or not (a perceptual hash is an unsigned one), orjson reads exactly
+    assert json_reader(['{"phash": 14857779684784052742}', f"[{2**64 - 1}, {-(2**63)}]"]) is orjson.loads
+    assert json_reader(['"sha 1234567890123456789"']) is orjson.loads  # a run in a string, in range
+    for past in (str(2**64), str(-(2**63) - 1), "99999999999999999999", "7" * 40, "12345678901234567890.5"):
+        texts = ['{"n": 1}', f'{{"n": {past}, "m": 14857779684784052742}}', '"id 123456789012345678901234"']
+        loads = json_reader(texts)
+        assert loads is not orjson.loads, past
+        assert [_strict(loads(t)) for t in texts] == [_strict(json.loads(t)) for t in texts]
+        assert type(loads(texts[1])["n"]) is type(json.loads(texts[1])["n"])

@@ -1,7 +1,7 @@
 import pytest
 
 from curation.agreement.gates import adjudication_entries, agreement_gate_failures
-from curation.agreement.review_agreement import ReviewedItem
+from curation.agreement.review_agreement import ReviewedItem, agreement_report, gated_statistics
 from curation.config import AgreementSettings
 from curation.vocab import CHECKLIST_VIEWS
 
@@ -110,3 +110,31 @@ def test_a_stage_settled_by_a_maintainer_leaves_the_queue():
     settled = ReviewedItem("i1", "g", "ann1", "A", OPTIONS, {}, split, frozenset({"subset_checklist"}))
     assert len(adjudication_entries([open_item], AgreementSettings())) == 1
     assert adjudication_entries([settled], AgreementSettings()) == []
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        AgreementSettings(),
+        AgreementSettings(checklist_alpha_min=-1, answer_kappa_min=0.0, audio_alpha_min=0.5),
+        AgreementSettings(checklist_alpha_min=0.1, answer_kappa_min=0.99, audio_alpha_min=-1),
+    ],
+)
+def test_gates_judged_on_a_report_of_the_same_items_fail_as_those_computed_apart(settings):
+    items = [
+        _item(
+            f"i{k}",
+            "ABCA"[k % 4],
+            answer_check=[("rev1", {"answer": "ABCD"[k % 3]})],
+            subset_checklist=[("rev1", _checklist(("A",))), ("rev2", _checklist(("A", "B") if k % 2 else ("A",)))],
+            audio_signoff=[
+                ("rev1", {"scores": {"naturalness": k % 5 + 1, "clarity": 3, "artefacts": 4}}),
+                ("rev2", {"scores": {"naturalness": 5 - k % 5, "clarity": 4, "artefacts": 4}}),
+            ],
+        )
+        for k in range(8)
+    ]
+    apart = agreement_gate_failures(items, settings)
+    assert apart  # each setting fails at least one gate on these items: the comparison means something
+    assert agreement_gate_failures(items, settings, agreement_report(items)) == apart
+    assert agreement_gate_failures(items, settings, gated_statistics(items)) == apart

@@ -10,7 +10,8 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from curation.audit.normalize import normalize_workspace
-from curation.audit.workspace import audit_workspace, resolve
+from curation.audit.tables import SIGNATURE_VERSION, MediaSignature
+from curation.audit.workspace import _cached_signatures, audit_workspace, resolve
 from curation.config import Settings
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.items import import_items
@@ -202,3 +203,18 @@ def test_option_in_context_warns_by_default(ws: Workspace) -> None:
     with ws.session() as s:
         gate = s.get(GateResult, ("b1", "audit"))
     assert gate is not None and gate.reasons == [] and not gate.blocking
+
+
+def test_stored_signatures_are_read_as_the_orm_reads_them(ws: Workspace) -> None:
+    audit_workspace(ws)  # stores every medium's signature
+    odd = "f" * 64
+    with ws.writing() as s:  # an integer orjson would read as a float, and text in Chinese
+        data = {"phash": 12345678901234567890123, "note": "同一张图片", "bands": [1, 2**40]}
+        s.add(MediaSignature(sha256=odd, kind="image", version=SIGNATURE_VERSION, data=data))
+    with ws.session() as s:
+        orm = {m.sha256: (m.kind, m.data) for m in s.execute(select(MediaSignature)).scalars()}
+    assert odd in orm and len(orm) > 2  # the odd one and the media the audit signed
+    read = _cached_signatures(ws, set(orm) | {"0" * 64})
+    assert read == orm
+    assert type(read[odd][1]["phash"]) is int
+    assert _cached_signatures(ws, {odd}) == {odd: orm[odd]}  # only the wanted ones
