@@ -128,14 +128,15 @@ def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[s
     return {item_id: sorted(set(reasons)) for item_id, reasons in failures.items() if reasons}
 
 
-def _gated_statistics(ws: Workspace) -> dict[str, Any]:
-    """The gated agreement statistics of every reviewed item, once per build: the agreement gate judges them,
-    and the agreement figures publish them when the build releases every reviewed item."""
+def _gated_statistics(ws: Workspace, reviewed: list[Any]) -> dict[str, Any]:
+    """The gated agreement statistics of every reviewed item (``reviewed``: ``reviewed_items(ws)``), once per
+    build: the agreement gate judges them, and the agreement figures publish them when the build releases
+    every reviewed item."""
     from curation.agreement.review_agreement import gated_statistics
 
-    from .build_state import once_per_build, reviewed_items
+    from .build_state import once_per_build
 
-    return once_per_build(ws, "gated_statistics", lambda: gated_statistics(reviewed_items(ws)))
+    return once_per_build(ws, "gated_statistics", lambda: gated_statistics(reviewed))
 
 
 def agreement_gate(ws: Workspace) -> list[str]:
@@ -145,7 +146,8 @@ def agreement_gate(ws: Workspace) -> list[str]:
     from .build_state import reviewed_items
 
     items = reviewed_items(ws)
-    return [failure.message for failure in agreement_gate_failures(items, ws.settings.agreement, _gated_statistics(ws))]
+    gated = _gated_statistics(ws, items)
+    return [failure.message for failure in agreement_gate_failures(items, ws.settings.agreement, gated)]
 
 
 def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
@@ -158,7 +160,7 @@ def agreement_figures(ws: Workspace, released: Sequence[str]) -> dict[str, Any]:
     wanted = set(released)
     reviewed = reviewed_items(ws)
     items = [item for item in reviewed if item.id in wanted]
-    gated = _gated_statistics(ws) if len(items) == len(reviewed) else None  # the same items: the same figures
+    gated = _gated_statistics(ws, reviewed) if len(items) == len(reviewed) else None  # the same items, figures
     return public_agreement(workspace_agreement_report(ws, items, gated=gated))
 
 
