@@ -58,36 +58,34 @@ def _fresh_agreement(ws: Workspace, released: set[str]) -> dict:  # type: ignore
     return json.loads(json.dumps(public_agreement(report)))
 
 
-def test_the_agreement_gate_and_figures_share_one_computation_when_every_reviewed_item_ships(
-    admitted_ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    computed: list[list[str]] = []
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The item ids of every computation of the gated agreement statistics, in order."""
+    calls: list[list[str]] = []
     real = curation.agreement.review_agreement.gated_statistics
 
     def counting(items):  # type: ignore[no-untyped-def]
-        computed.append([i.id for i in items])
+        calls.append([i.id for i in items])
         return real(items)
 
     monkeypatch.setattr(curation.agreement.review_agreement, "gated_statistics", counting)
+    return calls
+
+
+def test_the_agreement_gate_and_figures_share_one_computation_when_every_reviewed_item_ships(
+    admitted_ws: Workspace, tmp_path: Path, computed: list[list[str]]
+) -> None:
     build_release(admitted_ws, "1.0.0", out=tmp_path / "r")
     assert computed == [["g1-a", "g1-b", "g2-a", "g2-b"]]
     assert _published_agreement(tmp_path / "r") == _fresh_agreement(admitted_ws, {"g1-a", "g1-b", "g2-a", "g2-b"})
 
 
 def test_a_partial_release_publishes_the_figures_of_its_own_items(
-    admitted_ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    admitted_ws: Workspace, tmp_path: Path, computed: list[list[str]]
 ) -> None:
-    computed: list[list[str]] = []
-    real = curation.agreement.review_agreement.gated_statistics
-
-    def counting(items):  # type: ignore[no-untyped-def]
-        computed.append([i.id for i in items])
-        return real(items)
-
     def loudness(ws: Workspace, ids: list[str]) -> dict[str, list[str]]:
         return {"g2-a": ["media:loudness"]} if "g2-a" in ids else {}
 
-    monkeypatch.setattr(curation.agreement.review_agreement, "gated_statistics", counting)
     defaults = default_gates()
     gates = Gates((*defaults.item, ("fake_media", loudness)), defaults.workspace, defaults.reports, defaults.imports)
     build_release(admitted_ws, "1.0.0", out=tmp_path / "r", gates=gates, allow_partial=True)
