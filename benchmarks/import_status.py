@@ -11,7 +11,10 @@ An import this large reads its media in worker processes and leaves measuring th
 to the step `curate import items` starts in the background (curation.audit.measuring); that step is timed on
 its own right after the import and printed beside it. At the end, `status --json` with records is timed again
 on every size's workspace, the sizes alternating (SQLite), so that its growth compares two times taken under
-the same conditions (``status_cli_7n_side_by_side_s`` in the JSON line).
+the same conditions (``status_cli_7n_side_by_side_s`` in the JSON line). `status` keeps each group's statuses
+between runs (curation.status_memo); "status 7n" is timed as a reviewer's day sees it, each run after one more
+review (that group derived again, the others read from what the last run kept), and also with nothing kept
+(``status_cli_7n_cold_s``: the first status after the 70,000 records, a full derivation).
 
 Run: python benchmarks/import_status.py [--sizes 1000 10000] [--db URL-for-postgres-admin] [--scratch /dev/shm]
 (--scratch: where the files and workspaces go; on a virtual machine whose disk's speed varies from one minute to
@@ -46,7 +49,8 @@ from hash_floor import compile_sources, openssl_seconds, sha256sum_seconds  # no
 from curation.audit.measuring import measure_pending  # noqa: E402
 from curation.items import ImportReport, import_items  # noqa: E402
 from curation.reviews import PendingReview, record_reviews  # noqa: E402
-from curation.schema import REVIEW_MODELS  # noqa: E402
+from curation.schema import REVIEW_MODELS, GroupReview  # noqa: E402
+from curation.status_memo import MEMO_PATH  # noqa: E402
 from curation.tables import Item, ReviewRecord  # noqa: E402
 from curation.workflow import derive_status  # noqa: E402
 from curation.workspace import CONFIG_NAME, Workspace  # noqa: E402
@@ -181,10 +185,13 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
-def best_cpu_of(repeats: int, fn):  # type: ignore[no-untyped-def]
-    """Like ``best_of``, with the fewest CPU seconds of the runs too: (wall, cpu, last result)."""
+def best_cpu_of(repeats: int, fn, before=None):  # type: ignore[no-untyped-def]
+    """Like ``best_of``, with the fewest CPU seconds of the runs too: (wall, cpu, last result). ``before``: run
+    untimed before each timed call."""
     runs = []
     for _ in range(repeats):
+        if before is not None:
+            before()
         cpu = cpu_seconds()
         wall, result = timed(fn)
         runs.append((wall, cpu_seconds() - cpu, result))
@@ -200,12 +207,26 @@ def raw_select(ws: Workspace) -> int:
     return len(items) + len(records)
 
 
+def forgotten(ws: Workspace) -> bool:
+    """Remove the statuses `curate status` kept (curation.status_memo), so that the next one derives every
+    group: the first status after a large import or review."""
+    (ws.root / MEMO_PATH).unlink(missing_ok=True)
+    return True
+
+
+def one_more_review(ws: Workspace, k: int, reviewer: str = "rev5") -> None:
+    """A group reviewer passes group k: one new record, so the next `curate status` derives that group again
+    and takes the others' statuses from what the last one kept (as during a day of reviewing)."""
+    review = GroupReview(group=f"group-{k:05d}", stage="group_integration", reviewer=reviewer, verdict="pass")
+    assert record_reviews(ws, [PendingReview(1, review)]).recorded == 1
+
+
 def fresh_workspace(root: Path, db_url: str | None) -> Workspace:
     ws = Workspace.init(root, db_url)
     ws.settings.review.grammar_quorum = 1  # the benchmark's seven records per item carry one grammar sign-off
     ws.settings.save(ws.root / CONFIG_NAME)  # and `curate status` in its own process reads the same setting
     ws.add_person("ann1", ["author"])
-    for r in ("rev1", "rev2", "rev3", "rev4"):
+    for r in ("rev1", "rev2", "rev3", "rev4", "rev5", "rev6"):  # rev5 and rev6 review groups
         ws.add_person(r, ["reviewer"])
     return ws
 
@@ -245,13 +266,18 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     assert selected == 8 * n
     t_derive, cpu_derive, statuses = best_cpu_of(REPEATS, lambda: derive_status(ws))
     assert sum(s.stage == "group_integration" for s in statuses) == n
-    t_status_7n, cpu_status_7n, out = best_cpu_of(
-        CLI_REPEATS, lambda: subprocess.run(cli, check=True, capture_output=True, text=True).stdout
-    )
+    run_cli = partial(subprocess.run, cli, check=True, capture_output=True, text=True)
+    t_status_7n_cold, cpu_status_7n_cold, out = best_cpu_of(CLI_REPEATS, lambda: forgotten(ws) and run_cli().stdout)
     assert sum(s["stage"] == "group_integration" for s in json.loads(out)) == n
+    groups = iter(range(CLI_REPEATS))
+    t_status_7n, cpu_status_7n, out = best_cpu_of(
+        CLI_REPEATS, lambda: run_cli().stdout, before=lambda: one_more_review(ws, next(groups))
+    )
+    assert json.loads(out) == [st.as_json() for st in derive_status(ws)], "the kept statuses are the derived ones"
     ws.close()
     return {
         "status_command": cli,
+        "workspace": str(ws.root),
         "n": n,
         "media_files": len(files) - 1,
         "sha256sum_s": t_sum,
@@ -270,6 +296,8 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
         "select_7n_cpu_s": cpu_select,
         "derive_7n_cpu_s": cpu_derive,
         "status_cli_7n_cpu_s": cpu_status_7n,
+        "status_cli_7n_cold_s": t_status_7n_cold,
+        "status_cli_7n_cold_cpu_s": cpu_status_7n_cold,
         "loadavg": list(os.getloadavg()),
     }
 
@@ -306,10 +334,13 @@ def import_figures(results: list[dict]) -> list[str]:
 def status_side_by_side(results: list[dict]) -> dict[int, float]:
     """`curate status --json` with records on each size's workspace again, the sizes alternating: each size's
     time above was taken minutes apart from the others', and this machine's speed drifts more than that between
-    two minutes. Size -> the best of ``CLI_REPEATS`` runs."""
+    two minutes. Each after one more review, as above. Size -> the best of ``CLI_REPEATS`` runs."""
     best = {r["n"]: float("inf") for r in results}
-    for _ in range(CLI_REPEATS):
+    for k in range(CLI_REPEATS):
         for r in results:
+            ws = Workspace.open(Path(r["workspace"]))
+            one_more_review(ws, k, reviewer="rev6")
+            ws.close()
             took, out = timed(
                 lambda r=r: subprocess.run(r["status_command"], check=True, capture_output=True, text=True).stdout
             )
@@ -335,7 +366,7 @@ def main() -> None:
         results = [run(n, Path(tmp), args.db) for n in args.sizes]
         side_by_side = status_side_by_side(results) if args.db is None and len(results) > 1 else None
     for r in results:
-        del r["status_command"]
+        del r["status_command"], r["workspace"]
         if side_by_side is not None:
             r["status_cli_7n_side_by_side_s"] = side_by_side[r["n"]]
     print(
@@ -365,6 +396,10 @@ def main() -> None:
             f"{r['derive_7n_cpu_s']:.3f} ({r['derive_7n_cpu_s'] / r['select_7n_cpu_s']:.1f}x the select), "
             f"status 7n {r['status_cli_7n_cpu_s']:.2f}"
         )
+        print(
+            f"{'':>7} status 7n with nothing kept (the first after the records; curation.status_memo): "
+            f"{r['status_cli_7n_cold_s']:.2f} s, {r['status_cli_7n_cold_cpu_s']:.2f} CPU s"
+        )
     if len(results) > 1:
         a, b = results[0], results[-1]
         k = b["n"] / a["n"]
@@ -377,6 +412,7 @@ def main() -> None:
             "status_cli_7n_s",
             "derive_7n_cpu_s",
             "status_cli_7n_cpu_s",
+            "status_cli_7n_cold_s",
         ):
             print(f"growth of {key} for {k:.0f}x items: {b[key] / a[key]:.1f}x")
     if side_by_side is not None:

@@ -35,7 +35,7 @@ from .workflow import (
     records_of_rows,
 )
 
-__all__ = ["SPLIT_FROM", "StatusRows", "derive_statuses", "halves"]
+__all__ = ["SPLIT_FROM", "Derived", "StatusRows", "derive_statuses", "halves", "merged"]
 
 SPLIT_FROM = 4000
 """Items from which the derivation is split: below, forking and handing over cost more than the second core
@@ -136,7 +136,7 @@ def derive_statuses(ws, rows: StatusRows | None = None) -> Derived:  # type: ign
         other_statuses, other_gaps = pickle.loads(handed)  # noqa: S301 (written by this process's own fork)
     else:
         other_statuses, other_gaps = second.facts().derive_with_staffing(ws)
-    return _merged(rows, statuses + other_statuses, gaps | other_gaps)
+    return merged(rows, statuses + other_statuses, gaps | other_gaps)
 
 
 def _derive_in_child(ws, part: StatusRows, write: int) -> None:  # type: ignore[no-untyped-def]  # pragma: no cover
@@ -152,7 +152,7 @@ def _derive_in_child(ws, part: StatusRows, write: int) -> None:  # type: ignore[
         os._exit(code)
 
 
-def _merged(rows: StatusRows, statuses: list[ItemStatus], gaps: dict[str, StaffingGap]) -> Derived:
+def merged(rows: StatusRows, statuses: list[ItemStatus], gaps: dict[str, StaffingGap]) -> Derived:
     """The two halves' results in the whole derivation's order: statuses in item order, gaps in status order."""
     position = {r[0]: n for n, r in enumerate(rows.items)}
     statuses.sort(key=lambda st: position[st.id])

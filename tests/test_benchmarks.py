@@ -99,6 +99,7 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
         results = json.loads(result.stdout.strip().splitlines()[-1])
         assert [r["n"] for r in results] == [20, 40]
         assert all(0 < r["status_cli_7n_side_by_side_s"] < 60 for r in results)
+        assert all(0 < r["status_cli_7n_cold_s"] < 60 for r in results), "status with nothing kept is timed too"
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
         growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
         assert growth["size_ratio"] == 3.0

@@ -33,7 +33,10 @@ def status_cmd(
     json_out: JsonFlag = False,
     state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
 ) -> None:
-    """Per item: group, state, next stage and reasons."""
+    """Per item: group, state, next stage and reasons.
+
+    A group whose items, records, decisions and settings did not change since the last run keeps the
+    statuses derived then (.cache/statuses.json in the workspace; deleting it only costs time)."""
     from curation.workflow import collector_paused
 
     ws = open_workspace()
@@ -52,10 +55,10 @@ def status_cmd(
 def _statuses(ws, state: str | None) -> tuple[list, list[dict[str, object]]]:  # type: ignore[no-untyped-def]
     """Every status (in the given state), and the staffing summary."""
     from curation.kinds import kind_statuses
-    from curation.split_derivation import derive_statuses
     from curation.staffing import summary
+    from curation.status_memo import memoized_statuses
 
-    statuses, staffing = derive_statuses(ws)
+    statuses, staffing = memoized_statuses(ws)
     statuses += kind_statuses(ws)  # e.g. judge tasks, which live apart from the item table
     if state:
         statuses = [st for st in statuses if st.state == state]
@@ -87,14 +90,14 @@ def funnel_cmd(json_out: JsonFlag = False) -> None:
     stage and state, the admission rate and the most common reasons."""
     from curation.kinds import kind_statuses
     from curation.screening.pipeline import stored_funnel
-    from curation.split_derivation import derive_statuses
     from curation.staffing import summary
+    from curation.status_memo import memoized_statuses
     from curation.workflow import funnel
 
     from .screen import print_screen_funnel
 
     ws = open_workspace()
-    statuses, staffing = derive_statuses(ws)
+    statuses, staffing = memoized_statuses(ws)
     report = funnel(statuses + kind_statuses(ws))
     report["staffing"] = summary(staffing)
     screening = stored_funnel(ws, ws.settings.screen)

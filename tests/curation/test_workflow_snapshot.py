@@ -1,7 +1,8 @@
 """`curate status --json` and `curate funnel --json` on one workspace holding all three kinds (the mcq demo with
 its adjudication, gates and audits, the story demo's screened and reviewed transitions, the judge demo's
 curated, cross-checked and adjudicated tasks) match, byte for byte, what the derivation gave before it was
-made fast (issue 27), on SQLite and PostgreSQL alike, and derived in one process or split across two.
+made fast (issue 27), on SQLite and PostgreSQL alike, derived in one process or split across two, and read
+from what an earlier run kept.
 
 The expected documents in ``data/status_three_kinds.json`` were written by the derivation as it was before
 that work. A change of a review rule or of the demos changes them on purpose: rewrite the file with
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from curation.status_memo import MEMO_PATH
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
 
@@ -71,6 +73,12 @@ def test_status_and_funnel_of_three_kinds_are_unchanged(tmp_path: Path, make_wor
     assert found["status"] == expected["status"]
     assert found["funnel"] == expected["funnel"]
 
+    # the funnel above read the statuses the status kept (curation.status_memo); from here on nothing is kept
+    # (a file stands where the memo's folder would be), so each command derives every group
+    assert (root / MEMO_PATH).is_file()
+    (root / MEMO_PATH).unlink()
+    (root / MEMO_PATH.parent).rmdir()
+    (root / MEMO_PATH.parent).write_text("", encoding="utf-8")
     # derived on two cores, as both commands do at 10,000 items (curation.split_derivation): the same documents
     forks = request.getfixturevalue("forks")  # from here on: split from the first item, forks noted
     assert _documents(root) == {"status": expected["status"], "funnel": expected["funnel"]}
