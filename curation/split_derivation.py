@@ -19,7 +19,7 @@ import os
 import pickle
 import threading
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .authorship import former_authors
@@ -109,16 +109,23 @@ def _can_fork() -> bool:
     return hasattr(os, "fork") and cores > 1 and _single_threaded()
 
 
-def derive_statuses(ws, rows: StatusRows | None = None) -> Derived:  # type: ignore[no-untyped-def]
+def derive_statuses(  # type: ignore[no-untyped-def]
+    ws, rows: StatusRows | None = None, meanwhile: Callable[[], object] | None = None
+) -> Derived:
     """Every item's status in id order and the staffing gaps, as ``StatusInputs.derive_with_staffing`` gives
     them, on two cores when the workspace is large (``SPLIT_FROM``) and this process may fork. ``rows``: read
-    here when the caller has not."""
+    here when the caller has not. ``meanwhile``: the caller's own work, done while the child finishes its
+    half (the parent's half is done first: the child's also has to be handed over); after the derivation when
+    there is no child."""
     if rows is None:
         with ws.session() as session:
             rows = StatusRows.load(session)
     parts = halves(rows) if len(rows.items) >= SPLIT_FROM and _can_fork() else None
     if parts is None:
-        return rows.facts().derive_with_staffing(ws)
+        derived = rows.facts().derive_with_staffing(ws)
+        if meanwhile is not None:
+            meanwhile()
+        return derived
     first, second = parts
     read, write = os.pipe()
     child = os.fork()
@@ -128,6 +135,8 @@ def derive_statuses(ws, rows: StatusRows | None = None) -> Derived:  # type: ign
     os.close(write)
     try:
         statuses, gaps = first.facts().derive_with_staffing(ws)
+        if meanwhile is not None:
+            meanwhile()
     finally:
         with os.fdopen(read, "rb") as pipe:
             handed = pipe.read()

@@ -53,9 +53,15 @@ def memoized_statuses(ws) -> Derived:  # type: ignore[no-untyped-def]
     only the groups whose inputs changed since the memo was written."""
     with ws.session() as session:
         rows = StatusRows.load(session)
-    keys, members = group_keys(rows, _shared_key(ws, rows))
+    shared = _shared_key(ws, rows)
     path = ws.root / MEMO_PATH
-    stored = _read(path)
+    stored = _read(path, _hex(shared))
+    if not stored:  # nothing to keep: derive every group, and hash them while a forked child derives its half
+        hashed: list[tuple[dict[str, str], dict[str, list[str]]]] = []
+        derived = derive_statuses(ws, rows, meanwhile=lambda: hashed.append(group_keys(rows, shared)))
+        _write(path, _hex(shared), _entries(*derived, hashed[0][0]))
+        return derived
+    keys, members = group_keys(rows, shared)
     kept = {g: found for g, entry in stored.items() if (found := _kept(entry, keys.get(g), members.get(g)))}
     changed = keys.keys() - kept.keys()
     statuses: list[ItemStatus] = []
@@ -67,7 +73,7 @@ def memoized_statuses(ws) -> Derived:  # type: ignore[no-untyped-def]
         statuses += kept_statuses
         gaps.update(kept_gaps)
     if entries.keys() != stored.keys() or changed:
-        _write(path, entries)
+        _write(path, _hex(shared), entries)
     return merged(rows, statuses, gaps)
 
 
@@ -108,7 +114,7 @@ def group_keys(rows: StatusRows, shared: bytes) -> tuple[dict[str, str], dict[st
     keys = {}
     for group, values in inputs.items():
         values.append(("perturbed", rest.perturbed.get(group)))
-        keys[group] = hashlib.blake2b(shared + _bytes(values), digest_size=20).hexdigest()
+        keys[group] = _hex(shared + _bytes(values))
     return keys, members
 
 
@@ -128,6 +134,10 @@ def _code_stamp() -> list[tuple[str, int, int]]:
             info = os.stat(os.path.join(folder, name))
             stamp.append((os.path.relpath(os.path.join(folder, name), root), info.st_size, info.st_mtime_ns))
     return stamp
+
+
+def _hex(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
 def _columns(row: Any) -> tuple[Any, ...]:
@@ -174,20 +184,24 @@ def _kept(
     return statuses, gaps
 
 
-def _read(path: Path) -> dict[str, list[Any]]:
-    """The memo's entries; none when it is missing, unreadable or of another format."""
+def _read(path: Path, shared: str) -> dict[str, list[Any]]:
+    """The memo's entries; none when it is missing, unreadable, of another format, or written under other
+    settings, reviewers or code than ``shared`` hashes (then no group's key could match)."""
     try:
         memo = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return {}
-    if not isinstance(memo, dict) or memo.get("format") != FORMAT or not isinstance(memo.get("groups"), dict):
+    if not isinstance(memo, dict) or memo.get("format") != FORMAT or memo.get("shared") != shared:
         return {}
-    return {g: e for g, e in memo["groups"].items() if isinstance(e, list) and len(e) == 3}
+    groups = memo.get("groups")
+    if not isinstance(groups, dict):
+        return {}
+    return {g: e for g, e in groups.items() if isinstance(e, list) and len(e) == 3}
 
 
-def _write(path: Path, entries: dict[str, list[Any]]) -> None:
+def _write(path: Path, shared: str, entries: dict[str, list[Any]]) -> None:
     """The memo, swapped in whole; nothing when the folder cannot be written (a read-only workspace)."""
-    data = orjson.dumps({"format": FORMAT, "groups": entries})
+    data = orjson.dumps({"format": FORMAT, "shared": shared, "groups": entries})
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}")
     with contextlib.suppress(OSError):
         path.parent.mkdir(exist_ok=True)

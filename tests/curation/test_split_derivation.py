@@ -109,6 +109,25 @@ def test_an_error_in_the_derivation_raises_as_in_one_process(
     assert len(forks) == 1 and _reaped(forks[0])
 
 
+@pytest.mark.parametrize("split", [True, False])
+def test_the_callers_work_is_done_once_beside_the_derivation(
+    demo_workspace: Workspace, forks: list[int], monkeypatch: pytest.MonkeyPatch, split: bool
+) -> None:
+    if not split:
+        monkeypatch.setattr(split_derivation, "SPLIT_FROM", 10**9)
+    whole = _documents(_inputs(demo_workspace).derive_with_staffing(demo_workspace))
+    done: list[int] = []
+    found = derive_statuses(demo_workspace, _rows(demo_workspace), meanwhile=lambda: done.append(len(forks)))
+    assert _documents(found) == whole and done == [1 if split else 0], "once, after the child was forked"
+
+    def broken() -> None:
+        raise CurateError("the caller's work failed")
+
+    with pytest.raises(CurateError, match="the caller's work failed"):
+        derive_statuses(demo_workspace, _rows(demo_workspace), meanwhile=broken)
+    assert all(_reaped(child) for child in forks), "the child is waited for all the same"
+
+
 def test_a_process_with_another_thread_derives_in_one(demo_workspace: Workspace, forks: list[int]) -> None:
     whole = _documents(_inputs(demo_workspace).derive_with_staffing(demo_workspace))
     done = threading.Event()

@@ -33,9 +33,9 @@ def derived(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """The items of each derivation a memoized run makes (none when it kept every group)."""
     made: list[list[str]] = []
 
-    def counted(ws: Workspace, rows: Any) -> Any:
+    def counted(ws: Workspace, rows: Any, **options: Any) -> Any:
         made.append([r[0] for r in rows.items])
-        return derive_statuses(ws, rows)
+        return derive_statuses(ws, rows, **options)
 
     monkeypatch.setattr(status_memo, "derive_statuses", counted)
     return made
@@ -127,6 +127,17 @@ def test_the_settings_the_people_and_the_code_derive_every_group(
     monkeypatch.setattr(status_memo, "_code_stamp", lambda: [*stamp, ("kinds/new.py", 1, 1)])
     _, items = _run(ws, derived)
     assert items == ["a", "b", "c", "d"], "an edit of the code derives everything again"
+
+
+def test_a_split_derivation_hashes_the_groups_while_the_child_derives(
+    pool: Cli, derived: list[list[str]], forks: list[int]
+) -> None:
+    first, items = _run(pool.ws, derived)
+    assert items == ["a", "b", "c", "d"] and len(forks) == 2, "the memoized run and the check each split"
+    memo = json.loads((pool.ws.root / MEMO_PATH).read_text(encoding="utf-8"))
+    assert sorted(memo["groups"]) == ["g1", "g2"]
+    kept, items = _run(pool.ws, derived)
+    assert items is None and kept == first, "the keys hashed beside the child are the ones a later run finds"
 
 
 def test_staffing_gaps_are_kept_with_their_statuses(
