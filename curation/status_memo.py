@@ -7,10 +7,12 @@ that derives. A run must read the rows anyway to know what changed; it hashes ea
 derives only the groups whose hash is not the one kept, so a status after a few reviews costs the read, not
 a derivation of 10,000 items.
 
-The hash covers every value the derivation is given, as read (``marshal``, version 2, which has no
-back-references): any changed value changes it. An equal value may hash differently (a string the interpreter
-interned), which costs a derivation, never a wrong status. The code is covered by the size and change time of
-every module of this package, so an upgrade or an edit derives everything again.
+The hash covers every value the derivation is given, as read, written by ``marshal`` version 2: it spells
+each value with its type and marks neither shared objects nor interned strings (version 3 does both), so the
+same values give the same bytes in every run and any changed value (``1`` for ``1.0`` too) changes them.
+Rows the database hands over in no set order (records, decisions, gate results) are put in order first. The
+code is covered by the size and change time of every module of this package and the Python version, so an
+upgrade or an edit derives everything again.
 
 The memo is one file in the workspace (``.cache/statuses.json``), written whole and swapped in, so a reader
 never sees half of one. One that is missing, unreadable or of another format is ignored; one that cannot be
@@ -180,7 +182,7 @@ def _kept(
     except (TypeError, KeyError, AttributeError):  # an entry not written by this format
         return None
     if [st.id for st in statuses] != items or not gaps.keys() <= set(items):
-        return None
+        return None  # another group's entry, or a damaged one: the key alone is not trusted
     return statuses, gaps
 
 
