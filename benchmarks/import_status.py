@@ -207,11 +207,10 @@ def raw_select(ws: Workspace) -> int:
     return len(items) + len(records)
 
 
-def forgotten(ws: Workspace) -> bool:
+def forget_statuses(ws: Workspace) -> None:
     """Remove the statuses `curate status` kept (curation.status_memo), so that the next one derives every
     group: the first status after a large import or review."""
     (ws.root / MEMO_PATH).unlink(missing_ok=True)
-    return True
 
 
 def one_more_review(ws: Workspace, k: int, reviewer: str = "rev5") -> None:
@@ -267,7 +266,9 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
     t_derive, cpu_derive, statuses = best_cpu_of(REPEATS, lambda: derive_status(ws))
     assert sum(s.stage == "group_integration" for s in statuses) == n
     run_cli = partial(subprocess.run, cli, check=True, capture_output=True, text=True)
-    t_status_7n_cold, cpu_status_7n_cold, out = best_cpu_of(CLI_REPEATS, lambda: forgotten(ws) and run_cli().stdout)
+    t_status_7n_cold, cpu_status_7n_cold, out = best_cpu_of(
+        CLI_REPEATS, lambda: run_cli().stdout, before=lambda: forget_statuses(ws)
+    )
     assert sum(s["stage"] == "group_integration" for s in json.loads(out)) == n
     groups = iter(range(CLI_REPEATS))
     t_status_7n, cpu_status_7n, out = best_cpu_of(
