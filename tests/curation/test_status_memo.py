@@ -184,11 +184,14 @@ def test_a_damaged_memo_is_derived_past_and_written_again(
 
 def test_a_workspace_whose_memo_cannot_be_written_still_answers(pool: Cli, derived: list[list[str]]) -> None:
     ws = pool.ws
-    (ws.root / MEMO_PATH.parent).write_text("a file where the memo's folder would be", encoding="utf-8")
+    in_the_way = ws.root / MEMO_PATH.parent
+    in_the_way.write_text("a file where the memo's folder would be", encoding="utf-8")
+    before = sorted(p.name for p in ws.root.iterdir())
     first, items = _run(ws, derived)
     again, items_again = _run(ws, derived)
     assert again == first and items == items_again == ["a", "b", "c", "d"]
-    assert not list(ws.root.glob(".cache*.tmp")) and not list(ws.root.glob(".statuses*"))
+    assert in_the_way.read_text(encoding="utf-8") == "a file where the memo's folder would be"
+    assert sorted(p.name for p in ws.root.iterdir()) == before, "nothing left behind"
 
 
 def test_the_cli_keeps_statuses_between_runs(pool: Cli, derived: list[list[str]]) -> None:
@@ -200,3 +203,7 @@ def test_the_cli_keeps_statuses_between_runs(pool: Cli, derived: list[list[str]]
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["states"]["in_review"] == 4
     assert derived == [["a", "b", "c", "d"]], "the second status and the funnel derived nothing"
+    assert pool.import_reviews(reviews("a", "A", letters("p1"), "CB")[:1]).exit_code == 0  # a grammar sign-off
+    pool.status()
+    assert derived[-1] == ["a", "b"], "a review of a derives its group again"
+    assert [p.name for p in (pool.ws.root / MEMO_PATH.parent).iterdir()] == [MEMO_PATH.name], "no temporary left"
