@@ -363,6 +363,8 @@ def main() -> None:
     args = parser.parse_args()
     compile_sources(ROOT)  # new processes are timed: with the bytecode caches a user has
     print(f"scratch folder: {args.scratch or tempfile.gettempdir()}")
+    if args.scratch is not None:
+        args.scratch.mkdir(parents=True, exist_ok=True)  # a folder named for the run may not exist yet
     with tempfile.TemporaryDirectory(dir=args.scratch, prefix="import-bench-") as tmp:
         results = [run(n, Path(tmp), args.db) for n in args.sizes]
         side_by_side = status_side_by_side(results) if args.db is None and len(results) > 1 else None

@@ -340,6 +340,8 @@ def main() -> None:
         f"{'1st (cold)':>15} {'/sum':>5} {'/ssl':>5}"
     )
     results = []
+    if args.scratch is not None:
+        args.scratch.mkdir(parents=True, exist_ok=True)  # a folder named for the run may not exist yet
     with tempfile.TemporaryDirectory(dir=args.scratch, prefix="release-bench-") as tmp:
         for gb in args.gb:
             r = measure(gb, Path(tmp))
