@@ -44,7 +44,7 @@ from sqlmodel import col
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hash_floor import compile_sources, openssl_seconds, sha256sum_seconds  # noqa: E402
+from hash_floor import compile_sources, host_memory, host_memory_note, openssl_seconds, sha256sum_seconds  # noqa: E402
 
 from curation.audit.measuring import measure_pending  # noqa: E402
 from curation.items import ImportReport, import_items  # noqa: E402
@@ -300,6 +300,7 @@ def run(n: int, tmp: Path, db_url: str | None) -> dict:
         "status_cli_7n_cold_s": t_status_7n_cold,
         "status_cli_7n_cold_cpu_s": cpu_status_7n_cold,
         "loadavg": list(os.getloadavg()),
+        "memory": host_memory(),
     }
 
 
@@ -427,6 +428,7 @@ def main() -> None:
             + f"; growth for {b // a}x items: {side_by_side[b] / side_by_side[a]:.1f}x (goal for 10x <= 2x)"
         )
     print("\n".join(import_figures(results)))
+    print(host_memory_note())
     print(json.dumps(results))
 
 

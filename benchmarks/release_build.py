@@ -47,7 +47,15 @@ from sqlalchemy import func, select
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hash_floor import compile_sources, cpu_seconds, load_average, openssl_seconds, sha256sum_seconds  # noqa: E402
+from hash_floor import (  # noqa: E402
+    compile_sources,
+    cpu_seconds,
+    host_memory,
+    host_memory_note,
+    load_average,
+    openssl_seconds,
+    sha256sum_seconds,
+)
 
 from curation.audit.measuring import measure_pending  # noqa: E402
 from curation.config import MediaSettings  # noqa: E402
@@ -313,6 +321,7 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             "all_first_cpu": cold[1],
             "first_hashed": cold[2],
             "loadavg": list(os.getloadavg()),
+            "memory": host_memory(),
         }
     finally:
         ws.close()
@@ -371,6 +380,7 @@ def main() -> None:
         "each rebuild (store gate, or all gates after one item's clip changed) hashed only the files changed "
         "since (store_checks), and copied the others"
     )
+    print(host_memory_note())
     print(json.dumps(results))
 
 

@@ -9,9 +9,11 @@ had when its bytes last matched its name is copied without hashing (``StoreCheck
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import json
 import os
+import tempfile
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +44,39 @@ def canonical_json(document: Any) -> bytes:
 def jsonl_bytes(records: Iterable[Any]) -> bytes:
     """One compact, key-sorted record per line; line-break-like characters in text are escaped."""
     return b"".join(dumps_line(r, sort_keys=True, compact=True).encode("utf-8") + b"\n" for r in records)
+
+
+FICLONE = 0x40049409
+"""Linux's ioctl that makes one file share another's blocks until either is written (XFS with reflink, Btrfs)."""
+
+
+def copies_clone(folder: Path) -> bool | None:
+    """Whether copying a file within ``folder``'s file system clones it (shares its blocks, copy-on-write)
+    instead of writing its bytes again; None when ``folder`` cannot be written to find out.
+
+    Where it does, the ``copy_file_range`` a build copies media with clones them, so a rebuild's media copy
+    costs neither the writing nor the space (on ext4 it writes every byte: about as much as hashing them, or
+    several times that on a virtual machine; see docs/performance.md). A clone is still a file of its own:
+    writing to a release's file never changes the store's."""
+    try:
+        handle, name = tempfile.mkstemp(prefix=".clone-probe-", dir=folder)
+    except OSError:
+        return None
+    probe = Path(name)
+    clone = probe.with_name(probe.name + ".clone")
+    try:
+        with os.fdopen(handle, "wb") as source:
+            source.write(b"\0" * 4096)
+            source.flush()
+            try:
+                with clone.open("wb") as target:
+                    fcntl.ioctl(target.fileno(), FICLONE, source.fileno())
+            except OSError:
+                return False  # EOPNOTSUPP (ext4, tmpfs), ENOTTY, EINVAL, EXDEV: each byte is written
+            return True
+    finally:
+        probe.unlink(missing_ok=True)
+        clone.unlink(missing_ok=True)
 
 
 def copy_hashing(source: Path, target: Path) -> tuple[str, int]:

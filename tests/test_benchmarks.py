@@ -100,6 +100,10 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
         assert [r["n"] for r in results] == [20, 40]
         assert all(0 < r["status_cli_7n_side_by_side_s"] < 60 for r in results)
         assert all(0 < r["status_cli_7n_cold_s"] < 60 for r in results), "status with nothing kept is timed too"
+    if script in ("import_status.py", "release_build.py"):  # what the host does with memory, beside the figures
+        results = json.loads(result.stdout.strip().splitlines()[-1])
+        assert all(set(r["memory"]) == {"free_page_reporting", "damon_pageout"} for r in results)
+        assert "memory: " in result.stdout
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
         growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
         assert growth["size_ratio"] == 3.0
@@ -126,3 +130,40 @@ def test_gpu_check_on_the_accelerator(tmp_path: Path) -> None:
         timeout=900,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+def _sys_tree(root: Path, features: str | None, device: str = "0x0005", damon: str | None = None) -> Path:
+    """A /sys with one virtio device bound to the balloon driver and one kdamond, as ``host_memory`` reads it."""
+    if features is not None:
+        balloon = root / "bus/virtio/drivers/virtio_balloon/virtio0"
+        balloon.mkdir(parents=True)
+        (balloon / "features").write_text(features + "\n")
+        (balloon / "device").write_text(device + "\n")
+    if damon is not None:
+        kdamond = root / "kernel/mm/damon/admin/kdamonds/0"
+        (kdamond / "contexts/0/schemes/0").mkdir(parents=True)
+        (kdamond / "state").write_text(damon + "\n")
+        (kdamond / "contexts/0/schemes/0/action").write_text("pageout\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("features", "device", "damon", "expected"),
+    [
+        ("0110010" + "0" * 57, "0x0005", "on", {"free_page_reporting": True, "damon_pageout": True}),
+        ("0110000" + "0" * 57, "0x0005", "off", {"free_page_reporting": False, "damon_pageout": False}),
+        ("0110010" + "0" * 57, "0x0001", None, {"free_page_reporting": False, "damon_pageout": False}),
+        ("011", "0x0005", None, {"free_page_reporting": False, "damon_pageout": False}),
+        (None, "0x0005", None, {"free_page_reporting": False, "damon_pageout": False}),
+    ],
+    ids=["reporting-and-pageout", "neither", "not-a-balloon", "short-features", "bare-machine"],
+)
+def test_host_memory_reads_the_balloon_and_damon(
+    tmp_path: Path, features: str | None, device: str, damon: str | None, expected: dict[str, bool]
+) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from hash_floor import host_memory
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    assert host_memory(_sys_tree(tmp_path, features, device, damon)) == expected

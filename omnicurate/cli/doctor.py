@@ -12,6 +12,7 @@ import shutil
 import sys
 import urllib.request
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from rich.markup import escape
 from rich.table import Table
@@ -24,7 +25,7 @@ INSTALL_TORCH = "pip install torch==2.13.0 (CPU; or your GPU's build), then pip 
 @dataclass(frozen=True)
 class Check:
     kind: str
-    """extra, tool, backend or service."""
+    """extra, tool, backend, service or filesystem."""
     name: str
     ok: bool
     used_for: str
@@ -73,7 +74,23 @@ def _reachable(url: str) -> str:
         return str(getattr(exc, "reason", exc))
 
 
-def checks() -> list[Check]:
+def _filesystem(workspace: Path) -> Check:
+    """Whether the workspace's file system clones copies: a release built inside it then writes no media."""
+    from exports.writer import copies_clone  # the release modules load the database layer: only in a workspace
+
+    clones = copies_clone(workspace)
+    return Check(
+        "filesystem",
+        "copy-on-write copies",
+        clones is True,
+        "release builds inside the workspace clone the store's media instead of writing every byte again",
+        "keep the workspace on XFS (mkfs.xfs -m reflink=1) or Btrfs",
+        f"{workspace}" + (": not writable, so not known" if clones is None else ""),
+    )
+
+
+def checks(workspace: Path | None = None) -> list[Check]:
+    """Every part this machine has or lacks; with ``workspace``, also what its file system does with copies."""
     found: list[Check] = []
     for extra, modules, used in EXTRAS:
         missing = [m for m in modules if not _has(m)]
@@ -128,6 +145,8 @@ def checks() -> list[Check]:
             "" if pg else "CURATE_TEST_PG_URL is not set",
         )
     )
+    if workspace is not None:
+        found.append(_filesystem(workspace))
     return found
 
 
@@ -135,9 +154,9 @@ def doctor_cmd(json_out: JsonFlag = False) -> None:
     """What this machine has: optional extras, system tools, model backends and services, and how to add each.
 
     Always exits 0: it is a report."""
-    found = checks()
     where = workspace_dir()
     workspace = (where / "curate.toml").is_file()
+    found = checks(where if workspace else None)
     if json_out:
         print_json(
             {

@@ -230,6 +230,20 @@ def test_doctor_reports_every_part_with_how_to_add_it() -> None:
     assert row[2] == "no" and row[4] == "apt-get install ffmpeg"
 
 
+def test_doctor_in_a_workspace_says_whether_its_copies_clone(tmp_path: Path) -> None:
+    from exports.writer import copies_clone
+
+    ws = tmp_path / "ws"
+    assert invoke("init", str(ws)).exit_code == 0
+    rows = [
+        c for c in json.loads(invoke("-w", str(ws), "doctor", "--json").stdout)["checks"] if c["kind"] == "filesystem"
+    ]
+    assert [(c["name"], c["ok"]) for c in rows] == [("copy-on-write copies", copies_clone(ws))]
+    assert rows[0]["detail"] == str(ws) and "XFS" in rows[0]["how_to_add"]
+    elsewhere = json.loads(invoke("-w", str(tmp_path), "doctor", "--json").stdout)  # no workspace: nothing to say
+    assert not [c for c in elsewhere["checks"] if c["kind"] == "filesystem"]
+
+
 def test_ls_down_without_a_server_says_so(tmp_path: Path) -> None:
     result = invoke("ls", "down", "--home", str(tmp_path / "ls"))
     assert result.exit_code == 0 and "no local Label Studio runs from" in result.stdout
