@@ -70,6 +70,7 @@ from devsupport.reviews import REVIEWERS, admitting_reviews  # noqa: E402
 from exports import writer as writer_module  # noqa: E402
 from exports.build import build_release  # noqa: E402
 from exports.gates import Gates, default_gates, media_files_gate  # noqa: E402
+from exports.writer import copies_clone  # noqa: E402
 
 REPEATS = 3
 """Rebuilds per kind and size, with the floors measured between them; the fastest of each counts (a shared
@@ -322,6 +323,7 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             "first_hashed": cold[2],
             "loadavg": list(os.getloadavg()),
             "memory": host_memory(),
+            "copies_clone": copies_clone(scratch),
         }
     finally:
         ws.close()
@@ -381,6 +383,15 @@ def main() -> None:
         "since (store_checks), and copied the others"
     )
     print(host_memory_note())
+    scratch = args.scratch or Path(tempfile.gettempdir())
+    print(
+        f"copies in {scratch}: "
+        + (
+            "clones (copy-on-write: a build writes no media bytes; curate doctor's filesystem row)"
+            if copies_clone(scratch)
+            else "every byte written (no copy-on-write clones on this file system)"
+        )
+    )
     print(json.dumps(results))
 
 

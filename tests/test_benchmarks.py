@@ -104,6 +104,12 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
         results = json.loads(result.stdout.strip().splitlines()[-1])
         assert all(set(r["memory"]) == {"free_page_reporting", "damon_pageout"} for r in results)
         assert "memory: " in result.stdout
+    if script == "release_build.py":  # whether the builds' copies were clones, beside the figures
+        from exports.writer import copies_clone
+
+        results = json.loads(result.stdout.strip().splitlines()[-1])
+        assert [r["copies_clone"] for r in results] == [copies_clone(scratch.parent)]  # scratch is removed by now
+        assert f"copies in {scratch}: " in result.stdout
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
         growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
         assert growth["size_ratio"] == 3.0
