@@ -120,6 +120,25 @@ def install(home: Path, log=print) -> Path:  # type: ignore[no-untyped-def]
     return binary
 
 
+def create_account(binary: Path, env: dict[str, str], account: Path, email: str) -> None:
+    """Initialise the server's data folder with one account and API token, and keep them in ``account``.
+
+    Values go as ``--option=value``: a random password starts with ``-`` one time in 64, and argparse would
+    read ``--password -x`` as a missing value.
+    """
+    token = secrets.token_hex(20)
+    password = secrets.token_urlsafe(12)
+    init = subprocess.run(
+        [str(binary), "init", "omnicurate", f"--username={email}", f"--password={password}",
+         f"--user-token={token}", "--enable-legacy-api-token"],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    if init.returncode != 0:
+        raise CurateError(f"label-studio init failed:\n{(init.stdout + init.stderr)[-2000:]}")
+    account.write_text(json.dumps({"email": email, "password": password, "token": token}), encoding="utf-8")
+    account.chmod(0o600)
+
+
 def start(
     home: Path,
     port: int = 8080,
@@ -140,18 +159,8 @@ def start(
     (home / "home").mkdir(exist_ok=True)
     account = home / "account.json"
     if not account.is_file():
-        token = secrets.token_hex(20)
-        password = secrets.token_urlsafe(12)
         log("creating the server's data folder and an account (migrations: a minute or two, once)")
-        init = subprocess.run(
-            [str(binary), "init", "omnicurate", "--username", email, "--password", password, "--user-token", token,
-             "--enable-legacy-api-token"],
-            env=env, capture_output=True, text=True,
-        )  # fmt: skip
-        if init.returncode != 0:
-            raise CurateError(f"label-studio init failed:\n{(init.stdout + init.stderr)[-2000:]}")
-        account.write_text(json.dumps({"email": email, "password": password, "token": token}), encoding="utf-8")
-        account.chmod(0o600)
+        create_account(binary, env, account, email)
     credentials = json.loads(account.read_text(encoding="utf-8"))
     url = f"http://127.0.0.1:{port}"
     if _healthy(url):

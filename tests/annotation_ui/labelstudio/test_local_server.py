@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from annotation_ui.labelstudio import local_server
+from curation.errors import CurateError
 from tests.annotation_ui.labelstudio.server import ServerUnavailable, installed
 from tests.conftest import missing_service
 
@@ -62,3 +64,47 @@ def test_ls_up_starts_a_server_the_bridge_signs_in_to_and_ls_down_stops_it(tmp_p
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5)
     assert "no local Label Studio runs" in curate("ls", "down", "--home", str(home)).stdout
+
+
+FAKE_INIT = """import argparse, json, sys
+parser = argparse.ArgumentParser(prog="label-studio")
+sub = parser.add_subparsers(dest="command")
+init = sub.add_parser("init")
+init.add_argument("project_name")
+init.add_argument("--username")
+init.add_argument("--password")
+init.add_argument("--user-token")
+init.add_argument("--enable-legacy-api-token", action="store_true")
+args = parser.parse_args()
+json.dump(vars(args), open(sys.argv[0] + ".args", "w"))
+"""
+
+
+@pytest.mark.parametrize("password", ["-starts-with-a-dash", "--looks-like-an-option", "plain_Pass-1"])
+def test_the_account_survives_a_password_that_starts_with_a_dash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, password: str
+) -> None:
+    """token_urlsafe starts with "-" one time in 64; label-studio's argparse must still read it as the value."""
+    binary = tmp_path / "label-studio"
+    binary.write_text(f"#!{sys.executable}\n{FAKE_INIT}", encoding="utf-8")
+    binary.chmod(0o755)
+    monkeypatch.setattr(local_server.secrets, "token_urlsafe", lambda _n: password)
+    account = tmp_path / "account.json"
+    local_server.create_account(binary, {"PATH": "/usr/bin:/bin"}, account, "maintainer@localhost")
+    given = json.loads(Path(f"{binary}.args").read_text(encoding="utf-8"))
+    kept = json.loads(account.read_text(encoding="utf-8"))
+    assert given["password"] == kept["password"] == password
+    assert given["username"] == kept["email"] == "maintainer@localhost"
+    assert given["user_token"] == kept["token"] and len(kept["token"]) == 40
+    assert given["enable_legacy_api_token"] is True
+    assert oct(account.stat().st_mode & 0o777) == "0o600"
+
+
+def test_a_failed_init_says_why_and_keeps_no_account(tmp_path: Path) -> None:
+    binary = tmp_path / "label-studio"
+    binary.write_text("#!/bin/sh\necho 'migrations failed: disk full' >&2\nexit 3\n", encoding="utf-8")
+    binary.chmod(0o755)
+    account = tmp_path / "account.json"
+    with pytest.raises(CurateError, match="label-studio init failed:\n.*disk full"):
+        local_server.create_account(binary, {"PATH": "/usr/bin:/bin"}, account, "maintainer@localhost")
+    assert not account.exists()
