@@ -13,6 +13,7 @@ import os
 import resource
 import subprocess
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 CHUNK = 4 * 2**20
@@ -87,9 +88,9 @@ def host_memory(sys_root: Path = Path("/sys")) -> dict[str, bool]:
     return {"free_page_reporting": reporting, "damon_pageout": pageout}
 
 
-def host_memory_note() -> str:
-    """One line for the figures: what ``host_memory`` found, and what it does to a copy's cost."""
-    found = host_memory()
+def host_memory_note(found: Mapping[str, bool]) -> str:
+    """One line for the figures: what ``host_memory`` found (as a result's ``memory``), and what it does to a
+    copy's cost."""
     said = [
         "the host takes freed memory back (free page reporting: a copy into the page cache may fault it in again)"
         if found["free_page_reporting"]

@@ -428,7 +428,8 @@ def main() -> None:
             + f"; growth for {b // a}x items: {side_by_side[b] / side_by_side[a]:.1f}x (goal for 10x <= 2x)"
         )
     print("\n".join(import_figures(results)))
-    print(host_memory_note())
+    if results:
+        print(host_memory_note(results[-1]["memory"]))
     print(json.dumps(results))
 
 

@@ -382,16 +382,16 @@ def main() -> None:
         "each rebuild (store gate, or all gates after one item's clip changed) hashed only the files changed "
         "since (store_checks), and copied the others"
     )
-    print(host_memory_note())
-    scratch = args.scratch or Path(tempfile.gettempdir())
-    print(
-        f"copies in {scratch}: "
-        + (
-            "clones (copy-on-write: a build writes no media bytes; curate doctor's filesystem row)"
-            if copies_clone(scratch)
-            else "every byte written (no copy-on-write clones on this file system)"
+    if results:  # both read once per size; the last size's answers
+        print(host_memory_note(results[-1]["memory"]))
+        print(
+            f"copies in {args.scratch or Path(tempfile.gettempdir())}: "
+            + (
+                "clones (copy-on-write: a build writes no media bytes; curate doctor's filesystem row)"
+                if results[-1]["copies_clone"]
+                else "every byte written (no copy-on-write clones on this file system)"
+            )
         )
-    )
     print(json.dumps(results))
 
 

@@ -103,7 +103,12 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
     if script in ("import_status.py", "release_build.py"):  # what the host does with memory, beside the figures
         results = json.loads(result.stdout.strip().splitlines()[-1])
         assert all(set(r["memory"]) == {"free_page_reporting", "damon_pageout"} for r in results)
-        assert "memory: " in result.stdout
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        try:
+            from hash_floor import host_memory_note
+        finally:
+            sys.path.remove(str(ROOT / "benchmarks"))
+        assert host_memory_note(results[-1]["memory"]) in result.stdout.splitlines()  # the line says the JSON's
     if script == "release_build.py":  # whether the builds' copies were clones, beside the figures
         from exports.writer import copies_clone
 
@@ -169,7 +174,13 @@ def test_host_memory_reads_the_balloon_and_damon(
 ) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
-        from hash_floor import host_memory
+        from hash_floor import host_memory, host_memory_note
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    assert host_memory(_sys_tree(tmp_path, features, device, damon)) == expected
+    found = host_memory(_sys_tree(tmp_path, features, device, damon))
+    assert found == expected
+    note = host_memory_note(found)
+    assert ("takes freed memory back" in note) is expected["free_page_reporting"]
+    assert ("no free page reporting" in note) is not expected["free_page_reporting"]
+    assert ("DAMON pages out idle memory" in note) is expected["damon_pageout"]
+    assert ("no DAMON pageout" in note) is not expected["damon_pageout"]
