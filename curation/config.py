@@ -58,6 +58,10 @@ class ReviewSettings(_Section):
     reviewer (E) is neither D nor a checklist reviewer; the first grammar reviewer (B) and first listener (C) may
     give each other's second sign-off, E either; checklist reviewers hold B, C or D.
     ``author_only``: only "nobody reviews what they authored". Exposure refuses blind checks either way."""
+    reservation_minutes: float = Field(5, gt=0, le=24 * 60)
+    """How long a queue entry offered to a person stays theirs (renewed while their page is open; released on
+    submit, skip, sign-out or expiry): people on one queue are offered different entries, and a stage with
+    quorum q has at most q live reservations per entry."""
 
 
 class MediaSettings(_Section):

@@ -16,7 +16,7 @@ from .config import ReviewSettings
 from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Kind, kind_of
 from .kinds.mcq import combine_checklist
-from .staffing import StaffingGap
+from .staffing import StaffingCheck, StaffingGap
 from .tables import GateResult
 from .workflow import Derivation, ItemStatus, StatusInputs, collector_paused, open_groups
 
@@ -75,6 +75,24 @@ class DerivedState:
 
     def kind(self, item_id: str) -> Kind:
         return kind_of(self.facts[item_id].kind)
+
+    @cached_property
+    def staffing_check(self) -> StaffingCheck:
+        """What queues ask before offering an entry: would this person taking it leave a later stage unstaffed."""
+        inputs = self.inputs
+        return StaffingCheck(self._derivation, inputs.reviewers, inputs.shown or {}, inputs.abilities)
+
+    def missing(self, stage: str, ident: str) -> int:
+        """How many more records STAGE needs of IDENT (an item, or a group at a group stage) to reach its quorum."""
+        if ident in self.facts:
+            item = self.facts[ident]
+            found = kind_of(item.kind).stage(stage)
+            return max(0, found.quorum(self.settings) - len(self.records(ident, stage)))
+        sisters = self.sisters(ident)
+        if not sisters:
+            return 0
+        gs = kind_of(sisters[0].kind).stage(stage)
+        return max(0, gs.quorum(self.settings) - len(self.group_records(ident, stage)))
 
     # ----- records ---------------------------------------------------------------------------
     def records(self, item_id: str, stage: str) -> list[RecordFacts]:

@@ -82,6 +82,16 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "exposed:author": "the person authored an item of the group, so has seen the label; no blind check.",
         "exposed:group_review": "the person reviewed the group's integration (saw the labels); no blind check.",
         "exposed:shown": "the label was shown to the person (a page, an export, `curate history --by`).",
+        "no_longer_needed:<stage>": "a person's submission from a page arrived after the stage had its quorum of "
+        "records from others (judged in the transaction that would store it); nothing was recorded.",
+    },
+    "Queues (what a person is not offered, `curate review queue --why`)": {
+        "language_not_read:<language>": "the item is in a language the person does not read (`curate people edit "
+        "--languages`).",
+        "qualification:<stage>": "someone is qualified for the stage (`curate people edit --can`) and this person "
+        "is not.",
+        "staffing:<stage>": "if this person took the stage, nobody left could staff a later stage of the item "
+        "under the separation rule; it is kept for someone else.",
     },
 }
 """Family → code → meaning."""

@@ -18,6 +18,7 @@ from .exposure import exposed_items, exposure_refusal, exposures
 from .facts import ItemFacts, RecordFacts
 from .jsonl import read_jsonl, validate_line
 from .kinds import GroupStage, Stage, kind_of, stage_named, stage_names
+from .reservations import release_in
 from .schema import GroupReview, ItemReviewIn, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .workflow import group_separation_records, live_sisters, load_facts, load_records, separation_records
@@ -137,9 +138,15 @@ def record_reviews(
     file: str = "",
     source: str = "import",
     parse_problems: list[Problem] | None = None,
+    needed_only: bool = False,
 ) -> ReviewReport:
     """Validate against the workspace and store all records in one transaction, or none; ``parse_problems``
     (lines that did not parse) are reported with the workspace's findings on the others.
+
+    ``needed_only`` (a person's submission from a page or a Label Studio pull): a record is refused
+    (``no_longer_needed:<stage>``) when its stage already holds its quorum of records from others on the same
+    content, judged in this transaction, so that people who submit at once never store more than the quorum.
+    An import takes every record. A stored record releases its reviewer's reservation of the entry.
 
     Besides roles and fields, every record passes its stage's separation rule (in force under ``[review]
     separation``), and a blind stage's record is refused from a person exposed to the item's label. The
@@ -224,6 +231,8 @@ def record_reviews(
                     refusal = exposure_refusal(seen.get(ident, []), r.reviewer, ident) or context.group_review_before(
                         r.reviewer, item, virtual_id
                     )
+            if refusal is None and needed_only:
+                refusal = _no_longer_needed(context, stage, subject, r.reviewer, inputs, virtual_id, settings)
             if refusal:
                 problems.append(Problem(refusal, "reviewer", **where))
                 continue
@@ -289,7 +298,33 @@ def record_reviews(
                 report.replaced += 1
         insert_rows(s, ReviewRecord, list(added.values()))
         insert_rows(s, Event, events)
+        for p, subject, _, _ in resolved:
+            release_in(s, p.review.reviewer, p.review.stage, subject)
     return report
+
+
+NO_LONGER_NEEDED = "no_longer_needed"
+"""Prefix of the refusal of a submission its stage no longer needs (its quorum was reached meanwhile)."""
+
+
+def _no_longer_needed(  # type: ignore[no-untyped-def]
+    context: _BatchRecords, stage: Stage, subject: str, reviewer: str, inputs: str, virtual_id: int, settings
+) -> str | None:
+    """The refusal of REVIEWER's record when STAGE already holds its quorum of others' records on the same
+    content (stored ones, and this batch's before it); None when it still needs theirs, or replaces their own.
+    It names no other reviewer and no answer: blind means blind."""
+    records = context.upto(virtual_id)(subject).get(stage.name, [])
+    current = [r for r in records if r.inputs_hash == inputs and r.id != virtual_id]
+    if any(r.reviewer == reviewer for r in current):
+        return None
+    quorum = stage.quorum(settings)
+    if len({r.reviewer for r in current}) < quorum:
+        return None
+    ident = subject.partition(":")[2]
+    return (
+        f"{NO_LONGER_NEEDED}:{stage.name}: {ident} no longer needs your {stage.name} record: the stage has the "
+        f"{quorum} it takes; nothing was recorded"
+    )
 
 
 def _stale_item(seen: int | str | None, stage: str, item: ItemFacts) -> str | None:
@@ -462,18 +497,41 @@ def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
 
 def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
     """Items (or groups) this reviewer may review next at STAGE (see :func:`queue_from`)."""
+    out = queue_report(ws, stage, reviewer).offered
+    return out[:limit] if limit else out
+
+
+def queue_report(ws: Workspace, stage: str, reviewer: str, state: DerivedState | None = None) -> QueueReport:
+    """:func:`queue_report_from` on a fresh derivation, checking the stage and the person first."""
     found = stage_named(stage)
     if found is None:
         raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage")])
     ws.require_role(reviewer, "reviewer")
-    out = queue_from(ws, load_derived(ws), found, reviewer)
-    return out[:limit] if limit else out
+    return queue_report_from(ws, state or load_derived(ws), found, reviewer)
+
+
+@dataclass
+class QueueReport:
+    """A person's queue at a stage: what is offered, in order, and what else waits there that they are not
+    offered, with why (``curate review queue --why``, the page's "why not" panel)."""
+
+    stage: str
+    offered: list[str]
+    withheld: dict[str, str] = field(default_factory=dict)
 
 
 def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) -> list[str]:
+    """What REVIEWER may review next at STAGE, from a loaded derivation (see :func:`queue_report_from`)."""
+    return queue_report_from(ws, state, stage, reviewer).offered
+
+
+def queue_report_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) -> QueueReport:
     """What REVIEWER may review next at STAGE, from a loaded derivation: pending there (a group only once it is
     open: every live sister passed its answer check), allowed by the stage's separation rule in force, not
-    exposed to the label at a blind stage, and not yet done by them. The CLI, the UI and tests share it."""
+    exposed to the label at a blind stage, not yet done by them, in a language they read and at a stage they
+    are qualified for (where the workspace sets either), and leaving every later stage of the item staffable if
+    they take it (the staffing planner). The CLI, the UI and tests share it. Entries the last three rules keep
+    from them are in ``withheld`` with the reason."""
     with ws.session() as s:
         done = {
             (subj, rev_hash)
@@ -485,7 +543,8 @@ def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) 
         }
         pending = [st.id for st in state.statuses if st.state == "in_review" and st.stage == stage.name]
         known = exposed_items(s, reviewer, pending) if stage.blind and pending else set()
-    out: list[str] = []
+    report = QueueReport(stage.name, [])
+    abilities = state.inputs.abilities
     if isinstance(stage, GroupStage):
         rule = stage.group_separation_rule(state.settings)
         for group in state.open_groups(stage.name):
@@ -494,8 +553,12 @@ def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) 
                 continue
             if (f"group:{group}", stage.group_inputs(state.perturbed[group], sisters)) in done:
                 continue
-            out.append(group)
-        return out
+            why = abilities.refusal(reviewer, stage.name, [s.id for s in sisters]) if abilities.active else None
+            if why:
+                report.withheld[group] = why
+                continue
+            report.offered.append(group)
+        return report
     item_rule = stage.separation_rule(state.settings)
     for item_id in pending:
         item = state.facts[item_id]
@@ -503,8 +566,18 @@ def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) 
             continue
         if (f"item:{item_id}", stage.inputs(item)) in done:
             continue
-        out.append(item_id)
-    return out
+        why = abilities.refusal(reviewer, stage.name, [item_id]) if abilities.active else None
+        if why is None and not state.staffing_check.keeps_staffable(item, stage.name, reviewer):
+            later = ", ".join(state.staffing_check.later_stages(item, stage.name))
+            why = (
+                f"staffing:{stage.name}: if {reviewer} took it, nobody left could do its {later} under the "
+                f'[review] separation = "{state.settings.separation}" rule; it is kept for someone else'
+            )
+        if why:
+            report.withheld[item_id] = why
+            continue
+        report.offered.append(item_id)
+    return report
 
 
 def group_content(state: DerivedState, stage: str, group: str) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .abilities import NO_ABILITIES, Abilities
 from .facts import ItemFacts, RecordFacts
 from .kinds import GroupStage, Stage
 
@@ -82,8 +83,10 @@ class _Planner:
         slots: list[_Slot],
         exposed: Collection[str],
         settings: Any,
+        abilities: Abilities = NO_ABILITIES,
     ) -> None:
         self.d = derivation
+        self.abilities = abilities
         self.item = item
         self.sisters = sisters
         self.slots = slots
@@ -92,11 +95,16 @@ class _Planner:
         self.spent = 0
         self.people: list[str] = []
         self.newcomers: set[str] = set()
+        self.first: str | None = None
 
-    def plan(self, people: Sequence[str], newcomers: Sequence[str] = ()) -> list[RecordFacts] | None:
-        """Records that would fill every slot, in order, by ``people`` and then ``newcomers``; None if none can."""
+    def plan(
+        self, people: Sequence[str], newcomers: Sequence[str] = (), first: str | None = None
+    ) -> list[RecordFacts] | None:
+        """Records that would fill every slot, in order, by ``people`` and then ``newcomers``; None if none can.
+        ``first``: the person who fills the first slot (one of ``people``)."""
         self.people = [*people, *newcomers]
         self.newcomers = set(newcomers)
+        self.first = first
         self.spent = 0
         top = max((r.id for recs in self.d.separation_records(self.item).values() for r in recs), default=0)
         top = max(top, *(r.id for recs in self._group_context([]).values() for r in recs), 0)
@@ -118,6 +126,10 @@ class _Planner:
         self.spent += 1
         if self.spent > BUDGET:
             raise _OutOfBudget
+        if self.abilities.active and person not in self.newcomers:
+            items = [s.id for s in self.sisters] if isinstance(slot.stage, GroupStage) else [self.item.id]
+            if not self.abilities.allows(person, slot.stage.name, items):
+                return False
         if isinstance(slot.stage, GroupStage):
             rule = slot.stage.group_separation_rule(self.settings)
             return rule(person, self.item.group, self.sisters, self._group_context(extra)) is None
@@ -134,7 +146,8 @@ class _Planner:
         here = slot.taken | {r.reviewer for r in extra if r.stage == slot.stage.name and r.subject == slot.subject}
         newcomers_used = {r.reviewer for r in extra if r.reviewer in self.newcomers}
         first_unused = True
-        for person in self.people:
+        candidates = self.people if index or self.first is None else [self.first]
+        for person in candidates:
             if person in here:
                 continue
             if person in self.newcomers and person not in newcomers_used:
@@ -181,44 +194,67 @@ def staffing_gaps(
     statuses: Sequence[ItemStatus],
     reviewers: Sequence[str],
     shown: Mapping[str, Collection[str]],
+    abilities: Abilities = NO_ABILITIES,
 ) -> dict[str, StaffingGap]:
     """The staffing gap of every item in review that today's ``reviewers`` cannot finish (``shown``: item ->
-    people shown its label by a page, an export or a project)."""
-    people = sorted(set(reviewers))
-    everyone = set(people)
-    sisters_of: dict[str, list[ItemFacts]] = {}
-    for item in d.items:
-        if item.id not in d.discarded:
-            sisters_of.setdefault(item.group, []).append(item)
-    facts = {i.id: i for i in d.items}
-    cache: dict[Any, StaffingGap | None] = {}
-    group_slots: dict[str, list[_Slot]] = {}
-    of_group: dict[str, tuple[set[str], tuple[str, ...], _Shape, tuple[str, ...]]] = {}
-    """Group -> what its sisters share: who is exposed by the group (its authors, its group reviewers), its
-    authors, the shape of what its group stage's separation rule reads, and today's reviewers among the
-    exposed."""
+    people shown its label by a page, an export or a project; ``abilities``: who reads what, who may do which
+    stage)."""
+    plans = _Plans(d, reviewers, shown, abilities)
     gaps: dict[str, StaffingGap] = {}
     for st in statuses:
-        if st.state != "in_review" or st.id not in facts:
+        if st.state != "in_review" or st.id not in plans.facts:
             continue
-        item = facts[st.id]
-        sisters = sisters_of.get(item.group, [item])
-        slots = _slots(d, item, sisters, group_slots)
-        if not slots:
-            continue
-        shared = of_group.get(item.group)
+        found = plans.gap(plans.facts[st.id])
+        if found is not None:
+            gaps[st.id] = found
+    return gaps
+
+
+class _Plans:
+    """Plans of a derivation's items with today's reviewers; items that look alike to the rules (same author,
+    sisters' authors, records, exposure and languages) share one answer."""
+
+    def __init__(
+        self,
+        d: Derivation,
+        reviewers: Sequence[str],
+        shown: Mapping[str, Collection[str]],
+        abilities: Abilities,
+    ) -> None:
+        self.d, self.shown, self.abilities = d, shown, abilities
+        self.people = sorted(set(reviewers))
+        self.everyone = set(self.people)
+        self.sisters_of: dict[str, list[ItemFacts]] = {}
+        for item in d.items:
+            if item.id not in d.discarded:
+                self.sisters_of.setdefault(item.group, []).append(item)
+        self.facts = {i.id: i for i in d.items}
+        self.cache: dict[Any, Any] = {}
+        self.group_slots: dict[str, list[_Slot]] = {}
+        self.of_group: dict[str, tuple[set[str], tuple[str, ...], _Shape, tuple[str, ...]]] = {}
+        """Group -> what its sisters share: who is exposed by the group (its authors, its group reviewers), its
+        authors, the shape of what its group stage's separation rule reads, and today's reviewers among the
+        exposed."""
+
+    def _setup(self, item: ItemFacts) -> tuple[list[ItemFacts], list[_Slot], set[str], tuple[Any, ...]]:
+        """The item's live sisters, its missing reviews, who is exposed to its label, and the key of its plan."""
+        d = self.d
+        sisters = self.sisters_of.get(item.group, [item])
+        slots = _slots(d, item, sisters, self.group_slots)
+        shared = self.of_group.get(item.group)
         if shared is None:
             group_recs = d.subject_records(f"group:{item.group}")
             context = d.group_separation_records(item.group, sisters)
             by_group = {s.author for s in sisters} | {r.reviewer for recs in group_recs.values() for r in recs}
-            shared = of_group[item.group] = (
+            shared = self.of_group[item.group] = (
                 by_group,
                 tuple(sorted({s.author for s in sisters})),
                 _shape(sorted((r for recs in context.values() for r in recs), key=lambda r: r.id)),
-                tuple(sorted(by_group & everyone)),
+                tuple(sorted(by_group & self.everyone)),
             )
-        seen = shown.get(item.id)
+        seen = self.shown.get(item.id)
         exposed = shared[0] | set(seen) if seen else shared[0]  # the planner copies it
+        language = self.abilities.item_language
         key = (
             item.kind,
             item.author,
@@ -227,14 +263,60 @@ def staffing_gaps(
             shared[2].records,
             shared[2].first.get(f"item:{item.id}"),
             shared[2].first.get(f"group:{item.group}"),
-            tuple(sorted(exposed & everyone)) if seen else shared[3],
+            tuple(sorted(exposed & self.everyone)) if seen else shared[3],
+            (language.get(item.id), tuple(language.get(s.id) for s in sisters)) if language else None,
         )
-        if key not in cache:
-            cache[key] = _gap(d, item, sisters, slots, exposed, people)
-        found = cache[key]
-        if found is not None:
-            gaps[item.id] = replace(found, item=item.id)
-    return gaps
+        return sisters, slots, exposed, key
+
+    def gap(self, item: ItemFacts) -> StaffingGap | None:
+        """The item's staffing gap, or None when today's reviewers can finish it (or the search gave up)."""
+        sisters, slots, exposed, key = self._setup(item)
+        if not slots:
+            return None
+        if key not in self.cache:
+            self.cache[key] = _gap(self.d, item, sisters, slots, exposed, self.people, self.abilities)
+        found = self.cache[key]
+        return None if found is None else replace(found, item=item.id)
+
+    def keeps_staffable(self, item: ItemFacts, stage: str, person: str) -> bool:
+        """Whether PERSON recording STAGE of ITEM next leaves every later review of it staffable: False only
+        when a plan exists without them there and none exists with them (an item already short of people,
+        or a search out of budget, says nothing)."""
+        sisters, slots, exposed, key = self._setup(item)
+        if not slots or slots[0].stage.name != stage or person not in self.everyone:
+            return True
+        whole = ("keeps", person, key)
+        if whole not in self.cache:
+            planner = _Planner(self.d, item, sisters, slots, exposed, self.d.settings, self.abilities)
+            try:
+                self.cache[whole] = planner.plan(self.people, first=person) is not None or (
+                    planner.plan(self.people) is None
+                )
+            except _OutOfBudget:
+                self.cache[whole] = True
+        return bool(self.cache[whole])
+
+
+class StaffingCheck:
+    """What a queue asks before offering an entry: would this person taking it leave a later stage of the item
+    unstaffable (design.md, "Work distribution")? Built once per derivation and shared by the queues."""
+
+    def __init__(
+        self,
+        d: Derivation,
+        reviewers: Sequence[str],
+        shown: Mapping[str, Collection[str]],
+        abilities: Abilities = NO_ABILITIES,
+    ) -> None:
+        self._plans = _Plans(d, reviewers, shown, abilities)
+
+    def keeps_staffable(self, item: ItemFacts, stage: str, person: str) -> bool:
+        return self._plans.keeps_staffable(item, stage, person)
+
+    def later_stages(self, item: ItemFacts, stage: str) -> list[str]:
+        """The stages after STAGE that the item still waits for (what taking it could leave unstaffed)."""
+        _, slots, _, _ = self._plans._setup(item)
+        return list(dict.fromkeys(s.stage.name for s in slots if s.stage.name != stage))
 
 
 class _Shape(NamedTuple):
@@ -266,8 +348,9 @@ def _gap(
     slots: list[_Slot],
     exposed: Collection[str],
     people: list[str],
+    abilities: Abilities = NO_ABILITIES,
 ) -> StaffingGap | None:
-    planner = _Planner(d, item, sisters, slots, exposed, d.settings)
+    planner = _Planner(d, item, sisters, slots, exposed, d.settings, abilities)
     try:
         if planner.plan(people) is not None:
             return None
@@ -283,7 +366,9 @@ def _gap(
     stages = tuple(dict.fromkeys(r.stage for r in plan if r.reviewer in planner.newcomers))
     author_only = False
     if d.settings.separation != "author_only":
-        loose = _Planner(d, item, sisters, slots, exposed, d.settings.model_copy(update={"separation": "author_only"}))
+        loose = _Planner(
+            d, item, sisters, slots, exposed, d.settings.model_copy(update={"separation": "author_only"}), abilities
+        )
         try:
             author_only = loose.plan(people) is not None
         except _OutOfBudget:

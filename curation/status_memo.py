@@ -121,9 +121,11 @@ def group_keys(rows: StatusRows, shared: bytes) -> tuple[dict[str, str], dict[st
 
 
 def _shared_key(ws, rows: StatusRows) -> bytes:  # type: ignore[no-untyped-def]
-    """What every group's derivation reads alike: the format, the code, the settings and the reviewers."""
+    """What every group's derivation reads alike: the format, the code, the settings, the reviewers and their
+    languages and qualifications."""
     settings = (ws.settings.review.model_dump_json(), ws.settings.gates.model_dump_json())
-    return _bytes([FORMAT, sys.version, _code_stamp(), settings, rows.rest.reviewers, rows.rest.shown is None])
+    people = (rows.rest.reviewers, rows.rest.abilities.key())
+    return _bytes([FORMAT, sys.version, _code_stamp(), settings, people, rows.rest.shown is None])
 
 
 def _code_stamp() -> list[tuple[str, int, int]]:

@@ -23,10 +23,22 @@ class Person(SQLModel, table=True):
     email: str | None = Field(default=None, max_length=320)
     password_hash: str | None = None
     created_at: datetime = Field(default_factory=utcnow)
+    languages: str = Field(
+        default="", max_length=200, description="comma-separated, sorted language tags read; empty: any"
+    )
+    can: str = Field(default="", max_length=500, description="comma-separated, sorted stages qualified for")
 
     @property
     def role_set(self) -> set[str]:
         return set(filter(None, self.roles.split(",")))
+
+    @property
+    def language_set(self) -> set[str]:
+        return set(filter(None, self.languages.split(",")))
+
+    @property
+    def can_set(self) -> set[str]:
+        return set(filter(None, self.can.split(",")))
 
 
 class SceneGroup(SQLModel, table=True):

@@ -1,6 +1,7 @@
-"""Tables of people's work in progress (migration 0014_drafts_sessions): sign-in sessions, which a sign-out,
-a password change or their expiry ends on the server, and drafts of typed forms, kept per person, page and
-subject until submitted or discarded. Neither writes events: saving a draft changes no item's state."""
+"""Tables of people's work in progress (migrations 0014_drafts_sessions, 0021_reservations): sign-in sessions,
+which a sign-out, a password change or their expiry ends on the server; drafts of typed forms, kept per person,
+page and subject until submitted or discarded; and reservations of queue entries (``curation.reservations``).
+None writes events: none changes an item's state."""
 
 from __future__ import annotations
 
@@ -34,3 +35,15 @@ class Draft(SQLModel, table=True):
     subject: str = Field(primary_key=True, max_length=300)
     payload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Reservation(SQLModel, table=True):
+    """A queue entry (an item, or a group) held for one person at one stage until ``expires_at``: while it is
+    live, queues offer the entry to others only if the stage needs more records than its live holders give."""
+
+    __tablename__ = "reservation"
+    subject: str = Field(primary_key=True, max_length=300)
+    stage: str = Field(primary_key=True, max_length=100)
+    person: str = Field(foreign_key="person.name", primary_key=True)
+    expires_at: datetime = Field(index=True)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -31,6 +31,7 @@ import orjson
 from sqlalchemy import String, select, type_coerce
 from sqlmodel import col
 
+from .abilities import NO_ABILITIES, Abilities, abilities_of
 from .authorship import former_authors
 from .bulk import collector_paused
 from .config import ReviewSettings
@@ -575,6 +576,8 @@ class StatusInputs(NamedTuple):
     """People with the reviewer role: who could staff the stages still open (``curation.staffing``)."""
     shown: Mapping[str, frozenset[str]] | None = None
     """Item -> people shown its label (exposure events); None when not loaded."""
+    abilities: Abilities = NO_ABILITIES
+    """The languages people read and the stages they are qualified for (``curation.abilities``)."""
 
     @classmethod
     def load(cls, session) -> StatusInputs:  # type: ignore[no-untyped-def]
@@ -593,15 +596,18 @@ class StatusInputs(NamedTuple):
         with collector_paused():
             decisions = list(session.execute(select(Decision)).scalars())
             gates = list(session.execute(select(GateResult)).scalars())
-            people = session.execute(select(col(Person.name), col(Person.roles))).all()
+            people = session.execute(
+                select(col(Person.name), col(Person.roles), col(Person.languages), col(Person.can))
+            ).all()
             shown: dict[str, set[str]] = defaultdict(set)
             for subject, after in session.execute(
                 select(col(Event.subject), col(Event.after)).where(col(Event.action) == EXPOSED)
             ):
                 shown[subject.removeprefix("item:")].add((after or {}).get("person", ""))
-        reviewers = tuple(sorted(name for name, roles in people if "reviewer" in roles.split(",")))
+        reviewers = tuple(sorted(name for name, roles, _, _ in people if "reviewer" in roles.split(",")))
         frozen = {item: frozenset(who) for item, who in shown.items()}
-        return cls(items, perturbed, records, decisions, gates, reviewers, frozen)
+        abilities = abilities_of(session, people)
+        return cls(items, perturbed, records, decisions, gates, reviewers, frozen, abilities)
 
     def derivation(self, ws) -> Derivation:  # type: ignore[no-untyped-def]
         """The derivation of these inputs under the workspace's review settings and gate policy."""
@@ -620,7 +626,7 @@ class StatusInputs(NamedTuple):
         added to ``statuses``. Nothing when the people were not loaded."""
         if self.shown is None:
             return {}
-        gaps = staffing_gaps(derivation, statuses, self.reviewers, self.shown)
+        gaps = staffing_gaps(derivation, statuses, self.reviewers, self.shown, self.abilities)
         apply_staffing(statuses, gaps)
         return gaps
 

@@ -205,6 +205,30 @@ class Workspace:
                 record_event(s, actor, "person.saved", f"person:{name}", before, after)
         return person
 
+    def set_abilities(
+        self, name: str, languages: list[str] | None = None, can: list[str] | None = None, actor: str = "cli"
+    ) -> Person:
+        """Set the languages NAME reads and the stages they are qualified for (``None``: leave as is; ``[]``:
+        clear), checked by ``curation.abilities``; recorded as an event."""
+        from .abilities import parse_languages, parse_stages
+
+        langs = None if languages is None else parse_languages(languages)
+        stages = None if can is None else parse_stages(can)
+        with self.writing() as s:
+            person = s.get(Person, name)
+            if person is None:
+                raise NotFoundError(f"no person named {name!r}; add them with `curate people add {name} --role ...`")
+            before = _person_view(person)
+            if langs is not None:
+                person.languages = ",".join(langs)
+            if stages is not None:
+                person.can = ",".join(stages)
+            s.add(person)
+            after = _person_view(person)
+            if before != after:
+                record_event(s, actor, "person.saved", f"person:{name}", before, after)
+        return person
+
     def people(self) -> list[Person]:
         with self.session() as s:
             return list(s.exec(select(Person).order_by(Person.name)).scalars())  # type: ignore[call-overload]
@@ -269,7 +293,12 @@ class _Borrowed:
 def _person_view(person: Person | None) -> dict[str, Any] | None:
     if person is None:
         return None
-    return {"roles": person.roles, "email": person.email}
+    view: dict[str, Any] = {"roles": person.roles, "email": person.email}
+    if person.languages:
+        view["languages"] = person.languages
+    if person.can:
+        view["can"] = person.can
+    return view
 
 
 def record_event(

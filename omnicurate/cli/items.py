@@ -144,19 +144,45 @@ def queue_cmd(
     ],
     reviewer: Annotated[str, typer.Option(help="The reviewer whose queue to show.")],
     limit: Annotated[int, typer.Option(help="Show at most this many (0: all).")] = 0,
+    why: Annotated[
+        bool,
+        typer.Option(
+            "--why",
+            help="Also list what waits at STAGE that this person is not offered (language, qualification, or a "
+            "later stage nobody else could staff), and why.",
+        ),
+    ] = False,
     json_out: JsonFlag = False,
 ) -> None:
-    """What this person may review next at STAGE (never their own items)."""
-    from curation.reviews import review_queue
+    """What this person may review next at STAGE (never their own items), with who holds each entry now (a
+    page that offers an entry reserves it for a lease)."""
+    from curation.kinds import GroupStage, stage_named
+    from curation.reservations import holders
+    from curation.reviews import queue_report
 
-    queue = review_queue(open_workspace(), stage, reviewer, limit or None)
+    ws = open_workspace()
+    report = queue_report(ws, stage, reviewer)
+    offered = report.offered[:limit] if limit else report.offered
+    prefix = "group:" if isinstance(stage_named(stage), GroupStage) else "item:"
+    held = holders(ws, stage)
+    key = "group" if prefix == "group:" else "id"
     if json_out:
-        key = "group" if stage == "group_integration" else "id"
-        print_json([{key: x, "stage": stage} for x in queue])
-    else:
-        for x in queue:
-            out_console.print(x)
-        err_console.print(f"{len(queue)} waiting for {reviewer} at {stage}")
+        rows: list[dict[str, object]] = [
+            {key: x, "stage": stage, "reserved_by": sorted(held.get(prefix + x, ()))} for x in offered
+        ]
+        if why:
+            rows += [{key: x, "stage": stage, "withheld": reason} for x, reason in report.withheld.items()]
+        print_json(rows)
+        return
+    for x in offered:
+        by = sorted(held.get(prefix + x, ()))
+        out_console.print(x + (f"\treserved by {', '.join(by)}" if by else ""))
+    err_console.print(f"{len(report.offered)} waiting for {reviewer} at {stage}")
+    if why:
+        for x, reason in report.withheld.items():
+            err_console.print(f"not offered: {x}: {reason}")
+    elif report.withheld:
+        err_console.print(f"{len(report.withheld)} more not offered to {reviewer} (--why says why)")
 
 
 def decide_cmd(

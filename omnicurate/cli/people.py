@@ -8,9 +8,28 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from curation.tables import Person
+
 from .common import fail, open_workspace, out_console, print_json
 
 app = typer.Typer(help="Manage people and their roles (author, reviewer, maintainer).", no_args_is_help=True)
+
+LanguagesOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--languages",
+        help="Language tags the person reads, comma-separated or repeated (zh,en); an empty value clears them "
+        "(reads every language).",
+    ),
+]
+CanOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--can",
+        help="A stage the person is qualified for; repeat or comma-separate. At a stage anyone is qualified for, "
+        "only those qualified are offered it. An empty value clears them.",
+    ),
+]
 
 
 @app.command("add")
@@ -18,10 +37,37 @@ def add(
     name: Annotated[str, typer.Argument(help="The person's name (unique; used in JSONL files).")],
     role: Annotated[list[str], typer.Option("--role", "-r", help="author, reviewer or maintainer; repeat.")],
     email: Annotated[str | None, typer.Option(help="E-mail, used to match Label Studio users.")] = None,
+    languages: LanguagesOption = None,
+    can: CanOption = None,
 ) -> None:
     """Add a person, or add roles to an existing one."""
-    person = open_workspace().add_person(name, role, email)
-    out_console.print(f"{person.name}: {person.roles}")
+    ws = open_workspace()
+    person = ws.add_person(name, role, email)
+    if languages is not None or can is not None:
+        person = ws.set_abilities(name, languages, can)
+    out_console.print(_line(person))
+
+
+@app.command("edit")
+def edit(
+    name: Annotated[str, typer.Argument(help="The person to change.")],
+    languages: LanguagesOption = None,
+    can: CanOption = None,
+) -> None:
+    """Set the languages a person reads and the stages they are qualified for. Queues offer an item only to
+    reviewers who read its language (people with none set read every language) and, at a stage anyone is
+    qualified for, only to those qualified; the staffing planner plans with the same rule."""
+    if languages is None and can is None:
+        raise fail("nothing to change: give --languages and/or --can (an empty value clears it)")
+    person = open_workspace().set_abilities(name, languages, can)
+    out_console.print(_line(person))
+
+
+def _line(person: Person) -> str:
+    extra = (f"; reads {person.languages}" if person.languages else "") + (
+        f"; qualified for {person.can}" if person.can else ""
+    )
+    return f"{person.name}: {person.roles}{extra}"
 
 
 @app.command("list")
@@ -29,11 +75,22 @@ def list_people(json_out: Annotated[bool, typer.Option("--json", help="Print JSO
     """List people and their roles."""
     people = open_workspace().people()
     if json_out:
-        print_json([{"name": p.name, "roles": sorted(p.role_set), "email": p.email} for p in people])
+        print_json(
+            [
+                {
+                    "name": p.name,
+                    "roles": sorted(p.role_set),
+                    "email": p.email,
+                    "languages": sorted(p.language_set),
+                    "can": sorted(p.can_set),
+                }
+                for p in people
+            ]
+        )
         return
-    table = Table("name", "roles", "email")
+    table = Table("name", "roles", "email", "languages", "can")
     for p in people:
-        table.add_row(p.name, p.roles, p.email or "")
+        table.add_row(p.name, p.roles, p.email or "", p.languages, p.can)
     out_console.print(table)
 
 

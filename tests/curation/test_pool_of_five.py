@@ -115,9 +115,13 @@ def test_a_pool_of_five_admits_clean_items_through_the_cli(workspace: Workspace,
 
 OFFERED = {
     # the letters whose queue holds the item before each step of ``reviews`` (a person's first record decides
-    # their role: D and E are free until they record; the first grammar reviewer may not be the first listener)
-    "CB": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "DE"],
-    "EE": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "D"],
+    # their role: D and E are free until they record; the first grammar reviewer may not be the first listener).
+    # The blind check is not offered to E: B, C and D hold the checklist, so E taking it would leave nobody for
+    # group integration (the staffing planner, design.md "Work distribution").
+    "CB": ["BCDE", "CDE", "CDE", "BDE", "BCDE", "CDE", "DE", "D"],
+    # With E on both second sign-offs, D is the only one left for the blind check: the second listening is
+    # not offered to D, and the third checklist not to E (else nobody could do group integration).
+    "EE": ["BCDE", "CDE", "CDE", "BE", "BCDE", "CDE", "D", "D"],
 }
 
 
