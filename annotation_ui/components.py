@@ -17,12 +17,14 @@ from curation.drafts import discard_draft
 from curation.errors import CurateError, ValidationFailed
 from curation.exposure import blind_checks_given_up, exposed_items, reveal
 from curation.guidelines import stage_guidelines
-from curation.reviews import group_content
+from curation.reservations import claim_open, release, renew
+from curation.reviews import NO_LONGER_NEEDED, group_content, wanted
 from curation.workspace import Workspace
 
-from .conflicts import exposed_since, why_not_waiting
+from .conflicts import exposed_since, subject_of, why_not_waiting
 from .dashboard import DashboardCache, GatesCache
-from .logic import QueuePage, SignedIn, media_ref, page_of, queue, submit_review
+from .logic import QueuePage, SignedIn, media_ref, page_of, queue, queue_report, submit_review
+from .page_drafts import VERDICTS, PageDraft, verdict_fields
 from .snapshot import Snapshot, SnapshotCache
 
 USER_KEY = "user"
@@ -336,14 +338,89 @@ def review_queue(
         picked: str | None = held
     else:
         label = (lambda x: describe(snap, x)) if describe else None
-        picked = queue_picker(picker_key, ids, noun=noun, describe=label)
+        offered = _reserve(ws, snap, stage, user.name, ids, picker_key, held)
+        picked = queue_picker(picker_key, offered, noun=noun, describe=label)
+        _why_not_offered(ws, snap, stage, user.name, noun)
         if picked is None:
             st.session_state.pop(held_key, None)
             st.stop()
+        if picked != st.session_state.get(f"{picker_key}-reserved"):
+            st.warning(
+                f"{picked} is being worked on by someone else right now: pick another {noun}.",
+                icon=":material/group:",
+            )
+            st.stop()
         st.session_state[held_key] = picked
+        _skip_button(ws, stage, user.name, picked, picker_key, noun)
+        _keep_reserved(ws, stage, user.name, picked)
     assert picked is not None
     _remember_shown(ws, snap, stage, picked)
     return user, ws, snap, picked
+
+
+def _reserve(
+    ws: Workspace, snap: Snapshot, stage: str, person: str, ids: list[str], picker_key: str, held: str | None
+) -> list[str]:
+    """Reserve an entry of the queue IDS for PERSON and return the queue as offered to them: the entry they hold
+    first, then those nobody holds, then those others hold with room to spare; entries held by as many others
+    as they still need, and entries finished since this run's snapshot, are left out (design.md, "Work
+    distribution"). The reserved entry becomes the pick."""
+    assert snap.derived is not None
+    pick_key, reserved_key = f"{picker_key}-pick", f"{picker_key}-reserved"
+    skipped: list[str] = st.session_state.setdefault(f"{picker_key}-skipped", [])
+    current = st.session_state.get(pick_key)
+    prefer = current if current in ids else (held if held in ids else None)
+    order = [x for x in ids if x not in skipped] + [x for x in ids if x in skipped]
+    found = claim_open(
+        ws, stage, person, wanted(snap.derived, stage, order), prefer=subject_of(stage, prefer) if prefer else None
+    )
+    chosen = found.chosen.partition(":")[2] if found.chosen else None
+    if prefer is not None and chosen != prefer and current == prefer:
+        st.info(
+            f"{prefer} is being worked on by someone else now" + (f"; you have {chosen} instead." if chosen else "."),
+            icon=":material/group:",
+        )
+    st.session_state[reserved_key] = chosen
+    if chosen is not None:
+        st.session_state[pick_key] = chosen
+    return [subject.partition(":")[2] for subject in found.open]
+
+
+SKIP_HELP = "Hand it back for someone else to take now, and go on to another (it comes last for you)."
+
+
+def _skip_button(ws: Workspace, stage: str, person: str, picked: str, picker_key: str, noun: str) -> None:
+    """Hand the entry back (its reservation released) and go on to another: it comes last in this session.
+    In the sidebar, so that the page's own buttons keep their places."""
+    if st.sidebar.button(f"Skip {picked}", key=f"{picker_key}-skip", icon=":material/redo:", help=SKIP_HELP):
+        release(ws, person, stage, subject_of(stage, picked))
+        skipped: list[str] = st.session_state.setdefault(f"{picker_key}-skipped", [])
+        if picked not in skipped:
+            skipped.append(picked)
+        for key in (f"{picker_key}-pick", f"{picker_key}-reserved", f"{picker_key}-held"):
+            st.session_state.pop(key, None)
+        st.rerun()
+
+
+def _keep_reserved(ws: Workspace, stage: str, person: str, picked: str) -> None:
+    """Renew the reservation while the page is open (a fragment that runs every third of a lease)."""
+    every = max(5.0, ws.settings.review.reservation_minutes * 20)
+
+    @st.fragment(run_every=every)
+    def renewer() -> None:
+        renew(ws, stage, person, subject_of(stage, picked))
+
+    renewer()
+
+
+def _why_not_offered(ws: Workspace, snap: Snapshot, stage: str, person: str, noun: str) -> None:
+    """Entries waiting at the stage that the person is not offered for their language, qualification or the
+    staffing of later stages, with why (asked for: a collapsed panel)."""
+    withheld = queue_report(ws, snap, stage, person).withheld
+    if withheld:
+        with st.expander(f"Why {len(withheld)} other {noun}(s) at this stage are not offered to you"):
+            for ident, why in withheld.items():
+                st.text(f"{ident}: {why}")
 
 
 def release_held() -> None:
@@ -412,12 +489,23 @@ def reveal_gate(ws: Workspace, snap: Snapshot, user: SignedIn, items: list[str],
     return False
 
 
-def verdict_form(key: str, question: str, note_label: str, note_placeholder: str) -> tuple[str, str] | None:
-    """A pass-or-fail form with a note; the verdict and note once submitted with a verdict, else None."""
-    with st.form(key):
-        verdict = st.radio(question, ["pass", "fail"], index=None, horizontal=True)
-        note = st.text_area(note_label, placeholder=note_placeholder)
-        submitted = st.form_submit_button("Submit", type="primary")
+def verdict_form(
+    key: str, question: str, note_label: str, note_placeholder: str, draft: PageDraft | None = None
+) -> tuple[str, str] | None:
+    """A pass-or-fail choice with a note and a Submit button; the verdict and note once submitted with a verdict,
+    else None.
+
+    With a ``draft`` (over ``verdict_fields(key)``) the verdict and note are the person's draft: restored when this
+    tab does not hold them (a reload, a new session), kept on the server as they are chosen and typed (no
+    ``st.form``: a form sends nothing before its submit), and discarded by ``record_review(..., draft=...)``."""
+    fields = draft.fields if draft is not None else verdict_fields(key)
+    keep = None
+    if draft is not None:
+        draft.restore()
+        keep = draft.keep
+    verdict = st.radio(question, list(VERDICTS), index=None, horizontal=True, key=fields["verdict"].key, on_change=keep)
+    note = st.text_area(note_label, placeholder=note_placeholder, key=fields["note"].key, on_change=keep)
+    submitted = st.button("Submit", type="primary", key=f"{key}-submit")
     if not submitted:
         return None
     if verdict is None:
@@ -446,7 +534,14 @@ def record_review(
         submit_review(ws, _with_seen(record))
     except CurateError as exc:
         stale = [p.message for p in getattr(exc, "problems", []) if p.message.startswith("stale:")]
-        if stale:
+        gone = [p.message for p in getattr(exc, "problems", []) if p.message.startswith(f"{NO_LONGER_NEEDED}:")]
+        if gone:
+            st.error(
+                f"Not recorded: {gone[0].split(': ', 1)[1]}. Someone else's record got there first; what you "
+                "typed stays below.",
+                icon=":material/block:",
+            )
+        elif stale:
             st.warning(
                 f"Not recorded: {stale[0]}. The page now shows the new content and keeps your input: "
                 "check it and submit again.",

@@ -32,7 +32,8 @@ def stage_title(stage: str) -> str:
 
 
 def why_not_waiting(ws: Workspace, snap: Snapshot, stage: str, ident: str, person: str) -> str:
-    """One sentence on why IDENT (an item or group) left PERSON's queue at STAGE since their page showed it."""
+    """One sentence on why IDENT (an item or group) left PERSON's queue at STAGE since their page showed it; at
+    a blind stage only that it no longer needs them (another checker's name or outcome would hint at the label)."""
     subject = subject_of(stage, ident)
     with ws.session() as s:
         rows = list(
@@ -45,6 +46,14 @@ def why_not_waiting(ws: Workspace, snap: Snapshot, stage: str, ident: str, perso
     what = stage_title(stage)
     mine = next((r for r in rows if r.reviewer == person), None)
     other = next((r for r in rows if r.reviewer != person), None)
+    found = stage_named(stage)
+    if (
+        found is not None
+        and found.blind
+        and (mine is None or (other is not None and other.updated_at > mine.updated_at))
+    ):
+        # blind means blind: not who else checked it, nor what the item's state (and so their answer) became
+        return f"{ident} no longer needs your {what}: nothing more is needed from you there."
     if mine is not None and (other is None or mine.updated_at >= other.updated_at):
         who = f"you already recorded the {what} of {ident} at {mine.updated_at:%H:%M:%S} (in another tab or window)"
     elif other is not None:

@@ -18,7 +18,15 @@ from curation.errors import NotFoundError, PermissionDenied, Problem, Validation
 from curation.jsonl import pydantic_problems
 from curation.kinds import kinds as kinds_registered
 from curation.kinds import stage_named
-from curation.reviews import PendingReview, ReviewReport, history, queue_from, record_reviews, split_seen
+from curation.reviews import (
+    PendingReview,
+    QueueReport,
+    ReviewReport,
+    history,
+    queue_report_from,
+    record_reviews,
+    split_seen,
+)
 from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
 from curation.workflow import ItemFacts
@@ -157,22 +165,23 @@ class QueuePage:
 def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
     """What REVIEWER may review next at STAGE (items, or groups for group integration: open groups only).
 
-    The rule of ``curation.reviews.review_queue`` (``queue_from``), read from the cached snapshot's derivation
-    plus a query for the reviewer's own records and exposures; cached per snapshot.
+    The rule of ``curation.reviews.review_queue`` (``queue_report_from``), read from the cached snapshot's
+    derivation plus a query for the reviewer's own records and exposures; cached per snapshot.
     """
+    return queue_report(ws, snap, stage, reviewer).offered
+
+
+def queue_report(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> QueueReport:
+    """:func:`queue` with what else waits at STAGE that REVIEWER is not offered, and why."""
     ws.require_role(reviewer, "reviewer")
     cached = snap.queues.get((stage, reviewer))
     if cached is None:
-        cached = snap.queues[(stage, reviewer)] = _derive_queue(ws, snap, stage, reviewer)
+        found = stage_named(stage)
+        if found is None:
+            raise ValidationFailed([Problem(f"unknown stage {stage!r}", "stage")])
+        assert snap.derived is not None
+        cached = snap.queues[(stage, reviewer)] = queue_report_from(ws, snap.derived, found, reviewer)
     return cached
-
-
-def _derive_queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
-    found = stage_named(stage)
-    if found is None:
-        raise ValidationFailed([Problem(f"unknown stage {stage!r}", "stage")])
-    assert snap.derived is not None
-    return queue_from(ws, snap.derived, found, reviewer)
 
 
 def page_of(ids: list[str], page: int, page_size: int) -> QueuePage:
@@ -296,7 +305,7 @@ def submit_review(ws: Workspace, record: dict[str, Any]) -> ReviewReport:
     except ValidationError as exc:
         raise ValidationFailed(_unlocated(pydantic_problems(exc, "", 0)), "nothing was recorded") from None
     try:
-        return record_reviews(ws, [PendingReview(0, review, seen)], source="ui")  # type: ignore[arg-type]
+        return record_reviews(ws, [PendingReview(0, review, seen)], source="ui", needed_only=True)  # type: ignore[arg-type]
     except ValidationFailed as exc:
         raise ValidationFailed(_unlocated(exc.problems), "nothing was recorded") from None
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from curation.errors import NotFoundError, PermissionDenied
+from curation.reservations import release_in
 from curation.tables import Event, Person, utcnow
 from curation.work_tables import SignInSession
 from curation.workspace import Workspace, record_event, verify_password
@@ -157,7 +158,8 @@ def verify_token(ws: Workspace, token: str | None) -> SignedIn | None:
 
 
 def end_session(ws: Workspace, token: str | None, why: str = "signed out") -> None:
-    """End the session a token names on the server (a sign-out): the token, wherever copied, signs nobody in."""
+    """End the session a token names on the server (a sign-out): the token, wherever copied, signs nobody in,
+    and the queue entries the person held are released."""
     found = _session_id(ws, token)
     if found is None:
         return
@@ -168,3 +170,4 @@ def end_session(ws: Workspace, token: str | None, why: str = "signed out") -> No
             row.ended_at, row.ended_why = utcnow(), why
             s.add(row)
             record_event(s, name, SIGNED_OUT, _subject(name), None, {"why": why})
+        release_in(s, name)  # a sign-out hands back every entry the person held

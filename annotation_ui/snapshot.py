@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 
 from curation.derived import DerivedState, load_derived
 from curation.kinds import kind_statuses
+from curation.reviews import QueueReport
 from curation.tables import Event, GateResult, Item
 from curation.workflow import ItemFacts, ItemStatus, StatusInputs
 from curation.workspace import Workspace
@@ -45,7 +46,7 @@ class Snapshot:
     """Units of kinds that live apart from the ``item`` table (judge tasks): the dashboard counts them."""
     status_by_id: dict[str, ItemStatus] = field(init=False)
     sisters: dict[str, list[str]] = field(init=False)
-    queues: dict[tuple[str, str], list[str]] = field(init=False, default_factory=dict)
+    queues: dict[tuple[str, str], QueueReport] = field(init=False, default_factory=dict)
     """(stage, reviewer) -> that reviewer's queue at this stamp: paging a queue re-derives nothing."""
 
     def __post_init__(self) -> None:

@@ -13,14 +13,14 @@ A reservation is no record: it writes no event and changes no item's state.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
 from sqlmodel import col
 
-from .tables import utcnow
+from .tables import ReviewRecord, utcnow
 from .work_tables import Reservation
 from .workspace import Workspace
 
@@ -65,60 +65,140 @@ def holders(ws: Workspace, stage: str) -> dict[str, set[str]]:
     return out
 
 
-def claim(
-    ws: Workspace,
-    stage: str,
-    person: str,
-    candidates: Sequence[str],
-    need: Mapping[str, int],
-    prefer: str | None = None,
-) -> str | None:
-    """Reserve one of CANDIDATES (subjects, in the queue's order) at STAGE for PERSON and return it; None when
-    every one is held by as many others as it still needs records (``need``: subject -> records missing).
+@dataclass(frozen=True)
+class Wanted:
+    """A queue entry as a claim sees it: its subject, its stage's quorum, and the inputs hash its records must
+    name to count (the entry's content now)."""
 
-    ``prefer`` (a subject the person picked) is tried first; otherwise a live reservation the person already
-    holds on a candidate is kept (and renewed), then the first candidate nobody holds, then the first with room.
-    A person holds one entry per stage: taking another releases the one before."""
+    subject: str
+    quorum: int
+    inputs: str
+
+
+def claim(
+    ws: Workspace, stage: str, person: str, candidates: Sequence[Wanted], prefer: str | None = None
+) -> str | None:
+    """Reserve one of CANDIDATES (in the queue's order) at STAGE for PERSON and return its subject; None when
+    every one is held by as many others as it still needs records (see :func:`claim_open`)."""
+    return claim_open(ws, stage, person, candidates, prefer).chosen
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim found: the subject reserved for the person (None: nothing has room), and every candidate
+    with room for them, in the order a queue offers them (theirs, then those nobody holds, then the rest)."""
+
+    chosen: str | None
+    open: list[str]
+
+
+def claim_open(
+    ws: Workspace, stage: str, person: str, candidates: Sequence[Wanted], prefer: str | None = None
+) -> Claimed:
+    """Reserve one of CANDIDATES (in the queue's order) at STAGE for PERSON; with every candidate that has room
+    for them, judged in the same transaction.
+
+    What an entry still needs is read in that transaction (its quorum less the others' records on its content
+    now), not from the caller's derivation, which may predate a record stored a moment ago: an entry someone
+    just finished is never handed on. ``prefer`` (a subject the person picked) is tried first; then a live
+    reservation the person already holds on a candidate is kept (and renewed), then the first candidate nobody
+    holds, then the first with room. A person holds one entry per stage: taking another releases the one before.
+
+    A page redraws often for the same person: when a first look without the write lock finds they keep what
+    they hold, with over half its lease left, nothing is written (the page's renewal extends the lease)."""
     now = utcnow()
-    until = now + lease(ws)
+    by_subject = {c.subject: c for c in candidates}
+    with ws.session() as s:
+        look = _decide(s, stage, person, candidates, by_subject, prefer, now)
+    if look.chosen is not None and look.chosen == look.mine and not look.renew_due(ws, now):
+        return Claimed(look.chosen, look.free)
     with ws.writing() as s:
         s.execute(delete(Reservation).where(col(Reservation.expires_at) <= now))
-        rows = list(s.scalars(select(Reservation).where(col(Reservation.stage) == stage)))
-        taken: dict[str, set[str]] = {}
-        mine: str | None = None
-        for r in rows:
-            if r.person == person:
-                mine = r.subject
-            else:
-                taken.setdefault(r.subject, set()).add(r.person)
-
-        def room(subject: str) -> bool:
-            return len(taken.get(subject, ())) < need.get(subject, 1)
-
-        wanted = set(candidates)
-        order: list[str] = []
-        if prefer is not None and prefer in wanted:
-            order.append(prefer)
-        if mine is not None and mine in wanted:
-            order.append(mine)
-        order += [c for c in candidates if not taken.get(c)]
-        order += [c for c in candidates if taken.get(c)]
-        chosen = next((c for c in dict.fromkeys(order) if room(c)), None)
-        if chosen is None:
-            return None
-        if mine is not None and mine != chosen:
-            s.execute(
-                delete(Reservation).where(
-                    col(Reservation.stage) == stage, col(Reservation.person) == person, col(Reservation.subject) == mine
+        found = _decide(s, stage, person, candidates, by_subject, prefer, now)
+        if found.chosen is None:
+            return Claimed(None, [])
+        s.execute(  # one entry per person and stage: whatever else they held here goes back
+            delete(Reservation).where(
+                col(Reservation.stage) == stage,
+                col(Reservation.person) == person,
+                col(Reservation.subject) != found.chosen,
+            )
+        )
+        row = s.get(Reservation, (found.chosen, stage, person))
+        if row is None:
+            s.add(
+                Reservation(
+                    subject=found.chosen, stage=stage, person=person, expires_at=now + lease(ws), created_at=now
                 )
             )
-        row = s.get(Reservation, (chosen, stage, person))
-        if row is None:
-            s.add(Reservation(subject=chosen, stage=stage, person=person, expires_at=until, created_at=now))
-        else:
-            row.expires_at = until
+        elif found.renew_due(ws, now):
+            row.expires_at = now + lease(ws)
             s.add(row)
-        return chosen
+        return Claimed(found.chosen, found.free)
+
+
+@dataclass(frozen=True)
+class _Decision:
+    chosen: str | None
+    free: list[str]
+    mine: str | None
+    """The candidate the person holds now, if any."""
+    mine_expires: datetime | None
+
+    def renew_due(self, ws: Workspace, now: datetime) -> bool:
+        return self.mine_expires is None or self.mine_expires - now < lease(ws) / 2
+
+
+def _decide(  # type: ignore[no-untyped-def]
+    s,
+    stage: str,
+    person: str,
+    candidates: Sequence[Wanted],
+    by_subject: dict[str, Wanted],
+    prefer: str | None,
+    now: datetime,
+) -> _Decision:
+    """What a claim would take, from the live reservations and records read in session S."""
+    rows = list(
+        s.scalars(select(Reservation).where(col(Reservation.stage) == stage, col(Reservation.expires_at) > now))
+    )
+    taken: dict[str, set[str]] = {}
+    mine: str | None = None
+    mine_expires: datetime | None = None
+    for r in rows:
+        if r.person == person:
+            if r.subject in by_subject:
+                mine, mine_expires = r.subject, _aware(r.expires_at)
+        else:
+            taken.setdefault(r.subject, set()).add(r.person)
+    recorded: dict[str, set[str]] = {}
+    subjects = sorted(by_subject)
+    for start in range(0, len(subjects), 500):
+        chunk = subjects[start : start + 500]
+        for subject, reviewer, inputs in s.execute(
+            select(col(ReviewRecord.subject), col(ReviewRecord.reviewer), col(ReviewRecord.inputs_hash)).where(
+                col(ReviewRecord.stage) == stage, col(ReviewRecord.subject).in_(chunk)
+            )
+        ):
+            if inputs == by_subject[subject].inputs:
+                recorded.setdefault(subject, set()).add(reviewer)
+
+    def room(subject: str) -> bool:
+        done = recorded.get(subject, set())
+        if person in done:
+            return False
+        return len(taken.get(subject, set()) - done) < by_subject[subject].quorum - len(done)
+
+    order: list[str] = []
+    if prefer is not None and prefer in by_subject:
+        order.append(prefer)
+    if mine is not None:
+        order.append(mine)
+    order += [c.subject for c in candidates if not taken.get(c.subject)]
+    order += [c.subject for c in candidates if taken.get(c.subject)]
+    free = [c for c in dict.fromkeys(order) if room(c)]
+    chosen = free[0] if free else None
+    return _Decision(chosen, free, mine, mine_expires if chosen == mine else None)
 
 
 def renew(ws: Workspace, stage: str, person: str, subject: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -18,7 +18,7 @@ from .exposure import exposed_items, exposure_refusal, exposures
 from .facts import ItemFacts, RecordFacts
 from .jsonl import read_jsonl, validate_line
 from .kinds import GroupStage, Stage, kind_of, stage_named, stage_names
-from .reservations import release_in
+from .reservations import Wanted, release_in
 from .schema import GroupReview, ItemReviewIn, ReviewIn
 from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
 from .workflow import group_separation_records, live_sisters, load_facts, load_records, separation_records
@@ -578,6 +578,17 @@ def queue_report_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer
             continue
         report.offered.append(item_id)
     return report
+
+
+def wanted(state: DerivedState, stage: str, ids: Sequence[str]) -> list[Wanted]:
+    """The queue entries IDS (items, or groups at a group stage) as a reservation claim reads them: subject,
+    quorum and the inputs hash their records name now."""
+    found = stage_named(stage)
+    assert found is not None
+    quorum = found.quorum(state.settings)
+    if isinstance(found, GroupStage):
+        return [Wanted(f"group:{g}", quorum, group_content(state, stage, g)) for g in ids]
+    return [Wanted(f"item:{i}", quorum, found.inputs(state.facts[i])) for i in ids]
 
 
 def group_content(state: DerivedState, stage: str, group: str) -> str:

@@ -249,14 +249,35 @@ def percentile(values: list[float], q: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 3)
 
 
-def summary(run: TeamRun) -> dict[str, Any]:
+def surplus(ws: Any, quorum: int = 1) -> int:
+    """Blind-check records beyond the stage's quorum, summed over items (concurrent submissions must store none)."""
+    from collections import Counter
+
+    from sqlalchemy import select
+
+    from curation.tables import ReviewRecord
+
+    with ws.session() as s:
+        per_item = Counter(s.scalars(select(ReviewRecord.subject).where(ReviewRecord.stage == "answer_check")))
+    return sum(max(0, n - quorum) for n in per_item.values())
+
+
+def summary(run: TeamRun, ws: Any | None = None) -> dict[str, Any]:
+    """The run's figures: clicks and their outcomes, the share of submissions refused after the work was done,
+    click-to-outcome p50/p95 and, given the workspace, records beyond the quorum."""
     lat = run.latencies()
-    return {
-        "clicks": len(run.clicks),
+    clicks = len(run.clicks)
+    told = sum(c.outcome == "told" for c in run.clicks)
+    figures: dict[str, Any] = {
+        "clicks": clicks,
         "recorded": sum(c.outcome == "recorded" for c in run.clicks),
-        "told": sum(c.outcome == "told" for c in run.clicks),
+        "told": told,
+        "refused_share": round(told / clicks, 3) if clicks else None,
         "no_outcome": sum(c.outcome == "none" for c in run.clicks),
         "frames": run.frames,
         "p50_s": percentile(lat, 0.5),
         "p95_s": percentile(lat, 0.95),
     }
+    if ws is not None:
+        figures["surplus"] = surplus(ws)
+    return figures

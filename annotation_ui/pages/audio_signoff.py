@@ -1,11 +1,16 @@
-"""Audio sign-off: listen to the clip and rate it on three 1–5 scales (TRIAD App. B.3)."""
+"""Audio sign-off: listen to the clip and rate it on three 1–5 scales (TRIAD App. B.3). The ratings and note are
+kept as the reviewer's draft until submitted: a reload resumes them."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from annotation_ui.components import record_review, review_queue, show_audio, show_text
+from annotation_ui.page_drafts import Field, PageDraft, int_between, is_text
 from curation.vocab import AUDIO_AXES
+
+PAGE = "audio_signoff"
+LOW, HIGH, START = 1, 5, 3
 
 HELP = {
     "naturalness": "1 = clearly synthetic or unnatural prosody, 5 = indistinguishable from a natural recording",
@@ -22,13 +27,21 @@ user, ws, snap, item_id = review_queue(
 item = snap.facts[item_id]
 show_audio(ws, item.audio)
 show_text("Transcript context", item.context)
-with st.form(f"audio-{item_id}"):
-    scores = {axis: st.slider(axis.capitalize(), 1, 5, 3, help=HELP[axis]) for axis in AUDIO_AXES}
-    note = st.text_area("Note", placeholder="What sounds wrong, if anything")
-    submitted = st.form_submit_button("Submit", type="primary")
-if submitted:
+fields = {axis: Field(f"audio-{item_id}-{axis}", START, int_between(LOW, HIGH)) for axis in AUDIO_AXES}
+fields["note"] = Field(f"audio-{item_id}-note", "", is_text)
+draft = PageDraft(ws, user.name, PAGE, f"item:{item_id}", fields, item.revision, "rating")
+draft.restore()
+# no st.form: a form sends nothing before its submit, so nothing typed in it could be kept as a draft
+scores = {
+    axis: st.slider(axis.capitalize(), LOW, HIGH, help=HELP[axis], key=fields[axis].key, on_change=draft.keep)
+    for axis in AUDIO_AXES
+}
+note = st.text_area("Note", placeholder="What sounds wrong, if anything", key=fields["note"].key, on_change=draft.keep)
+if st.button("Submit", type="primary", key=f"audio-{item_id}-submit"):
     record_review(
         ws,
         {"item": item_id, "stage": "audio_signoff", "reviewer": user.name, "scores": scores, "note": note},
         f"Recorded your ratings of {item_id}.",
+        forget=draft.keys,
+        draft=draft.target,
     )

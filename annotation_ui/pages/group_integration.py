@@ -3,7 +3,8 @@ the automatic group checks' results, and the reviewer's pass or fail for the who
 
 Only groups ready for it are listed (every live sister passed its answer check), each with its sisters' states.
 The page shows every sister's label, so before showing anything of the picked group it says so, names the blind
-checks the reviewer would give up, and waits for a confirm (which is recorded as an exposure)."""
+checks the reviewer would give up, and waits for a confirm (which is recorded as an exposure). The verdict and note
+are kept as the reviewer's draft until submitted (drawn, and so restored, only past that confirm)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,11 @@ from annotation_ui.components import (
     verdict_form,
 )
 from annotation_ui.logic import group_panel, group_summary
+from annotation_ui.page_drafts import PageDraft, verdict_fields
 from curation.group_options import option_differences
+from curation.reviews import group_content
+
+PAGE = "group_integration"
 
 user, ws, snap, group = review_queue(
     "Group integration",
@@ -90,11 +95,17 @@ for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=
         show_text("Question", sister.question)
         show_options(sister.options, sister.answer)
 
-answer = verdict_form(f"group-{group}", "Verdict for the group", "Note", "Which sister to fix, and why")
+form = f"group-{group}"
+assert snap.derived is not None
+shown = group_content(snap.derived, "group_integration", group)  # the sisters as this page shows them
+draft = PageDraft(ws, user.name, PAGE, f"group:{group}", verdict_fields(form), shown, "verdict")
+answer = verdict_form(form, "Verdict for the group", "Note", "Which sister to fix, and why", draft)
 if answer is not None:
     verdict, note = answer
     record_review(
         ws,
         {"group": group, "stage": "group_integration", "reviewer": user.name, "verdict": verdict, "note": note},
         f"Recorded your verdict on group {group}.",
+        forget=draft.keys,
+        draft=draft.target,
     )

@@ -1,10 +1,14 @@
-"""AI-image screening: look at a generated image for artefacts; pass, or fail naming the artefact (TRIAD §4.2)."""
+"""AI-image screening: look at a generated image for artefacts; pass, or fail naming the artefact (TRIAD §4.2).
+The verdict and reason are kept as the reviewer's draft until submitted."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from annotation_ui.components import record_review, review_queue, show_image, show_text, verdict_form
+from annotation_ui.page_drafts import PageDraft, verdict_fields
+
+PAGE = "image_screening"
 
 user, ws, snap, item_id = review_queue(
     "AI-image screening",
@@ -16,7 +20,9 @@ user, ws, snap, item_id = review_queue(
 item = snap.facts[item_id]
 show_image(ws, item.image)
 show_text("Context", item.context)
-answer = verdict_form(f"screening-{item_id}", "Verdict", "Reason", "The artefact, if it fails")
+form = f"screening-{item_id}"
+draft = PageDraft(ws, user.name, PAGE, f"item:{item_id}", verdict_fields(form), item.revision, "screening")
+answer = verdict_form(form, "Verdict", "Reason", "The artefact, if it fails", draft)
 if answer is not None:
     verdict, reason = answer
     if verdict == "fail" and not reason.strip():
@@ -26,4 +32,6 @@ if answer is not None:
             ws,
             {"item": item_id, "stage": "image_screening", "reviewer": user.name, "verdict": verdict, "reason": reason},
             f"Recorded your screening of {item_id}'s image.",
+            forget=draft.keys,
+            draft=draft.target,
         )

@@ -47,7 +47,7 @@ def test_a_failing_page_names_the_error_and_logs_it_never_a_traceback(ui_workspa
     def broken(*args, **kwargs):
         raise RuntimeError(f"boom in {ui_workspace.root}/curate.db")
 
-    monkeypatch.setattr("annotation_ui.logic._derive_queue", broken)
+    monkeypatch.setattr("annotation_ui.logic.queue_report_from", broken)
     with caplog.at_level(logging.ERROR, logger="annotation_ui"):
         at = open_page(None, "rev1", ("reviewer",))  # through app.py (switch_page would run the page alone)
     assert at.title[0].value == "Grammar pass"  # a reviewer's first page
@@ -83,7 +83,7 @@ def test_author_form_errors_in_the_forms_own_words(ui_workspace):
 def test_shortcuts_are_declared_and_said_on_the_page(ui_workspace):
     advance(ui_workspace, "g1-a", "A", through="audio_signoff")
     at = open_page("subset_checklist", "rev1", ("reviewer",))
-    shortcuts = {b.label: b.proto.shortcut for b in at.button}
+    shortcuts = {b.label: b.proto.shortcut for b in at.main.button}
     assert shortcuts == {"Previous view": "p", "Next view": "n", "Submit checklist": "ctrl+enter"}
     assert any(c.value.startswith("Keyboard: 1–5 tick an option") for c in at.caption)
     assert "data-omni-keys" in wire(at)  # the 1–9 keys script

@@ -37,7 +37,8 @@ def test_filter_page_shows_both_pages_and_needs_a_reason_to_drop(story_workspace
     transition = story_item(story_workspace, picked)
     assert [t.value for t in at.text] == [transition.current.text, transition.next.text]  # shown as typed
     assert [s.value for s in at.subheader] == ["Current page", "Next page (reference)"]
-    assert [b.label for b in at.button] == ["Keep", "Drop"]  # keys K and D
+    assert [b.label for b in at.main.button] == ["Keep", "Drop"]  # keys K and D
+    assert [b.label for b in at.sidebar.button] == [f"Skip {picked}"]  # hands it back for someone else
     assert any("K keep" in c.value and "D drop" in c.value for c in at.caption)  # the shortcuts, said on the page
     button(at, "Drop").click().run()
     assert "a drop needs a reason" in at.error[0].value and _records(story_workspace, "filter") == []

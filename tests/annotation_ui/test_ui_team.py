@@ -14,6 +14,7 @@ from annotation_ui.logic import SignedIn, submit_review
 from annotation_ui.signin import verify_token
 from curation.items import import_items
 from curation.kinds import ADJUDICATION
+from curation.reservations import holders
 from tests.media_factory import item_row, write_items
 
 
@@ -57,7 +58,9 @@ def test_a_blind_check_someone_else_recorded_first_is_told_and_nothing_moves_on(
     next(b for b in at.button if b.label == "Submit").click().run()
     assert [r.reviewer for r in records(ui_workspace, "answer_check") if r.subject == "item:g1-b"] == ["rev5"]
     said = " ".join(e.value for e in [*at.warning, *at.error])
-    assert "g1-b no longer waits for you here: rev5 recorded the blind answer check of g1-b" in said
+    # blind means blind: that it no longer needs them, not who checked it nor what became of the item
+    assert "g1-b no longer needs your blind answer check: nothing more is needed from you there." in said
+    assert "rev5" not in said and "answer_check_disagrees" not in said and "returned" not in said
     assert "Not recorded" in said
     assert at.text_area[0].value == "The tone is hard to read."  # the typed input stays on screen
     assert "blind-pick" not in [r.key for r in at.radio]  # no queue picker: nothing moved on by itself
@@ -151,3 +154,49 @@ def test_signing_out_clears_the_tab_and_the_next_person_starts_clean(ui_workspac
     at.button[0].click().run()
     at.switch_page("pages/subset_checklist.py").run()
     assert at.get("progress")[0].proto.text == "0 of 7 views answered"  # nothing of rev4's ticks
+
+
+def blind_ready(ws) -> None:
+    for item, answer in (("g1-a", "A"), ("g1-b", "B")):
+        advance(ws, item, answer, through="subset_checklist")
+
+
+def test_two_people_on_the_blind_page_are_offered_different_items(ui_workspace):
+    """Each page reserves what it offers: the second person is offered the other item, and not the first's."""
+    blind_ready(ui_workspace)
+    first = open_page("answer_check", "maya", ("maintainer", "reviewer"))
+    second = open_page("answer_check", "rev5", ("reviewer",))
+    mine, theirs = first.radio(key="blind-pick").value, second.radio(key="blind-pick").value
+    assert {mine, theirs} == {"g1-a", "g1-b"}
+    assert second.radio(key="blind-pick").options == [theirs]  # the first's item is held: not offered
+    assert holders(ui_workspace, "answer_check") == {f"item:{mine}": {"maya"}, f"item:{theirs}": {"rev5"}}
+    answer = next(r for r in second.radio if r.label == "Your answer")
+    answer.set_value(answer.options[0])
+    next(b for b in second.button if b.label == "Submit").click().run()
+    assert [r.reviewer for r in records(ui_workspace, "answer_check")] == ["rev5"]
+    assert holders(ui_workspace, "answer_check") == {f"item:{mine}": {"maya"}}  # the record released its hold
+
+
+def test_a_skip_hands_the_item_back_for_someone_else(ui_workspace):
+    blind_ready(ui_workspace)
+    at = open_page("answer_check", "rev5", ("reviewer",))
+    assert at.radio(key="blind-pick").value == "g1-a"
+    next(b for b in at.sidebar.button if b.label == "Skip g1-a").click().run()
+    assert at.radio(key="blind-pick").value == "g1-b"  # on to the next one; g1-a comes last for rev5
+    assert holders(ui_workspace, "answer_check") == {"item:g1-b": {"rev5"}}
+    other = open_page("answer_check", "maya", ("maintainer", "reviewer"))
+    assert other.radio(key="blind-pick").value == "g1-a"  # the skipped item went to someone else
+
+
+def test_signing_out_releases_what_the_person_held(ui_workspace):
+    blind_ready(ui_workspace)
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.text_input(key="sign-in-name").input("rev5")
+    at.text_input(key="sign-in-password").input(PASSWORD)
+    at.button[0].click().run()
+    at.switch_page("pages/answer_check.py").run()
+    assert holders(ui_workspace, "answer_check") == {"item:g1-a": {"rev5"}}
+    at.switch_page("pages/sign_in.py").run()
+    next(b for b in at.button if b.label == "Sign out").click().run()
+    assert holders(ui_workspace, "answer_check") == {}

@@ -16,6 +16,8 @@ from curation.drafts import load_draft
 from curation.exposure import EXPOSED
 from curation.items import import_items
 from curation.kinds import ADJUDICATION
+from curation.reviews import PendingReview, record_reviews
+from curation.schema import REVIEW_MODELS
 from tests.media_factory import item_row, write_items
 
 pytestmark = pytest.mark.browser
@@ -48,12 +50,17 @@ def test_a_verdict_on_content_that_changed_is_refused_and_the_new_content_shown(
     sign_in(page, url, "rev1")
     page.get_by_role("link", name="Grammar pass").click()
     expect(page.get_by_text(CONTEXT, exact=True)).to_be_visible()
-    # the author saves an edit while rev1 reads revision 1
+    settled(page)
+    page.get_by_role("radiogroup", name="Verdict").get_by_text("pass", exact=True).click()
+    settled(page)
+    page.get_by_label("Note for the author").fill("Reads well to me.")
+    page.get_by_label("Note for the author").press("Tab")  # each choice and note runs the page (a draft is kept)
+    wait_for_draft(ui_workspace, "rev1", "grammar", "item:g1-a", "note", "Reads well to me.")  # that run is over
+    settled(page)
+    # the author saves an edit while rev1 reads revision 1, after rev1's last input
     import_items(
         ui_workspace, write_items(tmp_path / "src", [item_row("g1-a", answer="A", context=CHANGED)], "e.jsonl")
     )
-    page.get_by_role("radiogroup", name="Verdict").get_by_text("pass", exact=True).click()
-    page.get_by_label("Note for the author").fill("Reads well to me.")
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_text("stale:grammar", exact=False)).to_be_visible()
     expect(page.get_by_text(CHANGED, exact=True)).to_be_visible()  # the new content, to review again
@@ -66,32 +73,47 @@ def test_a_verdict_on_content_that_changed_is_refused_and_the_new_content_shown(
     assert (record.reviewer, record.revision, record.payload["note"]) == ("rev1", 2, "Reads well to me.")
 
 
-def test_two_reviewers_on_one_blind_check_the_second_is_told(browser: Browser, ui_workspace, serve_app):
+def test_two_reviewers_on_the_blind_check_get_different_items_and_a_refusal_names_no_one(
+    browser: Browser, ui_workspace, serve_app
+):
+    """Issue 39, cases 1 and 5: each page reserves the item it offers, so the second reviewer is offered the
+    other one (and is told, not given, the first's when they pick it); when a record for their item arrives
+    anyway (an import), their submission is refused saying only that the item no longer needs them, with
+    their typed note kept."""
     for item, answer in (("g1-a", "A"), ("g1-b", "B")):
         advance(ui_workspace, item, answer, through="subset_checklist")
     url = serve_app(ui_workspace)
     first, second = browser.new_context().new_page(), browser.new_context().new_page()
-    for page, name in ((first, "maya"), (second, "rev5")):
+    for page, name, item in ((first, "maya", "g1-a"), (second, "rev5", "g1-b")):
         page.set_default_timeout(TIMEOUT)
         sign_in(page, url, name)
         page.get_by_role("link", name="Blind answer check").click()
         expect(page.get_by_role("radiogroup", name="Your answer").get_by_role("radio")).to_have_count(4)
-        expect(page.get_by_role("radiogroup", name="Pick an item").get_by_text("g1-a")).to_be_visible()
-    for page in (first, second):
-        page.get_by_role("radiogroup", name="Your answer").get_by_text("A. grateful").click()
+        picker = page.get_by_role("radiogroup", name="Pick an item")
+        expect(picker.locator("label:has(input:checked)")).to_have_text(item)
+    expect(second.get_by_role("radiogroup", name="Pick an item").get_by_text("g1-a")).to_have_count(0)
+    settled(second)
+    second.get_by_role("radiogroup", name="Your answer").get_by_text("B. sarcastic").click()
+    settled(second)
     second.get_by_label("Note").fill("The voice sounds sincere.")
-    first.get_by_role("button", name="Submit").click()
-    expect(first.get_by_text("Recorded your answer for g1-a.")).to_be_visible()
+    second.get_by_label("Note").press("Tab")
+    settled(second)
+    # maya's answer for g1-b arrives by an import (not through a page: imports take every record)
+    imported = REVIEW_MODELS["answer_check"].model_validate(
+        {"item": "g1-b", "stage": "answer_check", "reviewer": "maya", "answer": "B"}
+    )
+    record_reviews(ui_workspace, [PendingReview(0, imported)])  # type: ignore[arg-type]
     second.get_by_role("button", name="Submit").click()
-    expect(second.get_by_text("maya recorded the blind answer check of g1-a")).to_have_count(2)  # warning, error
     expect(second.get_by_text("Not recorded.", exact=False)).to_be_visible()
+    expect(
+        second.get_by_text("g1-b no longer needs your blind answer check: nothing more is needed from you there.")
+    ).to_have_count(2)  # the warning above the form and the refusal
     expect(second.get_by_label("Note")).to_have_value("The voice sounds sincere.")
-    expect(second.get_by_role("radiogroup", name="Pick an item")).to_have_count(0)  # nothing moved on
-    assert [r.reviewer for r in records(ui_workspace, "g1-a", "answer_check")] == ["maya"]
     html = second.content()
-    assert "← answer" not in html
+    assert "maya" not in html and "answer_check_disagrees" not in html and "← answer" not in html
+    assert [r.reviewer for r in records(ui_workspace, "g1-b", "answer_check")] == ["maya"]
     second.get_by_role("button", name="Go on to the next item").click()
-    expect(second.get_by_role("radiogroup", name="Pick an item").get_by_text("g1-b")).to_be_visible()
+    expect(second.get_by_text("Nothing waits for you here", exact=False)).to_be_visible()  # g1-a is maya's
 
 
 def test_adjudication_shows_no_label_before_the_maintainer_picks_and_confirms(page: Page, ui_workspace, serve_app):
@@ -199,3 +221,38 @@ def test_typed_work_survives_a_reload(page: Page, ui_workspace, serve_app):
     page.get_by_role("link", name="Subset checklist").click()
     expect(page.get_by_text("2 of 7 views answered")).to_be_visible()
     expect(page.get_by_text("View 2 of 7: image")).to_be_visible()
+
+
+def test_a_blind_answer_and_its_note_survive_a_reload_and_say_nothing_of_the_label(page: Page, ui_workspace, serve_app):
+    """Issue 39, case 6, on the blind answer check (the other review pages: test_ui_drafts.py, through AppTest)."""
+    advance(ui_workspace, "g1-b", "B", through="subset_checklist")  # g1-b's label is B
+    url = serve_app(ui_workspace)
+    page.set_default_timeout(TIMEOUT)
+    sign_in(page, url, "rev5")
+    page.get_by_role("link", name="Blind answer check").click()
+    answer = page.get_by_role("radiogroup", name="Your answer")
+    expect(answer.locator("input")).to_have_count(4)
+    settled(page)
+    answer.get_by_text("C. ambivalent").click()
+    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "choice", "C")
+    settled(page)
+    note = page.get_by_label("Note", exact=True)
+    note.fill("Could be read either way.")
+    note.press("Tab")
+    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "note", "Could be read either way.")
+    draft = load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b")
+    assert draft is not None and set(draft) == {"choice", "note", "seen"}  # the reviewer's own input only
+    page.reload()
+    wait_for_session_cookie(page)
+    page.get_by_role("link", name="Blind answer check").click()
+    expect(page.get_by_text("Your draft of this answer was restored.")).to_be_visible()
+    answer = page.get_by_role("radiogroup", name="Your answer")
+    expect(answer.locator("input").nth(2)).to_be_checked()
+    expect(page.get_by_label("Note", exact=True)).to_have_value("Could be read either way.")
+    html = page.content()
+    assert "← answer" not in html and "sarcastic" in answer.inner_html() and html.count("sarcastic") == 1
+    settled(page)
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_text("Recorded your answer for g1-b.")).to_be_visible()
+    assert [r.payload["answer"] for r in records(ui_workspace, "g1-b", "answer_check")] == ["C"]
+    assert load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b") is None

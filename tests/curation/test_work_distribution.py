@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
 from curation.reservations import claim, holders, live, release, renew
-from curation.reviews import PendingReview, queue_report, record_reviews
+from curation.reviews import PendingReview, queue_report, record_reviews, wanted
 from curation.schema import REVIEW_MODELS
 from curation.tables import ReviewRecord, utcnow
 from curation.work_tables import Reservation
@@ -34,9 +34,7 @@ def offer(ws: Workspace, stage: str, person: str) -> str | None:
     """What a page does when PERSON opens STAGE: the queue, then a reservation of its first free entry."""
     state = load_derived(ws)
     report = queue_report(ws, stage, person, state)
-    subjects = [f"item:{x}" for x in report.offered]
-    need = {f"item:{x}": max(1, state.missing(stage, x)) for x in report.offered}
-    taken = claim(ws, stage, person, subjects, need)
+    taken = claim(ws, stage, person, wanted(state, stage, report.offered))
     return None if taken is None else taken.partition(":")[2]
 
 
@@ -216,8 +214,10 @@ def test_a_stage_someone_is_qualified_for_goes_only_to_the_qualified(workspace: 
     build_team_workspace(workspace, tmp_path / "src", items=2, people=3)
     workspace.set_abilities("t02", can=["answer_check"])
     assert queue_report(workspace, "answer_check", "t01").offered == []
-    assert queue_report(workspace, "answer_check", "t01").withheld["g000-a"].startswith(
-        "qualification:answer_check: only people qualified for answer_check take it (t02)"
+    assert (
+        queue_report(workspace, "answer_check", "t01")
+        .withheld["g000-a"]
+        .startswith("qualification:answer_check: only people qualified for answer_check take it (t02)")
     )
     assert queue_report(workspace, "answer_check", "t02").offered == ["g000-a", "g000-b"]
     workspace.set_abilities("t02", can=[])
