@@ -48,6 +48,9 @@ class StaffingGap:
     """Whether ``[review] separation = "author_only"`` would let today's reviewers staff every stage."""
     separation: str = "triad"
     """The ``[review] separation`` rule in force."""
+    who: str = ""
+    """What the added reviewers need besides (``who read zh``, ``qualified for answer_check``), where the
+    workspace sets people's languages or qualifications."""
 
     @property
     def reasons(self) -> list[str]:
@@ -55,7 +58,7 @@ class StaffingGap:
 
     def advice(self) -> str:
         """The smallest change that fixes it, in words."""
-        fix = f"add {self.add} reviewer{'s' if self.add > 1 else ''}"
+        fix = f"add {self.add} reviewer{'s' if self.add > 1 else ''}" + (f" {self.who}" if self.who else "")
         return fix + (' or allow it with [review] separation = "author_only"' if self.author_only else "")
 
 
@@ -373,7 +376,22 @@ def _gap(
             author_only = loose.plan(people) is not None
         except _OutOfBudget:
             author_only = False
-    return StaffingGap(item.id, stages, len(newcomers), author_only, d.settings.separation)
+    return StaffingGap(
+        item.id, stages, len(newcomers), author_only, d.settings.separation, _who(abilities, item, stages)
+    )
+
+
+def _who(abilities: Abilities, item: ItemFacts, stages: Sequence[str]) -> str:
+    """What reviewers added to fill STAGES of ITEM must read or be qualified for (newcomers are planned as able
+    to do anything, so the advice says it)."""
+    needs = []
+    language = abilities.item_language.get(item.id) if abilities.reads else None
+    if language:
+        needs.append(f"who read {language}")
+    qualified = [stage for stage in stages if stage in abilities.qualified_stages]
+    if qualified:
+        needs.append(f"qualified for {', '.join(qualified)}")
+    return " and ".join(needs)
 
 
 def apply_staffing(statuses: Sequence[ItemStatus], gaps: Mapping[str, StaffingGap]) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from ui_helpers import APP, CONTEXT, advance
+from test_ui_pages import open_page
+from ui_helpers import CONTEXT, advance
 
-from annotation_ui.components import USER_KEY
-from annotation_ui.logic import SignedIn, submit_review
+from annotation_ui.logic import submit_review
 from curation.drafts import load_draft
 from curation.items import import_items
 from curation.screening.items import story_item
@@ -33,12 +33,7 @@ def _workspace_env(monkeypatch, request):
 
 def session(page: str, name: str, roles: tuple[str, ...] = ("reviewer",)) -> AppTest:
     """A new session of NAME (as after a reload: the session cookie signs them in again) on PAGE."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.session_state[USER_KEY] = SignedIn(name, frozenset(roles))
-    at.run()
-    at.switch_page(f"pages/{page}.py").run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, name, roles)
 
 
 def pick(at: AppTest, picker: str, subject: str) -> None:

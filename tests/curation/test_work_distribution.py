@@ -236,6 +236,8 @@ def test_staffing_knows_who_reads_chinese(workspace: Workspace, tmp_path: Path) 
         s.execute(update(Item).where(Item.group_id == "g2").values(language="zh"))
     status = cli.status()
     assert all("staffing:grammar" in status[i]["reasons"] for i in ("c", "d"))
+    gaps = load_derived(workspace).staffing
+    assert gaps["c"].advice().startswith("add 4 reviewers who read zh")
     assert not any(r.startswith("staffing:") for i in ("a", "b") for r in status[i]["reasons"])
     for person in POOL:
         workspace.set_abilities(person, ["en", "zh"])
