@@ -22,7 +22,6 @@ sys.path.insert(0, str(ROOT))
 
 from devsupport.ui_team import build_team_workspace, problems, run_team, serve, summary, team_names  # noqa: E402
 
-
 P95_GOAL_S = 1.5
 REFUSED_GOAL = 0.10
 
