@@ -379,6 +379,12 @@ def review_queue(
     return user, ws, snap, picked
 
 
+CLAIM_WINDOW = 100
+"""How many queue entries, from the head, a page checks against the live reservations and records each time it
+draws: what a person pages through first. Later entries are offered as the queue has them and checked when
+picked, so a page of a 10,000-item queue costs what one of 100 does."""
+
+
 def _reserve(
     ws: Workspace, snap: Snapshot, stage: str, person: str, ids: list[str], picker_key: str, held: str | None
 ) -> list[str]:
@@ -392,8 +398,9 @@ def _reserve(
     current = st.session_state.get(pick_key)
     prefer = current if current in ids else (held if held in ids else None)
     order = [x for x in ids if x not in skipped] + [x for x in ids if x in skipped]
+    window = list(dict.fromkeys([*([prefer] if prefer else []), *order[:CLAIM_WINDOW]]))
     found = claim_open(
-        ws, stage, person, wanted(snap.derived, stage, order), prefer=subject_of(stage, prefer) if prefer else None
+        ws, stage, person, wanted(snap.derived, stage, window), prefer=subject_of(stage, prefer) if prefer else None
     )
     chosen = found.chosen.partition(":")[2] if found.chosen else None
     if prefer is not None and chosen != prefer and current == prefer:
@@ -404,7 +411,8 @@ def _reserve(
     st.session_state[reserved_key] = chosen
     if chosen is not None:
         st.session_state[pick_key] = chosen
-    return [subject.partition(":")[2] for subject in found.open]
+    checked = set(window)
+    return [subject.partition(":")[2] for subject in found.open] + [x for x in order if x not in checked]
 
 
 SKIP_HELP = "Hand it back for someone else to take now, and go on to another (it comes last for you)."
