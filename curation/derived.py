@@ -82,18 +82,6 @@ class DerivedState:
         inputs = self.inputs
         return StaffingCheck(self._derivation, inputs.reviewers, inputs.shown or {}, inputs.abilities)
 
-    def missing(self, stage: str, ident: str) -> int:
-        """How many more records STAGE needs of IDENT (an item, or a group at a group stage) to reach its quorum."""
-        if ident in self.facts:
-            item = self.facts[ident]
-            found = kind_of(item.kind).stage(stage)
-            return max(0, found.quorum(self.settings) - len(self.records(ident, stage)))
-        sisters = self.sisters(ident)
-        if not sisters:
-            return 0
-        gs = kind_of(sisters[0].kind).stage(stage)
-        return max(0, gs.quorum(self.settings) - len(self.group_records(ident, stage)))
-
     # ----- records ---------------------------------------------------------------------------
     def records(self, item_id: str, stage: str) -> list[RecordFacts]:
         """The stage's records that count for the item's current content (latest per allowed reviewer)."""

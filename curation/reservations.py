@@ -75,14 +75,6 @@ class Wanted:
     inputs: str
 
 
-def claim(
-    ws: Workspace, stage: str, person: str, candidates: Sequence[Wanted], prefer: str | None = None
-) -> str | None:
-    """Reserve one of CANDIDATES (in the queue's order) at STAGE for PERSON and return its subject; None when
-    every one is held by as many others as it still needs records (see :func:`claim_open`)."""
-    return claim_open(ws, stage, person, candidates, prefer).chosen
-
-
 @dataclass(frozen=True)
 class Claimed:
     """What a claim found: the subject reserved for the person (None: nothing has room), and every candidate

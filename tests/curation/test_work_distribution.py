@@ -15,7 +15,7 @@ from sqlalchemy import select, update
 
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
-from curation.reservations import claim, holders, live, release, renew
+from curation.reservations import claim_open, holders, live, release, renew
 from curation.reviews import PendingReview, queue_report, record_reviews, wanted
 from curation.schema import REVIEW_MODELS
 from curation.tables import ReviewRecord, utcnow
@@ -34,7 +34,7 @@ def offer(ws: Workspace, stage: str, person: str) -> str | None:
     """What a page does when PERSON opens STAGE: the queue, then a reservation of its first free entry."""
     state = load_derived(ws)
     report = queue_report(ws, stage, person, state)
-    taken = claim(ws, stage, person, wanted(state, stage, report.offered))
+    taken = claim_open(ws, stage, person, wanted(state, stage, report.offered)).chosen
     return None if taken is None else taken.partition(":")[2]
 
 
