@@ -94,9 +94,11 @@ def test_two_reviewers_on_the_blind_check_get_different_items_and_a_refusal_name
     expect(second.get_by_role("radiogroup", name="Pick an item").get_by_text("g1-a")).to_have_count(0)
     settled(second)
     second.get_by_role("radiogroup", name="Your answer").get_by_text("B. sarcastic").click()
+    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "choice", "B")  # that run has begun
     settled(second)
     second.get_by_label("Note").fill("The voice sounds sincere.")
     second.get_by_label("Note").press("Tab")
+    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "note", "The voice sounds sincere.")
     settled(second)
     # maya's answer for g1-b arrives by an import (not through a page: imports take every record)
     imported = REVIEW_MODELS["answer_check"].model_validate(
