@@ -97,13 +97,14 @@ def claim_open(
     holds, then the first with room. A person holds one entry per stage: taking another releases the one before.
 
     A page redraws often for the same person: when a first look without the write lock finds they keep what
-    they hold, with over half its lease left, nothing is written (the page's renewal extends the lease)."""
+    they hold, with over half its lease left, or that nothing has room, nothing is written (the page's renewal
+    extends the lease; the next redraw looks again)."""
     now = utcnow()
     by_subject = {c.subject: c for c in candidates}
     with ws.session() as s:
         look = _decide(s, stage, person, candidates, by_subject, prefer, now)
-    if look.chosen is not None and look.chosen == look.mine and not look.renew_due(ws, now):
-        return Claimed(look.chosen, look.free)
+    if look.chosen is None or (look.chosen == look.mine and not look.renew_due(ws, now)):
+        return Claimed(look.chosen, look.free)  # nothing to take, or nothing to change
     with ws.writing() as s:
         s.execute(delete(Reservation).where(col(Reservation.expires_at) <= now))
         found = _decide(s, stage, person, candidates, by_subject, prefer, now)
