@@ -81,6 +81,22 @@ def build_team_workspace(ws: Any, src: Path, items: int, people: int) -> None:
     record_reviews(ws, pending)
 
 
+def wait_healthy(url: str, proc: subprocess.Popen, log: Path, seconds: float = 60) -> None:  # type: ignore[type-arg]
+    """Until the Streamlit server at URL answers its health check; RuntimeError with LOG when PROC ends first or
+    SECONDS pass."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
+        time.sleep(0.2)
+
+
 @contextmanager
 def serve(ws_root: Path, log: Path) -> Iterator[str]:
     """``streamlit run`` of the app over the workspace at WS_ROOT on a free port; stopped at the end."""
@@ -98,17 +114,7 @@ def serve(ws_root: Path, log: Path) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                        if response.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start:\n{log.read_text()}")
-                time.sleep(0.2)
+            wait_healthy(url, proc, log)
             yield url
         finally:
             proc.terminate()

@@ -9,12 +9,12 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from devsupport.ui_team import wait_healthy
 from omnicurate.cli import ui as ui_cli
 from omnicurate.cli.main import app
 
@@ -106,17 +106,7 @@ def test_a_signal_to_curate_ui_stops_the_server_it_started(workspace, tmp_path, 
     )
     servers: list[int] = []
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert curate.poll() is None, f"curate ui ended early:\n{(tmp_path / 'ui.log').read_text()}"
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"no health answer:\n{(tmp_path / 'ui.log').read_text()}"
-            time.sleep(0.3)
+        wait_healthy(f"http://127.0.0.1:{port}", curate, tmp_path / "ui.log")
         servers = _children(curate.pid)
         commands = [Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") for pid in servers]
         assert [c[1:4] for c in commands] == [[b"-m", b"streamlit", b"run"]], commands  # the one server
