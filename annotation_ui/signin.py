@@ -1,10 +1,15 @@
-"""Signing in to the UI: password checks that slow down repeated failures and are recorded as events, and a
-signed session token (kept in a cookie) so that a reload or a deep link keeps the person signed in.
+"""Signing in to the UI: password checks, throttled per name after repeated failures
+(``curation.sign_in_throttle``) and recorded as events, and a signed session token (kept in a cookie) so that a
+reload or a deep link keeps the person signed in.
 
 The token is ``base64(name|expiry|password-fingerprint|session-id).hmac``, signed with a secret kept in the
 workspace folder (created on first use, readable by its owner only). The session id names a row of
 ``sign_in_session``: signing out ends it on the server, so a copied cookie stops working; changing the
 password and the expiry end every session too.
+
+An unknown name and a wrong password get the same words after the same work (an unknown name's password is
+checked against a dummy hash made with the same parameters), and the same throttle: neither the answer, its
+time, nor the throttle tells which names exist.
 """
 
 from __future__ import annotations
@@ -16,16 +21,15 @@ import os
 import secrets
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
-
-from sqlalchemy import func, select
 
 from curation.errors import NotFoundError, PermissionDenied
 from curation.reservations import release_in
-from curation.tables import Event, Person, utcnow
+from curation.sign_in_throttle import begin_attempt, end_attempt
+from curation.tables import Person, utcnow
 from curation.work_tables import SignInSession
-from curation.workspace import Workspace, record_event, verify_password
+from curation.workspace import Workspace, check_password, dummy_password_hash, record_event
 
 from .logic import SignedIn
 
@@ -33,10 +37,6 @@ COOKIE = "omnicurate_session"
 SECRET_FILE = ".ui-session-key"
 SESSION_HOURS = 12
 SIGNED_IN, FAILED, SIGNED_OUT = "ui.sign_in", "ui.sign_in_failed", "ui.sign_out"
-FREE_FAILURES = 3
-"""Failures in the window before each further attempt is slowed down."""
-WINDOW = timedelta(minutes=15)
-MAX_DELAY_S = 30.0
 REFUSED = "wrong name or password"
 """The same words for an unknown name and a wrong password: the page never tells which names exist."""
 
@@ -45,36 +45,23 @@ def _subject(name: str) -> str:
     return f"person:{name[:150]}"
 
 
-def failure_delay(failures: int) -> float:
-    """Seconds to wait before checking a password after ``failures`` recent failures: 0, then 1, 2, 4, ... 30."""
-    if failures < FREE_FAILURES:
-        return 0.0
-    return min(MAX_DELAY_S, 2.0 ** (failures - FREE_FAILURES))
-
-
-def recent_failures(ws: Workspace, name: str) -> int:
-    """Failed attempts on this name within the window since its last successful sign-in."""
-    since = utcnow() - WINDOW
-    with ws.session() as s:
-        last_ok = s.execute(
-            select(func.max(Event.at)).where(Event.action == SIGNED_IN, Event.subject == _subject(name))
-        ).scalar()
-        query = select(func.count()).where(
-            Event.action == FAILED, Event.subject == _subject(name), Event.at >= max(since, last_ok or since)
-        )
-        return int(s.execute(query).scalar() or 0)
+dummy_password_hash()  # made now, when the app loads: not during the first attempt on an unknown name
 
 
 def sign_in(
-    ws: Workspace, name: str, password: str, *, sleep: Callable[[float], None] = time.sleep, via: str = "password"
+    ws: Workspace, name: str, password: str, *, clock: Callable[[], datetime] = utcnow, via: str = "password"
 ) -> SignedIn:
-    """Check a name and password; a failure is recorded and later attempts on that name wait longer."""
+    """Check a name and password; a failure is recorded and holds later attempts on that name off for longer.
+
+    An attempt on a name whose delay has not passed is refused at once (``curation.sign_in_throttle.Throttled``,
+    naming the seconds to wait), its password unchecked and nothing recorded."""
     name = name.strip()
-    sleep(failure_delay(recent_failures(ws, name)))
+    attempt = begin_attempt(ws, name, clock())
     with ws.session() as s:
         person = s.get(Person, name)
-    ok = person is not None and bool(person.password_hash) and verify_password(password, person.password_hash or "")
+    ok = check_password(password, person.password_hash if person is not None else None)
     with ws.writing() as s:
+        end_attempt(s, attempt, ok, clock())
         record_event(s, name[:150] or "?", SIGNED_IN if ok else FAILED, _subject(name), None, {"via": via})
     if not ok or person is None:
         raise PermissionDenied(REFUSED)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import secrets
@@ -333,3 +334,19 @@ def verify_password(password: str, stored: str) -> bool:
     except ValueError:
         return False
     return secrets.compare_digest(candidate.hex(), digest)
+
+
+@functools.cache
+def dummy_password_hash() -> str:
+    """A hash of no one's password, made once per process with :func:`hash_password`'s parameters."""
+    return hash_password(secrets.token_urlsafe(16))
+
+
+def check_password(password: str, stored: str | None) -> bool:
+    """Whether PASSWORD matches a stored hash; with no stored hash (an unknown name, a person without a
+    password) the same work is done against :func:`dummy_password_hash` and the answer is no, so that the time
+    a refusal takes does not tell which names exist."""
+    if not stored:
+        verify_password(password, dummy_password_hash())
+        return False
+    return verify_password(password, stored)

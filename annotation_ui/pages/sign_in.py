@@ -1,7 +1,8 @@
 """Sign in with a name and password, or through an OIDC provider when secrets.toml configures one.
 
-The page never lists who has an account; a wrong name and a wrong password get the same answer, repeated
-failures wait longer each time, and every attempt is an event.
+The page never lists who has an account; a wrong name and a wrong password get the same answer after the same
+work, repeated failures on a name hold its next attempt off longer each time (an earlier attempt is told how
+long to wait, its password unchecked), and every attempt checked is an event.
 """
 
 from __future__ import annotations
