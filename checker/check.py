@@ -122,6 +122,8 @@ def check_workspace(
     all_items = load_probe_items(ws, ids)
     items = [item for item in all_items if all(b.covers(item.id) for b in probes.values())]
     skipped = [item.id for item in all_items if not all(b.covers(item.id) for b in probes.values())]
+    for probe in probes.values():  # every probe's file is checked before the first one runs
+        probe.check_items(items)
     if on_start:
         on_start(len(items) * len(probes))
     cache = ProbeCache(ws.engine)

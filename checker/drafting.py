@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import select
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.jsonl import validate_line
 from curation.kinds.judge import draft_store, task_store
 from curation.kinds.judge.checklists import drafted_entries
 from curation.kinds.judge.drafting import (
@@ -32,6 +33,7 @@ from curation.kinds.judge.drafting import (
     DRAFT_SCHEMA,
     TEMPLATE_SHA256,
     DraftPrompt,
+    DraftReplayLine,
     draft_prompt,
     parse_draft,
 )
@@ -56,42 +58,78 @@ class DraftBackend(ABC):
     def draft(self, task: str, prompt: DraftPrompt) -> str:
         """The model's raw answer (JSON text following ``DRAFT_SCHEMA``)."""
 
+    def check_tasks(self, tasks: list[tuple[str, list[str]]]) -> None:  # noqa: B027  (a model drafts any task)
+        """Refuse, before anything is drafted, the ``(task, input modalities)`` this backend cannot answer, with
+        every problem named (a replay file without a task's line); the default refuses nothing."""
+
 
 class ReplayDrafter(DraftBackend):
+    """Recorded drafts, one line per task (:class:`DraftReplayLine`); the file is refused whole, every problem
+    named FILE:LINE, when any line is."""
+
     def __init__(self, target: str) -> None:
         self.path = Path(target)
         if not self.path.is_file():
             raise NotFoundError(f"replay file {self.path} does not exist")
         problems: list[Problem] = []
         self._digest, records = read_replay_file(self.path, problems)
-        self.lines: dict[str, dict[str, Any]] = {}
+        self.lines: dict[str, DraftReplayLine] = {}
+        self.where: dict[str, int] = {}
         for where, record in records:
-            if not isinstance(record.get("task"), str) or "checklist" not in record:
-                problems.append(Problem('a line needs "task" and "checklist"', **where))
+            parsed = validate_line(DraftReplayLine, record, where["file"], where["line"])
+            if isinstance(parsed, list):
+                problems.extend(parsed)
                 continue
-            self.lines[record["task"]] = record
+            assert isinstance(parsed, DraftReplayLine)
+            if parsed.task in self.lines:
+                first = self.lines[parsed.task]
+                by = "by the same model" if first.model == parsed.model else "by another model"
+                message = (
+                    f"task {parsed.task} is drafted again {by} (first on line {self.where[parsed.task]}); "
+                    "a replay file holds one draft per task: keep one of the two"
+                )
+                problems.append(Problem(message, "task", **where))
+                continue
+            self.lines[parsed.task] = parsed
+            self.where[parsed.task] = where["line"]
         if problems:
-            raise ValidationFailed(problems, "fix the replay file and try again")
-        models = {r.get("model", "") for r in self.lines.values()}
+            raise ValidationFailed(problems, "nothing was drafted; fix the replay file and try again")
+        models = {r.model or "" for r in self.lines.values()}
         self.model = next(iter(models)) if len(models) == 1 and "" not in models else "replay"
 
     @property
     def model_id(self) -> str:
         return f"{self.model}@replay:{self.path.name}@{self._digest}"
 
-    def _line(self, task: str) -> dict[str, Any]:
+    def check_tasks(self, tasks: list[tuple[str, list[str]]]) -> None:
+        """Every task to draft has its line, with a caption of each audio or video input; all problems at once."""
+        file, problems = str(self.path), list[Problem]()
+        for task, modalities in tasks:
+            line = self.lines.get(task)
+            if line is None:
+                problems.append(
+                    Problem(f"no draft for task {task}; add its line, or draft the others with --task", file=file)
+                )
+                continue
+            for modality in (m for m in CAPTIONED if m in modalities and m not in line.captions):
+                message = f"task {task} has a {modality} input: its line needs a {modality} caption"
+                problems.append(Problem(message, "captions", self.where[task], file))
+        if problems:
+            raise ValidationFailed(problems, "nothing was drafted; fix the replay file and try again")
+
+    def _line(self, task: str) -> DraftReplayLine:
         if task not in self.lines:
-            raise NotFoundError(f"{self.path} has no draft for task {task!r}")
+            raise NotFoundError(f"{self.path} has no draft for task {task}")
         return self.lines[task]
 
     def caption(self, task: str, modality: str, path: Path) -> str:
-        caption = self._line(task).get("captions", {}).get(modality)
+        caption = self._line(task).captions.get(modality)
         if not caption:
-            raise NotFoundError(f"{self.path} has no {modality} caption for task {task!r}")
-        return str(caption)
+            raise NotFoundError(f"{self.path} has no {modality} caption for task {task}")
+        return caption
 
     def draft(self, task: str, prompt: DraftPrompt) -> str:
-        return json.dumps({"checklist": self._line(task)["checklist"]})
+        return json.dumps({"checklist": self._line(task).checklist})
 
 
 class OpenAIDrafter(DraftBackend):
@@ -179,15 +217,23 @@ class DraftRun:
 
 
 def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] | None = None) -> DraftRun:
-    """Draft (or take from the cache) the checklist of every task, or of the named ones."""
+    """Draft (or take from the cache) the checklist of every task, or of the named ones.
+
+    The backend first checks every task it is to draft (a replay file refused on any problem drafts and stores
+    nothing); each model answer is then cached as it comes, so a run a live model breaks off keeps what it paid.
+    """
     run = DraftRun()
     chosen = task_store.tasks(ws) if task_ids is None else [task_store.task(ws, t) for t in task_ids]
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+    todo = []
     for task in chosen:
         if draft_store.cached_draft(ws, task.content_hash, backend.model_id, TEMPLATE_SHA256) is not None:
             run.cached.append(task.id)
-            continue
+        else:
+            todo.append(task)
+    backend.check_tasks([(t.id, list(t.inputs)) for t in todo])  # a refused replay file drafts nothing
+    for task in todo:
         media = {m: str(ws.asset_path(assets[sha])) for m, sha in task.inputs.items()}
         captions = {m: backend.caption(task.id, m, Path(p)) for m, p in media.items() if m in CAPTIONED}
         prompt = draft_prompt(task.instruction, task.output, media, captions)

@@ -92,6 +92,7 @@ def run_check(
     each answered batch is written to the cache before the next one is sent.
     """
     started = time.perf_counter()
+    backend.check_items(items)  # a refused replay file probes and caches nothing
     stats = RunStats(items=len(items))
     setting = {**config.probe_parameters(), "format": answer_format, "audio_input": backend.audio_input}
     phash = params_hash(setting)

@@ -137,7 +137,7 @@ def upload_problems(ws: Workspace, kind: str, upload: Upload, path: Path | None 
         if kind == "image":
             inspect_image(path, "", ws.settings.media.max_image_pixels, name=upload.name)
         else:
-            inspect_audio(path, "", name=upload.name)
+            inspect_audio(path, "", name=upload.name, max_seconds=ws.settings.media.max_audio_seconds)
     except MediaError as exc:
         return [Problem(str(exc), field=kind)]
     return []

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
+from .licences import DEFAULT_OPEN_LICENCES
 from .screening.settings import ScreenSettings, StorySettings
 
 CONFIG_NAME = "curate.toml"
@@ -77,8 +78,19 @@ class MediaSettings(_Section):
     audio_max_seconds: float = Field(120.0, gt=0)
     image_quality: int = Field(90, ge=1, le=95)
     image_max_edge: int = Field(1024, ge=16)
-    max_image_pixels: int = Field(40_000_000, ge=1)
-    """Larger images are refused as possible decompression bombs."""
+    max_image_pixels: int = Field(40_000_000, ge=1, le=178_956_970)
+    """Larger images are refused where they are taken in (items, tasks, candidates, books, uploads) as possible
+    decompression bombs, from the size in their header, before any pixel is decoded (Pillow refuses more than
+    178,956,970 pixels whatever this says)."""
+    max_audio_seconds: float = Field(600.0, gt=0)
+    """Longer recordings are refused where they are taken in, from the length in their header, before any sample
+    is decoded (a small compressed file can decode to hours of samples; ten minutes of 48 kHz stereo already
+    decode to 460 MB of samples to measure). ``audio_max_seconds`` is the spec's target, reported as
+    ``media:duration``; this is the door's limit."""
+    max_video_frames: int = Field(216_000, ge=1)
+    """Videos with more frames (two hours at 30 frames per second) are refused where they are taken in, from their
+    header before a frame is read, and again while their stream is counted; their frame size is held to
+    ``max_image_pixels``."""
     max_file_mb: float = Field(200.0, gt=0)
 
 
@@ -189,6 +201,19 @@ class CheckerSettings(_Section):
     """``[checker.probes.NAME]`` tables: two providers, each with its own key variable, run together."""
 
 
+class LicenceSettings(_Section):
+    """The open licences every import takes (``curation.licences``): a licence given with incoming data (item
+    provenance, judge tasks and queries, story candidates, books) that is not among them refuses its file."""
+
+    accept: list[Annotated[str, Field(min_length=1, max_length=100)]] = list(DEFAULT_OPEN_LICENCES)
+    """SPDX identifiers of the licences taken in (case aside); giving it replaces the default list."""
+    add: list[Annotated[str, Field(min_length=1, max_length=100)]] = []
+    """More identifiers taken in besides ``accept`` (e.g. ``["CC-BY-NC-4.0"]`` for a research-only benchmark)."""
+
+    def accepted(self) -> list[str]:
+        return list(dict.fromkeys([*self.accept, *self.add]))
+
+
 class ReleaseSettings(_Section):
     authors: Literal["pseudonymous", "named"] = "pseudonymous"
     """How authors appear in a release's admission record; reviewers are always pseudonymous."""
@@ -206,6 +231,7 @@ class Settings(_Section):
     checker: CheckerSettings = CheckerSettings()
     story: StorySettings = StorySettings()
     release: ReleaseSettings = ReleaseSettings()
+    licences: LicenceSettings = LicenceSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

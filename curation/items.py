@@ -24,6 +24,7 @@ from .db import insert_rows
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
 from .facts import canonical_json
 from .jsonl import read_jsonl, validate_line, write_jsonl
+from .licences import licence_problem
 from .media import (
     MediaInfo,
     MediaPaths,
@@ -224,7 +225,7 @@ def _measure(intake: _Intake, medium: _Medium) -> _Measured:
         if medium.kind == "image":
             info = inspect_image(staged, sha, intake.max_image_pixels, name=path.name)
         else:
-            info = inspect_audio(staged, sha, name=path.name)
+            info = inspect_audio(staged, sha, name=path.name, max_seconds=intake.settings.max_audio_seconds)
         # a pooled import leaves measuring to a later step (curation.audit.measuring), which it starts
         measured = None if in_worker() else measure_new(info.kind, staged.read_bytes(), path.name, intake.settings)
         return _Measured(sha, info, name_staged(intake.store, staged, sha, info.ext), measured=measured)
@@ -416,7 +417,7 @@ def _import(
     with ws.session() as s:
         known_assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     with _MediaCache(ws, known_assets, staging, progress) as media:
-        read = _read_lines(path, media)
+        read = _read_lines(path, media, ws.settings.licences.accepted())
         media.read_all()
 
     problems: list[Problem] = []
@@ -446,8 +447,9 @@ def _import(
     return report
 
 
-def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
-    """Parse and validate every line, handing each medium to ``media`` as soon as a line names it."""
+def _read_lines(path: Path, media: _MediaCache, licences: list[str]) -> list[_Read]:
+    """Parse and validate every line, handing each medium to ``media`` as soon as a line names it; a medium's
+    ``provenance`` licence must be one of ``licences`` (``curation.licences``)."""
     file = str(path)
     paths = MediaPaths(path.parent)
     resolved: dict[str, Path | MediaError] = {}  # sisters name the same files
@@ -483,6 +485,10 @@ def _read_lines(path: Path, media: _MediaCache) -> list[_Read]:
             read.append((number, found + parsed, None, []))
             continue
         assert isinstance(parsed, ItemContent)
+        for kind in ("image", "audio"):
+            given = getattr(parsed.provenance, kind)
+            if given is not None and (why := licence_problem(given.license, licences)):
+                found.append(Problem(why, f"provenance.{kind}.license", number, file))
         wanted: list[tuple[str, Path | MediaError]] = []
         for kind in ("image", "audio"):
             if kind in parsed.modalities:

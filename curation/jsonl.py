@@ -6,12 +6,23 @@ and NEL, so a file it writes is one record per line for any reader. Both databas
 and PostgreSQL cannot store NUL in text: a NUL (``\\u0000``) anywhere in a line is refused, on every database.
 An unpaired surrogate (a ``\\ud800``-``\\udfff`` escape without its pair) is not a character and is refused
 the same way.
+
+Numbers and nesting are bounded as every database and JSON tool can hold them: ``NaN``, ``Infinity`` and
+``-Infinity`` (which Python's parser accepts, and a database stored as ``null``) and a number too large for a
+double (``1e400``) are refused, as is an integer beyond 64 bits (:data:`MAX_INTEGER`) and a line nested more than
+:data:`MAX_DEPTH` levels deep. Each is named as ``FILE:LINE: field: problem``, with the parser in use
+(``json`` or ``orjson``) giving the same message.
+
+A path that is not a regular file is named as what it is (a folder, a FIFO, a device, a socket) by
+:func:`not_a_file`, before anything is read from it: the one check of every door that reads a file.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -27,11 +38,48 @@ MAX_LINE_BYTES = 1 << 20
 """A longer line is refused before it is parsed."""
 MAX_TEXT_CHARS = 20_000
 """The longest text a field may hold (a context of megabytes would make every audit crawl)."""
+MAX_DEPTH = 32
+"""Levels of nesting a line may hold, its own object being level 1 (``{"provenance": {"image": {...}}}`` is 3):
+deeper data is refused before any model, database or serializer meets it."""
+MAX_INTEGER = 2**63 - 1
+"""The largest integer (in magnitude) a line may hold: what a 64-bit database column stores."""
+_MAY_BE_UNBOUNDED = re.compile(r"NaN|Infinity|\d{16}|[eE][+-]?\d{3}")
+"""What a line holds before any of its numbers can be unbounded (a cheap test: text may match it too)."""
+_LONG_DIGITS = re.compile(r"\d{19}")
 
 _UNSAFE_IN_LINES = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 READ_CHUNK = 1 << 20
+
+
+def not_a_file(path: Path | str) -> str | None:
+    """Why ``path`` cannot be read as a file, in the user's words ("is a folder", "is a FIFO (a named pipe)",
+    "is a device", "does not exist"), or None for a regular file. Symbolic links are followed."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "does not exist"
+    except NotADirectoryError:
+        return "does not exist (a part of the path is a file, not a folder)"
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    return kind_problem(mode)
+
+
+def kind_problem(mode: int) -> str | None:
+    """What a file of ``st_mode`` is when it is not a regular file (see :func:`not_a_file`)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (a named pipe), not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a regular file"
+    return "is not a regular file"
 
 
 def open_regular(path: Path) -> BinaryIO:
@@ -46,10 +94,10 @@ def open_regular(path: Path) -> BinaryIO:
         raise ValidationFailed([Problem("is a folder, not a file", file=file)], "nothing was read") from exc
     except OSError as exc:
         raise ValidationFailed([Problem(f"cannot read ({exc.strerror})", file=file)], "nothing was read") from exc
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    problem = kind_problem(os.fstat(fd).st_mode)
+    if problem is not None:
         os.close(fd)
-        what = "a folder" if path.is_dir() else "not a regular file (a device, pipe or socket)"
-        raise ValidationFailed([Problem(f"is {what}; give a JSONL file", file=file)], "nothing was read")
+        raise ValidationFailed([Problem(f"{problem}; give the file itself", file=file)], "nothing was read")
     os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
@@ -91,9 +139,10 @@ def parse_line(
     loads: Callable[[bytes | str], Any] = json.loads,
     max_text: int | None = MAX_TEXT_CHARS,
 ) -> dict[str, Any] | Problem | None:
-    """One line's object, or the Problem that refuses it (not UTF-8, invalid or too deeply nested JSON, not an
-    object, a NUL or an over-long text anywhere); None for a blank line. Every JSONL reader goes through here,
-    whichever JSON parser it uses. ``max_text=None`` (recorded model runs) keeps every rule but the text limit."""
+    """One line's object, or the Problem that refuses it (not UTF-8, invalid JSON, not an object, nested deeper
+    than :data:`MAX_DEPTH`, NaN, Infinity or an unbounded number, a NUL or an over-long text anywhere); None for a
+    blank line. Every JSONL reader goes through here, whichever JSON parser it uses. ``max_text=None`` (recorded
+    model runs) keeps every rule but the text limit."""
     if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -103,20 +152,68 @@ def parse_line(
     line = line.removesuffix("\r")
     if not line.strip():
         return None
-    try:
-        obj = loads(line)
-    except RecursionError:
-        return Problem("invalid JSON: nested too deeply", file=file, line=number)
-    except ValueError as exc:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
-        message = f"{exc.msg} (column {exc.colno})" if isinstance(exc, json.JSONDecodeError) else str(exc)
-        return Problem(f"invalid JSON: {message}", file=file, line=number)
+    if loads is not json.loads and _LONG_DIGITS.search(line):
+        loads = json.loads  # orjson reads an integer beyond 64 bits as a float: json keeps it, to be refused
+    obj, refused = loads_json(line, loads)
+    if refused is not None:
+        return Problem(refused, file=file, line=number)
     if not isinstance(obj, dict):
         return Problem("each line must be a JSON object", file=file, line=number)
-    problem = _text_problem(obj, line, max_text)
+    problem = structure_problem(obj, line) or _text_problem(obj, line, max_text)
     if problem is not None:
         message, field = problem
         return Problem(message, field=field, file=file, line=number)
     return obj
+
+
+def loads_json(text: str, loads: Callable[[bytes | str], Any] = json.loads) -> tuple[Any, str | None]:
+    """``(value, None)``, or ``(None, why)`` with a message saying why the text is not JSON. A parser other than
+    ``json`` that refuses the text is asked again through ``json``, so both say the same (``NaN`` and ``1e400``
+    then parse, for :func:`structure_problem` to name their field)."""
+    try:
+        return loads(text), None
+    except RecursionError:
+        return None, NESTED_TOO_DEEPLY
+    except ValueError as exc:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
+        if loads is not json.loads:
+            return loads_json(text)
+        if isinstance(exc, json.JSONDecodeError):
+            where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"
+            return None, f"invalid JSON: {exc.msg} ({where})"
+        return None, f"a number too large: integers may hold at most {len(str(MAX_INTEGER))} digits ({MAX_INTEGER:,})"
+
+
+NESTED_TOO_DEEPLY = f"invalid JSON: nested too deeply (at most {MAX_DEPTH} levels); flatten it"
+
+
+def structure_problem(value: Any, text: str = "") -> tuple[str, str] | None:
+    """Nesting deeper than :data:`MAX_DEPTH`, a NaN or infinite number, or an integer beyond :data:`MAX_INTEGER`
+    in ``value`` (parsed from ``text``), as (message, dotted field); walked without recursion, and only when the
+    text could hold any of them."""
+    deep = text.count("{") + text.count("[") > MAX_DEPTH if text else True
+    if not deep and not (text and _MAY_BE_UNBOUNDED.search(text)):
+        return None
+    stack: list[tuple[Any, str, int]] = [(value, "", 1)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                return f"nested too deeply (at most {MAX_DEPTH} levels); flatten it", where
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((v, f"{where}.{k}" if where else str(k), depth + 1) for k, v in reversed(list(pairs)))
+        elif isinstance(item, float) and not math.isfinite(item):
+            if math.isnan(item):
+                return "NaN is not a number JSON allows; write a number, or null where the field may be empty", where
+            return (
+                f"{'' if item > 0 else '-'}Infinity (or a number too large for a 64-bit float, which reads as it) is "
+                "not a number JSON allows; write a finite number, or null where the field may be empty"
+            ), where
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > MAX_INTEGER:
+            return (
+                f"an integer of {len(str(abs(item)))} digits is too large: integers go from -{MAX_INTEGER:,} to "
+                f"{MAX_INTEGER:,}"
+            ), where
+    return None
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
@@ -129,6 +226,41 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any] | Problem]]:
                 yield number, obj
     except ValidationFailed as exc:
         raise ValidationFailed(exc.problems, "nothing was imported") from exc
+
+
+MAX_DOCUMENT_BYTES = 16 << 20
+"""The largest JSON document (not JSON Lines: a ``book.json``) read whole."""
+
+
+def read_json_document(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
+    """A whole JSON file, under the rules of a line (a regular file, UTF-8, no NUL, nesting, NaN and numbers
+    bounded); a refusal is a :class:`ValidationFailed` whose Problem names the file and the line (or the field)."""
+    file = str(path)
+    with open_regular(path) as fh:
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ValidationFailed(
+            [Problem(f"larger than the limit of {max_bytes:,} bytes", file=file)], "nothing was read"
+        )
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        problem = Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", file=file, line=line)
+        raise ValidationFailed([problem], "nothing was read") from exc
+    try:
+        value = json.loads(text)
+    except (RecursionError, ValueError) as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            refused = Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno)
+        else:
+            refused = Problem(str(loads_json(text)[1]), file=file)
+        raise ValidationFailed([refused], "nothing was read") from exc
+    found = structure_problem(value, text) or _text_problem({"": value}, text, None)
+    if found is not None:
+        raise ValidationFailed([Problem(found[0], found[1].removeprefix("."), file=file)], "nothing was read")
+    return value
 
 
 def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
@@ -151,7 +283,7 @@ def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEX
             if field is not None:
                 return f"text longer than the limit of {max_text:,} characters; shorten it", field
     except RecursionError:
-        return "invalid JSON: nested too deeply", ""
+        return NESTED_TOO_DEEPLY, ""
     return None
 
 

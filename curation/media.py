@@ -12,6 +12,7 @@ import dataclasses
 import fcntl
 import hashlib
 import os
+import re
 import shutil
 import stat
 import uuid
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from .errors import MediaError
+from .jsonl import kind_problem
 
 IMAGE_TYPES = {"JPEG": ("image/jpeg", ".jpg"), "PNG": ("image/png", ".png"), "WEBP": ("image/webp", ".webp")}
 AUDIO_TYPES = {
@@ -76,58 +78,138 @@ def copy_hashing(source: BinaryIO, target: Path, chunk: int = 1 << 20) -> tuple[
     return digest.hexdigest(), size
 
 
-def inspect_image(path: Path, sha256: str, max_pixels: int, name: str | None = None) -> MediaInfo:
-    """Decode the whole image; refuse non-images, unsupported formats and decompression bombs.
+PIL_HARD_LIMIT = 2 * 89_478_485
+"""Pixels beyond which Pillow refuses to open an image at all (twice its ``MAX_IMAGE_PIXELS``)."""
+RESCALE = "scale it down (the release keeps at most 1024 px on the longest edge) and add it again"
 
-    Messages name the file as the person gave it and never a server path (an upload is staged under one).
-    """
+
+def _megapixels(pixels: int) -> str:
+    return f"{pixels / 1e6:,.4g} megapixels"
+
+
+def pixels_problem(width: int, height: int, name: str, max_pixels: int) -> str | None:
+    """Why an image of this size is refused before it is decoded (a possible decompression bomb), or None."""
+    if width * height <= max_pixels:
+        return None
+    return (
+        f"{name}: the image is {width:,} × {height:,} pixels ({_megapixels(width * height)}), more than the "
+        f"{_megapixels(max_pixels)} allowed ([media] max_image_pixels; a possible decompression bomb); {RESCALE}"
+    )
+
+
+def open_image(source: Path | BinaryIO, name: str, max_pixels: int) -> Any:
+    """The image opened from its header alone, refused (:class:`MediaError`, naming the file and its size) when
+    it has more than ``max_pixels`` pixels, before a single pixel is decoded: every image from outside the
+    workspace is opened here. Pillow's own bomb warning is silenced once for the process (this limit, checked at
+    every door, is the one that speaks); its hard refusal becomes the same MediaError."""
     from PIL import Image, UnidentifiedImageError
 
-    name = name or path.name
-    limit = f"{max_pixels / 1e6:g} megapixels"
-    rescale = "scale it down (the release keeps at most 1024 px on the longest edge) and add it again"
+    quiet_pillow()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as img:
-                fmt = img.format or ""
-                width, height = img.size
-                if width * height > max_pixels:
-                    raise MediaError(
-                        f"{name}: the image is {width} × {height} pixels, more than the {limit} allowed "
-                        f"(a possible decompression bomb); {rescale}"
-                    )
-                img.load()
-    except MediaError:
-        raise
+        img = Image.open(source)
+    except Image.DecompressionBombError as exc:
+        size = _declared_size(source)
+        if size is not None and (problem := pixels_problem(*size, name, min(max_pixels, PIL_HARD_LIMIT))):
+            raise MediaError(problem) from exc
+        raise MediaError(bomb_problem(exc, name, max_pixels)) from exc
     except UnidentifiedImageError as exc:
         raise MediaError(
             f"{name}: not a readable image (no JPEG, PNG or WebP picture in it); add the image file"
         ) from exc
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise MediaError(
-            f"{name}: the image has too many pixels to open safely (a possible decompression bomb; at most {limit} "
-            f"are allowed); {rescale}"
-        ) from exc
     except (OSError, SyntaxError, ValueError) as exc:
         raise MediaError(f"{name}: the image is corrupt or truncated; export it again") from exc
+    width, height = img.size
+    if problem := pixels_problem(width, height, name, max_pixels):
+        img.close()
+        raise MediaError(problem)
+    return img
+
+
+def _declared_size(source: Path | BinaryIO) -> tuple[int, int] | None:
+    """The width and height a PNG, JPEG or WebP header declares, read by the format's own Pillow class (which,
+    unlike ``Image.open``, does not refuse a size it finds too large); None when none of them reads it."""
+    from PIL import JpegImagePlugin, PngImagePlugin, WebPImagePlugin
+
+    for kind in (PngImagePlugin.PngImageFile, JpegImagePlugin.JpegImageFile, WebPImagePlugin.WebPImageFile):
+        try:
+            if not isinstance(source, Path):
+                source.seek(0)
+            with kind(source) as img:
+                return int(img.size[0]), int(img.size[1])
+        except Exception:  # noqa: BLE001 - any format that does not read it: the next is tried
+            continue
+    return None
+
+
+def bomb_problem(exc: Exception, name: str, max_pixels: int = PIL_HARD_LIMIT) -> str:
+    """Pillow's own refusal of an image (``DecompressionBombError``) in the user's words."""
+    found = re.search(r"\((\d+) pixels\)", str(exc))
+    size = _megapixels(int(found.group(1))) if found else f"more than {_megapixels(PIL_HARD_LIMIT)}"
+    return (
+        f"{name}: the image is {size}, more than the {_megapixels(min(max_pixels, PIL_HARD_LIMIT))} allowed "
+        f"([media] max_image_pixels; a possible decompression bomb); {RESCALE}"
+    )
+
+
+def quiet_pillow() -> None:
+    """Silence Pillow's ``DecompressionBombWarning`` for the process (again, if a ``catch_warnings`` block that
+    installed the filter has since restored the filters): :func:`open_image`'s limit is the one that speaks."""
+    from PIL import Image
+
+    bomb = Image.DecompressionBombWarning
+    if not any(f[0] == "ignore" and f[2] is bomb for f in warnings.filters):
+        warnings.filterwarnings("ignore", category=bomb)
+
+
+def inspect_image(path: Path, sha256: str, max_pixels: int, name: str | None = None) -> MediaInfo:
+    """Decode the whole image, once its header is within ``max_pixels``; refuse non-images, unsupported
+    formats and decompression bombs.
+
+    Messages name the file as the person gave it and never a server path (an upload is staged under one).
+    """
+    name = name or path.name
+    with open_image(path, name, max_pixels) as img:
+        fmt = img.format or ""
+        width, height = img.size
+        try:
+            img.load()
+        except (OSError, SyntaxError, ValueError) as exc:
+            raise MediaError(f"{name}: the image is corrupt or truncated; export it again") from exc
     if fmt not in IMAGE_TYPES:
         raise MediaError(f"{name}: image format {fmt or 'unknown'} is not supported; use JPEG, PNG or WebP")
     mime, ext = IMAGE_TYPES[fmt]
     return MediaInfo(sha256, "image", mime, ext, path.stat().st_size, width=width, height=height)
 
 
-def inspect_audio(path: Path, sha256: str, name: str | None = None) -> MediaInfo:
-    """Decode the whole clip; refuse undecodable, truncated or empty audio."""
+def audio_length_problem(frames: int, rate: int, name: str, max_seconds: float) -> str | None:
+    """Why a recording of ``frames`` samples at ``rate`` is refused before it is decoded, or None."""
+    if rate <= 0 or frames / rate <= max_seconds:
+        return None
+    return (
+        f"{name}: the recording is {frames / rate:,.1f} s long, more than the {max_seconds:,g} s allowed "
+        "([media] max_audio_seconds; a possible decompression bomb); trim it and add it again"
+    )
+
+
+def inspect_audio(path: Path, sha256: str, name: str | None = None, max_seconds: float | None = None) -> MediaInfo:
+    """Decode the whole clip; refuse undecodable, truncated or empty audio, and (``max_seconds``) a clip whose
+    header says it is longer, before decoding it; no more than that is ever decoded, whatever the header says."""
     import soundfile as sf
 
     name = name or path.name
     try:
         with sf.SoundFile(str(path)) as info:  # one open for the header and the whole decode
-            data = info.read(dtype="int16", always_2d=True)
+            limit = -1
+            if max_seconds is not None:
+                if problem := audio_length_problem(info.frames, info.samplerate, name, max_seconds):
+                    raise MediaError(problem)
+                limit = int(max_seconds * max(info.samplerate, 1)) + 1
+            data = info.read(frames=limit, dtype="int16", always_2d=True)
     except (sf.LibsndfileError, RuntimeError, TypeError, ValueError) as exc:
         detail = getattr(exc, "error_string", None) or "not a WAV, FLAC, OGG or MP3 recording, or damaged"
         raise MediaError(f"{name}: not decodable audio ({detail}); export it again as WAV or FLAC") from exc
+    if max_seconds is not None and (problem := audio_length_problem(data.shape[0], info.samplerate, name, max_seconds)):
+        raise MediaError(problem)  # more samples than its header declared
     if info.format not in AUDIO_TYPES:
         raise MediaError(f"{name}: audio format {info.format} is not supported; use WAV, FLAC, OGG or MP3")
     if data.shape[0] == 0 or info.samplerate <= 0:
@@ -202,6 +284,7 @@ class MediaPaths:
             if entry is not None and not entry.is_symlink():
                 mode = stat.S_IFDIR if entry.is_dir(follow_symlinks=False) else 0
                 mode = stat.S_IFREG if entry.is_file(follow_symlinks=False) else mode
+                mode = mode or entry.stat(follow_symlinks=False).st_mode  # a FIFO, a device: named as such
             else:
                 mode = os.lstat(candidate).st_mode
                 if stat.S_ISLNK(mode):
@@ -218,7 +301,7 @@ class MediaPaths:
         if stat.S_ISDIR(mode):
             raise MediaError(f"{relative}: is a folder, not a media file")
         if not stat.S_ISREG(mode):
-            raise MediaError(f"{relative}: file not found")
+            raise MediaError(f"{relative}: {kind_problem(mode) if mode else 'file not found'}")
         return Path(candidate)
 
     def _entry(self, folder: str, name: str) -> os.DirEntry[str] | None:

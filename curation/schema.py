@@ -27,10 +27,19 @@ def _not_blank(value: str) -> str:
     return value
 
 
+def none_or_text(value: str) -> str:
+    """An optional text (a note, a reason): empty for none; a value of nothing but whitespace is refused."""
+    if value and value.isspace():
+        raise ValueError('holds only whitespace; write it, or leave it out ("") for none')
+    return value
+
+
 Identifier = Annotated[str, StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9._:\-]+$")]
 """Ids and names: letters, digits and ``._:-`` only, so a space at either end is refused, never trimmed."""
 NonEmpty = Annotated[str, AfterValidator(_not_blank)]
 """Text kept exactly as given (spaces, tabs, U+2028, NBSP... at its ends included), but not blank."""
+Note = Annotated[str, AfterValidator(none_or_text)]
+"""An optional text kept as given: empty (none given), or holding a character that is not whitespace."""
 
 
 class _Strict(BaseModel):
@@ -193,7 +202,7 @@ class GrammarReview(_Strict):
     stage: Literal["grammar"]
     reviewer: Identifier
     verdict: Verdict
-    note: str = ""
+    note: Note = ""
 
 
 class ImageScreeningReview(_Strict):
@@ -203,7 +212,7 @@ class ImageScreeningReview(_Strict):
     stage: Literal["image_screening"]
     reviewer: Identifier
     verdict: Verdict
-    reason: str = ""
+    reason: Note = ""
 
     @model_validator(mode="after")
     def _fail_gives_a_reason(self) -> ImageScreeningReview:
@@ -225,7 +234,7 @@ class AudioReview(_Strict):
     stage: Literal["audio_signoff"]
     reviewer: Identifier
     scores: AudioScores
-    note: str = ""
+    note: Note = ""
 
 
 class ChecklistReview(_Strict):
@@ -236,7 +245,7 @@ class ChecklistReview(_Strict):
     ambiguous: list[Literal["text", "image", "audio"]] | None = None
     """The reviewer's own ambiguity tags (which modalities are internally ambiguous): the tier tag whose
     agreement with the author's TRIAD C.3 reports. Optional."""
-    note: str = ""
+    note: Note = ""
 
     @field_validator("ambiguous")
     @classmethod
@@ -275,7 +284,7 @@ class AnswerReview(_Strict):
     stage: Literal["answer_check"]
     reviewer: Identifier
     answer: str
-    note: str = ""
+    note: Note = ""
 
 
 class GroupReview(_Strict):
@@ -283,7 +292,7 @@ class GroupReview(_Strict):
     stage: Literal["group_integration"]
     reviewer: Identifier
     verdict: Verdict
-    note: str = ""
+    note: Note = ""
 
 
 ItemReviewIn = GrammarReview | ImageScreeningReview | AudioReview | ChecklistReview | AnswerReview

@@ -9,7 +9,6 @@ re-derives the outcomes from these files with the same derivation code.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -20,7 +19,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
-from curation.errors import CurateError, NotFoundError, Problem, ValidationFailed
+from curation.errors import CurateError, ValidationFailed
 from curation.exposure import exposure_code, exposures
 from curation.facts import ItemFacts, RecordFacts
 from curation.kinds import kind_of
@@ -30,6 +29,7 @@ from curation.workflow import Derivation, ItemStatus, StatusInputs
 from curation.workspace import Workspace
 
 from . import build_state
+from .admission_lines import DAMAGED, MODELS, Lines, parse_file, read_records
 from .writer import ReleaseWriter, jsonl_bytes
 
 FORMAT = "omnicurate-admission/1"
@@ -66,30 +66,16 @@ DESCRIPTIONS = {
 }
 
 
-Lines = list[tuple[int, dict[str, Any]]]
-
-
 def read_lines(folder: Path, rel: str) -> Lines:
-    """A JSON Lines file of the release with each record's line number; malformed lines are FILE:LINE errors."""
-    path = folder / rel
-    if not path.is_file():
-        raise NotFoundError(f"{path} does not exist: this release carries no admission record (built before 0.1?)")
-    out: Lines = []
-    problems = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(f"not JSON: {exc.msg}", file=rel, line=number))
-            continue
-        if not isinstance(record, dict):
-            problems.append(Problem("a line must be a JSON object", file=rel, line=number))
-            continue
-        out.append((number, record))
+    """A JSON Lines file of the release with each record's line number; an admission file's lines are checked
+    against their models (``exports.admission_lines``). Every damaged line is a FILE:LINE problem, all raised
+    together."""
+    key = next((k for k, path in FILES.items() if path == rel), None)
+    if key in MODELS:
+        return read_records(folder, str(key), rel)
+    out, problems = parse_file(folder, rel)
     if problems:
-        raise ValidationFailed(problems, "the release's admission record is damaged")
+        raise ValidationFailed(problems, DAMAGED)
     return out
 
 
@@ -489,6 +475,11 @@ def contradicted_attestations(folder: Path) -> list[tuple[str, str]]:
         shown = [e for _, e in read_lines(folder, FILES["exposures"])]
         stated = read_lines(folder, FILES["attestations"])
         derived = {(a["item"], a["record"]): a for a in attest(units, records, shown)}
+    except ValidationFailed as exc:  # each damaged line by file and line
+        return [
+            (f"{p.file}:{p.line}" if p.line else p.file, ": ".join(x for x in (p.field, p.message) if x))
+            for p in exc.problems
+        ]
     except (CurateError, KeyError, TypeError, ValueError) as exc:
         return [(FILES["attestations"], f"the admission record cannot be read: {exc}")]
     out = []

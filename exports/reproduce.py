@@ -19,13 +19,14 @@ from typing import Any
 
 from curation.agreement.review_agreement import ReviewedItem, agreement_report
 from curation.config import AgreementSettings, ReviewSettings
-from curation.errors import CurateError, NotFoundError, Problem, ValidationFailed
+from curation.errors import CurateError, Problem, ValidationFailed
 from curation.facts import ItemFacts, RecordFacts
 from curation.kinds import kind_of
 from curation.tables import Decision, GateResult
 from curation.vocab import OPTION_KEYS
 from curation.workflow import Derivation
 
+from .admission_lines import DAMAGED, payload_problems, read_settings
 from .admission_record import FILES, Lines, attest, platform_version, read_lines, unit_outcomes
 from .gates import public_agreement
 from .judge_admission import KIND as JUDGE_KIND
@@ -91,12 +92,7 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     """Re-derive the release's admissions; the report lists every difference (empty: reproduced)."""
     folder = folder.resolve()
     report = ReproduceReport(str(folder))
-    try:
-        settings = json.loads((folder / FILES["settings"]).read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise NotFoundError(f"{folder} has no {FILES['settings']}: this release carries no admission record") from exc
-    except json.JSONDecodeError as exc:
-        raise ValidationFailed([Problem(f"not JSON: {exc.msg}", file=FILES["settings"], line=exc.lineno)]) from exc
+    settings = read_settings(folder, FILES["settings"])
     built_with = settings.get("platform", {}).get("version")
     if built_with != platform_version():
         report.notes.append(f"built with omnicurate {built_with}; re-derived with {platform_version()}")
@@ -145,10 +141,8 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
         derived = unit_outcomes(d, d.derive_all(), [u["id"] for _, u in units])
     except CurateError:
         raise
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ValidationFailed(
-            [Problem(f"a record lacks a field or has a wrong type: {exc}", file="admission/")]
-        ) from exc
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _damaged(exc, "units, records, decisions or gates", records) from exc
     record_lines: dict[tuple[str, str], list[int]] = defaultdict(list)
     for number, r in records:
         record_lines[(r["subject"], r["stage"])].append(number)
@@ -175,11 +169,21 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     except CurateError:
         raise  # already names its file and line
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ValidationFailed(
-            [Problem(f"a record lacks a field or has a wrong type: {exc!r}", file="admission/")],
-            "the release's admission record is damaged",
-        ) from exc
+        raise _damaged(exc, "units, records, exposures, attestations, probes or the unit file", records) from exc
     return report
+
+
+def _damaged(exc: Exception, files: str, records: Lines) -> ValidationFailed:
+    """A damage the line checks let through: a review record's payload its stage's record model refuses (named
+    by line), else records that contradict each other (said without a Python repr)."""
+    located = payload_problems(records, FILES["records"])
+    if located:
+        return ValidationFailed(located, DAMAGED)
+    what = f"lacks the field {exc.args[0]}" if isinstance(exc, KeyError) and exc.args else str(exc)
+    return ValidationFailed(
+        [Problem(f"the {files} do not fit together: a record {what}", file=FILES["units"].rsplit("/", 1)[0] + "/")],
+        DAMAGED,
+    )
 
 
 def _compare_unit(

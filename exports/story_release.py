@@ -14,11 +14,12 @@ from typing import Any
 
 from sqlalchemy import select
 
-from curation.errors import CheckFailed
+from curation.errors import CheckFailed, Problem, ValidationFailed
 from curation.kinds.story import TRANSITION_COLUMNS
 from curation.screening.audits import SPAN_WORDS
 from curation.screening.items import KIND, _audited
 from curation.screening.pipeline import stored_funnel
+from curation.screening.revise import unattributed
 from curation.screening.schema import ANNOTATION_GROUPS, StoryTransition
 from curation.tables import Asset, Item
 from curation.workflow import StatusInputs
@@ -50,11 +51,11 @@ JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance", "origin")
 def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: list[str]) -> dict[str, Any]:
     provenance = {}
     for group in ANNOTATION_GROUPS:
-        proposal = t.proposals[group].provenance
+        proposal = t.proposals.get(group)  # type: ignore[call-overload]  # none: reviewers wrote the whole group
         revised = sorted(p for p in t.revised_by if p.split(".")[0] == group)
         provenance[group] = {
-            "model": proposal.model,
-            "prompt_hash": proposal.prompt_hash,
+            "model": proposal.provenance.model if proposal else None,
+            "prompt_hash": proposal.provenance.prompt_hash if proposal else None,
             "revised_fields": revised,
             "human_revised": bool(revised),
         }
@@ -78,6 +79,20 @@ def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: 
         "origin": t.origin.model_dump(mode="json") if t.origin else None,
     }
     return {k: record[k] for k in TRANSITION_COLUMNS}
+
+
+def refuse_unattributed(transitions: dict[str, StoryTransition]) -> None:
+    """A release states who wrote each annotation value: refuse one whose value the model did not propose and
+    no reviewer is named for (an item imported before that rule held), naming item and field."""
+    problems = [Problem(m, f, file=f"item {i}") for i, t in sorted(transitions.items()) for f, m in unattributed(t)]
+    if problems:
+        items = len({p.file for p in problems})
+        raise ValidationFailed(
+            problems,
+            f"release refused: {items} admitted story transition(s) would credit the model with values it did not "
+            "propose; record who wrote each one with `curate story revise FILE` (an edit names its reviewer), or "
+            "discard the item with `curate decide ITEM discard --by MAINTAINER --reason TEXT`; nothing was built",
+        )
 
 
 def _manifest_item(record: dict[str, Any], t: StoryTransition) -> dict[str, Any]:
@@ -298,6 +313,7 @@ def build_story_release(
         items = {i.id: i for i in s.execute(select(Item).where(Item.id.in_(released))).scalars()}
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
     transitions = {i: StoryTransition.model_validate(items[i].extra) for i in released}
+    refuse_unattributed(transitions)
     policy = ws.settings.story.duplicates
 
     def write(root: Path) -> BuildResult:

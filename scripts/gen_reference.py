@@ -208,9 +208,12 @@ FORMATS: tuple[Format, ...] = (
     ),
     Format(
         "Judge checklist draft (replay)",
-        "curation.kinds.judge.schema:ChecklistDraft",
-        'curate judge draft --backend replay:FILE (one line per task, with its "task" and "model")',
+        "curation.kinds.judge.drafting:DraftReplayLine",
+        "curate judge draft --backend replay:FILE",
         {
+            "task": "v2t-01",
+            "model": "gemini-1.5-pro",
+            "captions": {"video": "A white bar sweeps across coloured tiles."},
             "checklist": {
                 "relevance": ["Does the text describe the picture?"],
                 "trustworthiness": ["Is every detail in the picture?"],
@@ -218,7 +221,7 @@ FORMATS: tuple[Format, ...] = (
                 "clarity": ["Is the text easy to read?"],
                 "coherence": ["Does the text hold together?"],
                 "completeness": ["Is the main subject named?"],
-            }
+            },
         },
     ),
     Format(
@@ -252,8 +255,8 @@ FORMATS: tuple[Format, ...] = (
         },
     ),
     Format(
-        "Judge annotation: score sample",
-        "curation.kinds.judge.schema:ScoreAnnotation",
+        "Judge annotation (score or pair sample)",
+        "curation.kinds.judge.annotation_store:AnnotationLine",
         "curate judge import annotations FILE (sample ids: curate judge samples --json)",
         {
             "sample": "s:i2t-01:sys-a",
@@ -293,9 +296,15 @@ HAND_WRITTEN_FORMATS = """\
 ## Formats read without a model of their own
 
 ### Probe replay (`curate check --probe replay:FILE`)
-One line per item and view: `{"item", "view", "samples": [answers] | "probs": {option: probability}}`; a
-file may mix `samples` and `probs` lines. Views: `none`, `text`, `image`, `audio`, `text+image`,
-`text+audio`, `image+audio`, `text+image+audio`.
+One line per item and view (model `checker.backends.replay:ReplayLine`): `{"item", "view", "samples": [answers]
+| "probs": {option: probability}}`, optionally with the `"audio_route"` `curate check --record` writes (`native`,
+`transcript`, `description`, `hidden` or `mixed`); a file may mix `samples` and `probs` lines. Views: `none`,
+`text`, `image`, `audio`, `text+image`, `text+audio`, `image+audio`, `text+image+audio`. An answer is one of the
+item's option letters, or `"<unparseable>"` for an answer that named none (it counts towards K, never as an
+option); at most 1,000 answers a line. `probs` maps the item's option letters to numbers in [0, 1] (`true`,
+`"0.5"`, `NaN` and `Infinity` are refused) that sum to 1 (within 0.001); an option left out has probability 0.
+Unknown fields, a second line for one item and view, a view the item does not have and an option it does not
+have are refused, each as `FILE:LINE`; a refused file probes and stores nothing.
 
 ```json
 {"item": "kitchen-01-a", "view": "text", "probs": {"A": 0.25, "B": 0.25, "C": 0.25, "D": 0.25}}

@@ -121,7 +121,12 @@ def campaign_spec(
 def _store_blob(ws: Workspace, path: Path, kind: str) -> str:
     """Decode the file (refusing what is not image/audio), copy it into the media store, return its blob name."""
     sha = sha256_file(path)
-    info = inspect_image(path, sha, ws.settings.media.max_image_pixels) if kind == "image" else inspect_audio(path, sha)
+    media = ws.settings.media
+    info = (
+        inspect_image(path, sha, media.max_image_pixels)
+        if kind == "image"
+        else inspect_audio(path, sha, max_seconds=media.max_audio_seconds)
+    )
     target = ws.media.path(sha, info.ext)
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,17 @@ show_pages(ws, transition)
 changes = diff_against_proposal(transition)
 if changes:
     st.caption("Changed from the model's proposal so far:")
-    st.table([{"field": c.path, "model proposed": str(c.proposed), "now": str(c.current), "by": c.by} for c in changes])
+    st.table(
+        [
+            {
+                "field": c.path,
+                "model proposed": str(c.proposed) if c.proposal else "(no proposal)",
+                "now": str(c.current),
+                "by": c.by,
+            }
+            for c in changes
+        ]
+    )
 fields = revisable_fields(transition)
 starts = {path: value if not choices or value in choices else choices[0] for path, (value, choices) in fields.items()}
 draft = PageDraft(

@@ -14,6 +14,7 @@ from curation.errors import CurateError
 
 from ..estimators import EstimatorConfig
 from ..prompts import ProbeRequest
+from ..views import ProbeItem
 
 BACKEND_KINDS: dict[str, str] = {
     "replay": "checker.backends.replay:ReplayBackend",
@@ -95,6 +96,10 @@ class ProbeBackend(ABC):
     def covers(self, item_id: str) -> bool:
         """Whether this backend can answer for the item at all (a replay file covers only its items)."""
         return True
+
+    def check_items(self, items: Sequence[ProbeItem]) -> None:  # noqa: B027  (a model answers any item)
+        """Refuse, before anything is probed, what this backend cannot answer for ``items`` with every problem
+        named (a replay file's answers for options an item does not have); the default refuses nothing."""
 
     def probed_views(self, item_id: str, views: Sequence[str]) -> tuple[str, ...]:
         """Which of the item's ``views`` (full view last) this backend answers; the others stay unprobed.

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from curation.config import MediaSettings
 from curation.errors import MediaError
+from curation.media import PIL_HARD_LIMIT, bomb_problem, quiet_pillow
 
 from .common import NormalizedMedia, _Findings, guard_size
 
@@ -30,11 +31,12 @@ def _open(data: bytes, name: str, settings: MediaSettings | None) -> Image.Image
     from PIL import Image, UnidentifiedImageError
 
     guard_size(data, name, settings)
+    quiet_pillow()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = Image.open(io.BytesIO(data))
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError) as exc:
+        im = Image.open(io.BytesIO(data))
+    except Image.DecompressionBombError as exc:
+        raise MediaError(bomb_problem(exc, name, settings.max_image_pixels if settings else PIL_HARD_LIMIT)) from exc
+    except (UnidentifiedImageError, OSError) as exc:
         raise MediaError(f"{name}: not a readable image ({exc}); export it as JPEG or PNG") from exc
     width, height = im.size
     if settings is not None and (problem := pixels_problem(width, height, name, settings)):

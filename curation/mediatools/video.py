@@ -55,26 +55,58 @@ def _open(path: Path):  # type: ignore[no-untyped-def]
         raise MediaError(f"{path.name}: not a readable video ({exc})") from exc
 
 
-def probe_video(path: Path) -> VideoInfo:
-    """Demux every packet of the first video stream; refuse files without one or without any frame."""
+def _frames_problem(frames: int, name: str, max_frames: int) -> str | None:
+    if frames <= max_frames:
+        return None
+    return (
+        f"{name}: the video has {frames:,} frames, more than the {max_frames:,} allowed ([media] max_video_frames); "
+        "cut it shorter and add it again"
+    )
+
+
+def _header_problem(stream, name: str, max_frames: int | None, max_pixels: int | None) -> str | None:  # type: ignore[no-untyped-def]
+    """Why the stream's header alone refuses it (frame size over ``max_pixels``, more frames than ``max_frames``
+    by its frame count or its duration × frame rate), before a packet is read."""
+    from curation.media import pixels_problem
+
+    width, height = int(stream.codec_context.width or 0), int(stream.codec_context.height or 0)
+    if max_pixels is not None and (problem := pixels_problem(width, height, name, max_pixels)):
+        return problem.replace("the image is", "each frame is", 1)
+    if max_frames is None:
+        return None
+    declared = int(stream.frames or 0)
+    if not declared and stream.duration is not None and stream.average_rate:
+        declared = int(float(stream.duration * stream.time_base) * float(stream.average_rate))
+    return _frames_problem(declared, name, max_frames)
+
+
+def probe_video(path: Path, max_frames: int | None = None, max_pixels: int | None = None) -> VideoInfo:
+    """Demux every packet of the first video stream; refuse files without one or without any frame, and (where
+    the limits are given: an import) one whose header says its frames are too large or too many, before any
+    packet is read, or whose stream holds more frames than ``max_frames``, as soon as the count passes it."""
     import av
 
+    from curation.jsonl import not_a_file
     from curation.media import sha256_file
 
     path = Path(path)
-    if not path.is_file():
-        raise MediaError(f"{path}: no such video file")
+    if (problem := not_a_file(path)) is not None:
+        raise MediaError(f"{path}: {problem}" if problem != "does not exist" else f"{path}: no such video file")
     with _open(path) as container:
         streams = container.streams.video
         if not streams:
             raise MediaError(f"{path.name}: holds no video stream")
         stream = streams[0]
+        if problem := _header_problem(stream, path.name, max_frames, max_pixels):
+            raise MediaError(problem)
         frames, last_end = 0, 0.0
         try:
             for packet in container.demux(stream):
                 if packet.size == 0 or packet.pts is None:
                     continue
                 frames += 1
+                if max_frames is not None and frames > max_frames:
+                    raise MediaError(_frames_problem(frames, path.name, max_frames) or "")
                 end = float((packet.pts + (packet.duration or 0)) * packet.time_base)
                 last_end = max(last_end, end)
         except av.error.FFmpegError as exc:

@@ -11,28 +11,28 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from curation.errors import CurateError
+from curation.errors import CurateError, ValidationFailed
+from curation.jsonl import not_a_file, read_json_document
+from curation.licences import normalize_license
 
-_LICENSE = re.compile(r"\bCC[\s_-]*(BY(?:[\s_-]*(?:NC|SA|ND))*)[\s_-]*(\d\.\d)\b", re.IGNORECASE)
-_LICENSE_URL = re.compile(r"creativecommons\.org/licenses/([a-z-]+)/(\d\.\d)", re.IGNORECASE)
-_LICENSE_WORDS = re.compile(
-    r"Creative Commons Attribution((?:[\s-]+(?:NonCommercial|Non-Commercial|ShareAlike|NoDerivatives|NoDerivs))*)"
-    r"[\s-]+(\d\.\d)",
-    re.IGNORECASE,
-)
-_WORDS_TO_CODE = {"noncommercial": "NC", "non-commercial": "NC", "sharealike": "SA", "noderivatives": "ND"}
-_WORDS_TO_CODE["noderivs"] = "ND"
 _DIALOGUE = re.compile(r"“([^“”]+)”|\"([^\"]+)\"|「([^「」]+)」|『([^『』]+)』|«([^«»]+)»|„([^„“”]+)[“”]")
 """Quoted passages: curly and straight double quotes, CJK corner brackets, guillemets, German low quotes."""
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-class BookProblem(CurateError):
-    """What is wrong with a book; ``page`` (from 1) when one page is the cause."""
+MAX_IMAGE_BYTES = 50 * 1024 * 1024
+"""Largest illustration read from a book (an archive member or a file beside ``book.json``)."""
 
-    def __init__(self, message: str, page: int | None = None) -> None:
+
+class BookProblem(CurateError):
+    """What is wrong with a book; ``page`` (from 1) when one page is the cause; ``file`` and ``line`` when a file
+    of the book (its ``book.json``) is, at that line."""
+
+    def __init__(self, message: str, page: int | None = None, file: str = "", line: int | None = None) -> None:
         super().__init__(message)
         self.page = page
+        self.file = file
+        self.line = line
 
 
 @dataclass
@@ -61,23 +61,8 @@ class Book:
     publisher: str = ""
     collection: str = ""
     url: str = ""
-
-
-def normalize_license(text: str) -> str:
-    """An SPDX identifier (``CC-BY-SA-4.0``) from a rights line, a licence URL or the licence's name;
-    ``""`` when none is recognized."""
-    if match := _LICENSE.search(text):
-        parts = re.split(r"[\s_-]+", match.group(1).upper())
-        return "CC-" + "-".join(p for p in parts if p) + f"-{match.group(2)}"
-    if match := _LICENSE_URL.search(text):
-        return f"CC-{match.group(1).upper()}-{match.group(2)}"
-    if match := _LICENSE_WORDS.search(text):
-        words = re.findall(r"NonCommercial|Non-Commercial|ShareAlike|NoDerivatives|NoDerivs", match.group(1), re.I)
-        extra = [_WORDS_TO_CODE[w.lower()] for w in words]
-        return "-".join(["CC-BY", *extra, match.group(2)])
-    if re.search(r"\bCC0\b|public domain", text, re.IGNORECASE):
-        return "CC0-1.0"
-    return ""
+    source: str = ""
+    """The book's file or folder as it was given (what its problems name)."""
 
 
 def dialogue_lines(text: str) -> list[str]:
@@ -114,15 +99,17 @@ class FolderBook(BaseModel):
 
 def read_folder(folder: Path) -> Book:
     """A ``book.json`` folder; images must be plain files inside the folder (no symbolic links, no ``..``)."""
-    import json
-
     manifest = folder / "book.json"
-    if manifest.is_symlink() or not manifest.is_file():
-        raise BookProblem("no book.json (a plain file) in the folder")
+    if manifest.is_symlink():
+        raise BookProblem("book.json is a symbolic link; a book holds plain files only")
+    if (why := not_a_file(manifest)) is not None:
+        raise BookProblem(f"book.json {why}" if why != "does not exist" else "no book.json in the folder")
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BookProblem(f"book.json is not valid JSON ({exc})") from exc
+        data = read_json_document(manifest)
+    except ValidationFailed as exc:
+        [problem] = exc.problems
+        message = f"{problem.field}: {problem.message}" if problem.field else problem.message
+        raise BookProblem(message, file=str(manifest), line=problem.line) from exc
     try:
         parsed = FolderBook.model_validate(data)
     except ValidationError as exc:
@@ -141,8 +128,12 @@ def read_folder(folder: Path) -> Book:
             raise BookProblem(f"image {page.image!r} points outside the book's folder", index + 1)
         if any(p.is_symlink() for p in [path, *path.parents] if p != folder and folder in p.parents):
             raise BookProblem(f"image {page.image!r} is a symbolic link", index + 1)
-        if not path.is_file() or not path.resolve().is_relative_to(root):
+        if not path.resolve().is_relative_to(root) or not path.exists():
             raise BookProblem(f"image {page.image!r} is not a file in the folder", index + 1)
+        if (why := not_a_file(path)) is not None:
+            raise BookProblem(f"image {page.image!r} {why}", index + 1)
+        if path.stat().st_size > MAX_IMAGE_BYTES:
+            raise BookProblem(f"image {page.image!r} is larger than {MAX_IMAGE_BYTES // 2**20} MiB", index + 1)
         pages.append(BookPage(index, page.text.strip(), pure.as_posix(), path.read_bytes(), pure.as_posix()))
     return Book(
         id=parsed.id or book_slug(folder.name),

@@ -10,6 +10,7 @@ file and no candidate behind.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
@@ -17,7 +18,11 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from curation.errors import Problem, ValidationFailed
+from curation.config import MediaSettings
+from curation.errors import MediaError, Problem, ValidationFailed
+from curation.jsonl import MAX_TEXT_CHARS, not_a_file
+from curation.licences import licence_problem
+from curation.media import open_image
 from curation.workspace import Workspace
 
 from .book_model import Book, BookProblem, book_slug, candidate_lines, read_folder
@@ -58,13 +63,17 @@ def book_sources(paths: list[Path]) -> tuple[list[Path], list[Problem]]:
                     found.append(child)
             if not any(c.suffix.lower() == ".epub" or (c / "book.json").exists() for c in inside):
                 problems.append(Problem("no EPUB file or book.json folder in it", file=str(path)))
+        elif (why := not_a_file(path)) is not None and why != "does not exist":
+            problems.append(Problem(f"{why}; give an .epub file or a folder with book.json", file=str(path)))
         else:
             problems.append(Problem("not found, or neither an .epub file nor a folder with book.json", file=str(path)))
     return found, problems
 
 
-def read_books(paths: list[Path]) -> list[Book]:
-    """Every book, read and checked; all problems raised together, no book returned half."""
+def read_books(paths: list[Path], media: MediaSettings | None = None, licences: list[str] | None = None) -> list[Book]:
+    """Every book, read and checked; all problems raised together, no book returned half. With ``media``, each
+    illustration is held to its limits from its header (a decompression bomb is refused here, by page); with
+    ``licences``, the book's licence must be one of them (``curation.licences``)."""
     sources, problems = book_sources(paths)
     books: list[Book] = []
     first: dict[str, Path] = {}
@@ -72,8 +81,11 @@ def read_books(paths: list[Path]) -> list[Book]:
         try:
             book = read_folder(source) if source.is_dir() else read_epub(source, book_slug(source.stem))
         except BookProblem as exc:
-            problems.append(Problem(str(exc), f"page {exc.page}" if exc.page else "", file=str(source)))
+            problems.append(
+                Problem(str(exc), f"page {exc.page}" if exc.page else "", exc.line, exc.file or str(source))
+            )
             continue
+        book.source = str(source)
         if not book.license:
             problems.append(
                 Problem(
@@ -83,10 +95,13 @@ def read_books(paths: list[Path]) -> list[Book]:
                     file=str(source),
                 )
             )
+        elif licences is not None and (why := licence_problem(book.license, licences)):
+            problems.append(Problem(why, "license", file=str(source)))
         if len(book.pages) < 2:
             problems.append(
                 Problem(f"{len(book.pages)} illustrated page(s); a transition needs two", "pages", file=str(source))
             )
+        problems += _page_problems(book, source, media)
         if book.id in first:
             problems.append(Problem(f"book id {book.id!r} is also {first[book.id]}'s", "id", file=str(source)))
         first.setdefault(book.id, source)
@@ -98,17 +113,43 @@ def read_books(paths: list[Path]) -> list[Book]:
     return books
 
 
+def _page_problems(book: Book, source: Path, media: MediaSettings | None) -> list[Problem]:
+    """Each page's text held to the candidate's limit and (``media``) its illustration to the media limits."""
+    problems = []
+    for page in book.pages:
+        where = f"page {page.index + 1}"
+        if len(page.text) > MAX_TEXT_CHARS:
+            problems.append(
+                Problem(
+                    f"text: longer than the limit of {MAX_TEXT_CHARS:,} characters; shorten it", where, file=str(source)
+                )
+            )
+        if media is not None:
+            try:
+                if len(page.image) > media.max_file_mb * 1024 * 1024:
+                    raise MediaError(
+                        f"{page.image_name}: {len(page.image) / 1e6:,.1f} MB exceeds the limit of "
+                        f"{media.max_file_mb:g} MB ([media] max_file_mb)"
+                    )
+                open_image(io.BytesIO(page.image), page.image_name, media.max_image_pixels).close()
+            except MediaError as exc:
+                problems.append(Problem(f"image: {exc}", where, file=str(source)))
+    return problems
+
+
 def import_books(ws: Workspace, paths: list[Path], collection: str = "books", actor: str = "cli") -> BooksImport:
     """Read every book, write their illustrations into the workspace, import their transitions.
 
     ``source.collection`` is the book's own (``book.json``'s ``collection``, the EPUB's publisher as a
     slug), else ``collection``."""
-    books = read_books(paths)
+    books = read_books(paths, ws.settings.media, ws.settings.licences.accepted())
     root = ws.root / BOOKS_DIR
     report = BooksImport(books=[b.id for b in books], pages=sum(len(b.pages) for b in books))
     written: list[Path] = []
     made: list[Path] = []
     lines = []
+    origins: list[tuple[str, int, int]] = []
+    """Per staged line: the book's file (as given) and its current and next page (from 1)."""
     try:
         for book in books:
             folder = root / book.id
@@ -125,13 +166,17 @@ def import_books(ws: Workspace, paths: list[Path], collection: str = "books", ac
                     written.append(target)
                 images.append(f"{book.id}/{name}")
             lines += candidate_lines(book, collection, images)
+            origins += [(book.source, n + 1, n + 2) for n in range(len(book.pages) - 1)]
         report.images_written = len(written)
         handle, name = tempfile.mkstemp(prefix=".books-", suffix=".jsonl", dir=root)
         staged = Path(name)
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
                 out.writelines(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
-            report.candidates = import_candidates(ws, staged, actor=actor)
+            try:
+                report.candidates = import_candidates(ws, staged, actor=actor)
+            except ValidationFailed as exc:
+                raise _in_books(exc, str(staged), origins) from None
         finally:
             staged.unlink(missing_ok=True)
     except BaseException:
@@ -142,3 +187,26 @@ def import_books(ws: Workspace, paths: list[Path], collection: str = "books", ac
                 folder.rmdir()
         raise
     return report
+
+
+def _in_books(exc: ValidationFailed, staged: str, origins: list[tuple[str, int, int]]) -> ValidationFailed:
+    """The candidate import's refusal of the staged file, told of the books: each problem of a line names the
+    book's file and the page its field comes from (``FILE: page N: field: problem``), never the staged file."""
+    problems: list[Problem] = []
+    for problem in exc.problems:
+        if problem.file != staged or problem.line is None or not 0 < problem.line <= len(origins):
+            problems.append(problem)
+            continue
+        book, current, nxt = origins[problem.line - 1]
+        side, _, rest = problem.field.removeprefix("origin.").partition(".")
+        if side in ("current", "next") and rest:
+            page: int | None = current if side == "current" else nxt
+            field = rest
+        elif problem.field.partition(".")[0] == "speech_lines":
+            page, field = nxt, problem.field
+        else:  # the book's own metadata, the same on every line
+            page, field = None, problem.field
+        where = f"page {page}: {field}" if page is not None else field
+        problems.append(Problem(problem.message, where, file=book))
+    unique = list(dict.fromkeys(problems))
+    return ValidationFailed(unique, f"{len(unique)} problem(s) in the books; nothing was imported")

@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlsplit
 from defusedxml import ElementTree
 from defusedxml.common import DefusedXmlException
 
-from .book_model import Book, BookPage, BookProblem, normalize_license
+from .book_model import MAX_IMAGE_BYTES, Book, BookPage, BookProblem, normalize_license
 
-MAX_MEMBER_BYTES = 50 * 1024 * 1024
+MAX_MEMBER_BYTES = MAX_IMAGE_BYTES
 """Largest single file read from an archive (an illustration); a larger one is a malformed book."""
 NS = {
     "c": "urn:oasis:names:tc:opendocument:xmlns:container",

@@ -17,9 +17,11 @@ from pydantic import ValidationError
 from sqlalchemy import insert, select, update
 from sqlmodel import col
 
+from curation.config import MediaSettings
 from curation.errors import MediaError, Problem, ValidationFailed
 from curation.jsonl import parse_line, pydantic_problems, read_lines
-from curation.media import safe_media_path
+from curation.licences import licence_problem
+from curation.media import open_image, safe_media_path
 from curation.workspace import Workspace, record_event
 
 from .schema import CandidateLine
@@ -50,20 +52,36 @@ def line_hash(line: CandidateLine) -> str:
 
 class _MediaPaths:
     """Resolves media paths against the JSONL's folder, checking each distinct path once; like ``import items``
-    (``safe_media_path``), a path that leaves the folder, through '..' or a symlink, is refused."""
+    (``safe_media_path``), a path that leaves the folder, through '..' or a symlink, is refused. With ``media``
+    settings, each image is also held to their limits from its header alone (bytes, then pixels: a decompression
+    bomb is refused here, so that no screening step ever decodes one)."""
 
-    def __init__(self, base: Path) -> None:
+    def __init__(self, base: Path, media: MediaSettings | None = None) -> None:
         self.base = base
+        self.media = media
         self._seen: dict[str, tuple[str | None, str]] = {}
 
     def resolve(self, relative: str) -> tuple[str | None, str]:
         if relative not in self._seen:
             posix = relative.replace("\\", "/")
             try:
-                self._seen[relative] = (str(safe_media_path(self.base, posix)), "")
+                found = safe_media_path(self.base, posix)
+                if self.media is not None:
+                    _within_limits(found, posix, self.media)
+                self._seen[relative] = (str(found), "")
             except MediaError as exc:
                 self._seen[relative] = (None, str(exc).removeprefix(f"{posix}: "))
         return self._seen[relative]
+
+
+def _within_limits(path: Path, name: str, media: MediaSettings) -> None:
+    """Refuse an image over ``[media]`` max_file_mb or max_image_pixels, reading its header only."""
+    size = path.stat().st_size
+    if size > media.max_file_mb * 1024 * 1024:
+        raise MediaError(
+            f"{name}: {size / 1e6:,.1f} MB exceeds the limit of {media.max_file_mb:g} MB ([media] max_file_mb)"
+        )
+    open_image(path, name, media.max_image_pixels).close()
 
 
 def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, Any]:
@@ -86,10 +104,14 @@ def _row(line: CandidateLine, digest: str, current: str, nxt: str) -> dict[str, 
     }
 
 
-def read_candidates(path: Path) -> list[dict[str, Any]]:
-    """Every line validated into a row; all problems raised together, nothing returned half."""
+def read_candidates(
+    path: Path, media_settings: MediaSettings | None = None, licences: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every line validated into a row; all problems raised together, nothing returned half. With
+    ``media_settings``, every image is held to its limits; with ``licences``, every ``source.license`` must be
+    one of them (``curation.licences``)."""
     file = str(path)
-    media = _MediaPaths(path.parent)
+    media = _MediaPaths(path.parent, media_settings)
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     first_line: dict[str, int] = {}
@@ -109,13 +131,15 @@ def read_candidates(path: Path) -> list[dict[str, Any]]:
             problems.append(Problem(f"id {line.id!r} already given on line {first_line[line.id]}", "id", number, file))
             continue
         first_line[line.id] = number
+        if licences is not None and (why := licence_problem(line.source.license, licences)):
+            problems.append(Problem(why, "source.license", number, file))
         resolved = []
         for side in ("current", "next"):
             found, why = media.resolve(getattr(line, side).image)
             if found is None:
                 problems.append(Problem(f"{getattr(line, side).image}: {why}", f"{side}.image", number, file))
             resolved.append(found)
-        if None not in resolved:
+        if None not in resolved and not problems:
             rows.append(_row(line, line_hash(line), resolved[0], resolved[1]))  # type: ignore[arg-type]
     if problems:
         raise ValidationFailed(problems, f"{len(problems)} problem(s) in {file}; nothing was imported")
@@ -124,7 +148,7 @@ def read_candidates(path: Path) -> list[dict[str, Any]]:
 
 def import_candidates(ws: Workspace, path: Path, actor: str = "cli", batch_rows: int = BATCH_ROWS) -> CandidateImport:
     """Validate the whole file, then store new and changed candidates batch by batch."""
-    rows = read_candidates(path)
+    rows = read_candidates(path, ws.settings.media, ws.settings.licences.accepted())
     with ws.session() as s:
         stored = dict(s.execute(select(col(Candidate.id), col(Candidate.line_hash))).all())
     report = CandidateImport()

@@ -22,14 +22,15 @@ from curation.audit.run import Resolution
 from curation.audit.workspace import RESOLVED, resolutions
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed, WorkspaceError
 from curation.facts import canonical_json
+from curation.licences import licence_problem
 from curation.media import MediaInfo, inspect_image, sha256_file
 from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
 from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
 from .pipeline import selected_candidates
-from .revise import ReviseRecord, apply_revision, diff_against_proposal, transition_from_record
-from .schema import ANNOTATION_GROUPS, StoryTransition
+from .revise import ReviseRecord, apply_revision, transition_from_record, unattributed
+from .schema import StoryTransition
 from .settings import ScreenSettings
 from .transitions import image_phash, transition_records
 
@@ -480,25 +481,16 @@ def _discard_copies(s, cluster: Cluster, keep: str, by: str, reason: str) -> Non
 
 def _provenance_problems(item: StoryTransition, people: dict[str, set[str]]) -> list[tuple[str, str]]:
     """(field, message) for what an imported transition claims of its authors that the workspace cannot back:
-    a reviser who is nobody here, or a value that differs from the model's proposal with no reviser named (the
-    model would be credited with a person's words)."""
+    a reviser who is nobody here, or a value that differs from the model's proposal, or has none (any subset of
+    the proposal groups may be missing), with no reviser named (the model would be credited with a person's
+    words)."""
     found = []
     for path, person in sorted(item.revised_by.items()):
         if person not in people:
             found.append((f"revised_by.{path}", f"{person!r} is not a person of this workspace; add them first"))
         elif not people[person] & {"reviewer", "maintainer"}:
             found.append((f"revised_by.{path}", f"{person!r} has neither the reviewer nor the maintainer role"))
-    if set(ANNOTATION_GROUPS) <= set(item.proposals):
-        for change in diff_against_proposal(item):
-            if not change.by:
-                found.append(
-                    (
-                        change.path,
-                        "differs from the model's proposal but revised_by names no reviewer; name who revised it "
-                        "(the proposal's model must not be credited with a person's value)",
-                    )
-                )
-    return found
+    return found + unattributed(item)
 
 
 def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
@@ -537,6 +529,8 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
             )
             continue
         problems += [Problem(m, f, number, file) for f, m in _provenance_problems(parsed, people)]
+        if why := licence_problem(parsed.source.license, ws.settings.licences.accepted()):
+            problems.append(Problem(why, "source.license", number, file))
         first_line[parsed.id] = number
         media: dict[str, tuple[MediaInfo, Path]] = {}
         for side in ("current", "next"):

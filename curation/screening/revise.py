@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from curation.errors import Problem, ValidationFailed
+from curation.schema import Note, none_or_text
 
 from .schema import ANNOTATION_GROUPS, ANNOTATION_MODELS, EMOTIONS, GENDERS, PITCHES, SPEEDS, StoryTransition
 
@@ -61,7 +62,17 @@ class FilterRecord(BaseModel):
     reviewer: str = Field(min_length=1)
     verdict: Literal["keep", "drop"]
     reason: str = ""
-    """Required when dropping: what is wrong with the transition (weak link, text/image mismatch, ...)."""
+    """Required when dropping: what is wrong with the transition (weak link, text/image mismatch, ...); never
+    only whitespace."""
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_not_only_whitespace(cls, value: str, info: ValidationInfo) -> str:
+        if value and value.isspace():
+            if info.data.get("verdict") == "drop":
+                raise ValueError("a drop needs a reason: say what is wrong with the transition")
+            return none_or_text(value)
+        return value
 
     @model_validator(mode="after")
     def _drop_needs_reason(self) -> FilterRecord:
@@ -77,7 +88,8 @@ class ReviseRecord(BaseModel):
     reviewer: str = Field(min_length=1)
     edits: dict[str, Any] = {}
     """Dotted field path -> new value; an empty ``edits`` signs the annotation off as it stands."""
-    note: str = ""
+    note: Note = ""
+    """Optional; a note of nothing but whitespace is refused."""
     revision: int | None = Field(default=None, ge=1)
     """The item's revision the reviewer saw: refused (``stale:revise``) when the item changed since; left out,
     the record applies to the revision the earlier lines of its file leave."""
@@ -90,6 +102,8 @@ class FieldChange:
     current: Any
     by: str
     """The reviewer whose revision set the current value."""
+    proposal: bool = True
+    """Whether the model proposed the field's group at all (False: ``proposed`` is None, nobody proposed it)."""
 
 
 def _flatten(value: Any, prefix: str) -> dict[str, Any]:
@@ -163,26 +177,63 @@ def apply_revision(item: StoryTransition, record: ReviseRecord) -> StoryTransiti
 
 
 def diff_against_proposal(item: StoryTransition) -> list[FieldChange]:
-    """Every annotation field whose current value differs from the model's proposal, in path order."""
+    """Every annotation field whose current value differs from the model's proposal, in path order; every field
+    of a group the model proposed nothing for (``proposal`` False) counts as changed."""
     changes = []
     for group in ANNOTATION_GROUPS:
-        proposed = _flatten(item.proposals[group].parsed(group).model_dump(mode="json"), group)  # type: ignore[index]
+        proposal = item.proposals.get(group)  # type: ignore[call-overload]
+        proposed = _flatten(proposal.parsed(group).model_dump(mode="json"), group) if proposal else {}
         current = _flatten(getattr(item, group).model_dump(mode="json"), group)
         for path in sorted(set(proposed) | set(current)):
-            if proposed.get(path) != current.get(path):
+            if proposal is None or proposed.get(path) != current.get(path):
                 by = next((who for p, who in item.revised_by.items() if path == p or path.startswith(p + ".")), "")
-                changes.append(FieldChange(path, proposed.get(path), current.get(path), by))
+                changes.append(FieldChange(path, proposed.get(path), current.get(path), by, proposal is not None))
     return changes
 
 
+def unattributed(item: StoryTransition) -> list[tuple[str, str]]:
+    """(field, message) for every value the model would be credited with although it did not propose it: a
+    value that differs from its proposal, or has none, with no reviser in ``revised_by``. A group without a
+    proposal is one problem naming its fields."""
+    found: list[tuple[str, str]] = []
+    missing: dict[str, list[str]] = {}
+    for change in diff_against_proposal(item):
+        if change.by:
+            continue
+        if change.proposal:
+            found.append(
+                (
+                    change.path,
+                    "differs from the model's proposal but revised_by names no reviewer; name who revised it "
+                    "(the proposal's model must not be credited with a person's value)",
+                )
+            )
+        else:
+            missing.setdefault(change.path.partition(".")[0], []).append(change.path)
+    for group, unnamed in sorted(missing.items()):
+        order = list(_flatten(getattr(item, group).model_dump(mode="json"), group))  # the schema's field order
+        paths = sorted(unnamed, key=lambda p: order.index(p) if p in order else len(order))
+        shown = ", ".join(paths[:4]) + (f" and {len(paths) - 4} more" if len(paths) > 4 else "")
+        found.append(
+            (
+                f"proposals.{group}",
+                f"no model proposal, and revised_by names no reviewer for {shown}; give the model's proposal for "
+                f'{group}, or name who wrote it in revised_by (e.g. "{group}": "rev1")',
+            )
+        )
+    return found
+
+
 def field_provenance(item: StoryTransition, path: str) -> dict[str, str]:
-    """Who wrote a field's current value: a reviewer's revision, else the model (with its prompt hash)."""
+    """Who wrote a field's current value: a reviewer's revision, else the model (with its prompt hash); "unknown"
+    when neither a reviser nor a proposal is on record."""
     for changed in diff_against_proposal(item):
         if changed.path == path:
-            return {"by": "reviewer", "reviewer": changed.by}
-    group = path.partition(".")[0]
-    provenance = item.proposals[group].provenance  # type: ignore[index]
-    return {"by": "model", "model": provenance.model, "prompt_hash": provenance.prompt_hash}
+            return {"by": "reviewer", "reviewer": changed.by} if changed.by else {"by": "unknown"}
+    proposal = item.proposals.get(path.partition(".")[0])  # type: ignore[call-overload]
+    if proposal is None:
+        return {"by": "unknown"}
+    return {"by": "model", "model": proposal.provenance.model, "prompt_hash": proposal.provenance.prompt_hash}
 
 
 def transition_from_record(record: dict[str, Any]) -> StoryTransition:

@@ -126,7 +126,10 @@ def laplacian_variance(grey: Any) -> float:
 @lru_cache(maxsize=200_000)
 def probe_image(path: str) -> ImageProbe:
     """Decode (JPEG in draft mode: only the scale needed), measure size and sharpness, hash the bytes."""
-    from PIL import Image, UnidentifiedImageError
+    from PIL import UnidentifiedImageError
+
+    from curation.errors import MediaError
+    from curation.media import PIL_HARD_LIMIT, open_image
 
     try:
         with open(path, "rb") as fh:
@@ -137,12 +140,16 @@ def probe_image(path: str) -> ImageProbe:
     import io
 
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with open_image(io.BytesIO(data), path, PIL_HARD_LIMIT) as img:  # the import held it to the workspace's limit
             width, height = img.size
             img.draft("L", (SHARPNESS_EDGE, SHARPNESS_EDGE))
             grey = img.convert("L")
             grey.thumbnail((SHARPNESS_EDGE, SHARPNESS_EDGE))
             sharpness = laplacian_variance(grey)
+    except MediaError as exc:
+        if "decompression bomb" in str(exc):  # the file changed since its import
+            return ImageProbe(digest, 0, 0, 0.0, "too many pixels to decode safely (a possible decompression bomb)")
+        return ImageProbe(digest, 0, 0, 0.0, f"undecodable ({exc.__cause__.__class__.__name__})")
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         return ImageProbe(digest, 0, 0, 0.0, f"undecodable ({exc.__class__.__name__})")
     return ImageProbe(digest, width, height, round(sharpness, 2))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, field_validator
 
 EMOTIONS = ("angry", "happy", "neutral", "sad")
 SPEEDS = ("normal", "fast", "slow")
@@ -32,6 +32,18 @@ class _Strict(BaseModel):
 class Page(_Strict):
     image: str = Field(min_length=1, description="path relative to the JSONL file, or a content hash once stored")
     text: str = Field(description="the page's narration as published")
+
+
+class CandidatePage(Page):
+    """A page of an imported candidate: its narration may be empty (a page without words), never only
+    whitespace."""
+
+    @field_validator("text")
+    @classmethod
+    def _not_only_whitespace(cls, value: str) -> str:
+        if value and value.isspace():
+            raise ValueError('holds only whitespace; give the page\'s narration, or "" for a page without words')
+        return value
 
 
 class Source(_Strict):
@@ -160,8 +172,8 @@ class CandidateLine(_Strict):
     page: StrictInt = Field(ge=0, le=PAGE_MAX, description="the current page's number in its book")
     title: str = ""
     source: Source
-    current: Page
-    next: Page
+    current: CandidatePage
+    next: CandidatePage
     speech_lines: list[str] | None = None
     """Dialogue lines of the next page when the source marks them; otherwise counted from quotes."""
     annotations: dict[Literal["book_meta", "conditions", "speech"], Proposal] = {}
@@ -204,9 +216,26 @@ class StoryTransition(_Strict):
     conditions: NextPageConditions
     speech: SpeechTarget
     proposals: dict[Literal["book_meta", "conditions", "speech"], Proposal]
+    """The model's proposal per field group; a group without one has every field named in ``revised_by``."""
     revised_by: dict[str, str] = {}
     """Dotted field path (``conditions.scene``) -> the reviewer whose revision set its current value."""
     scores: Scores | None = None
     score_provenance: ModelProvenance | None = None
     origin: Origin | None = None
     """The book's attribution and each page's place in it, when the candidate carried them."""
+
+    @field_validator("proposals")
+    @classmethod
+    def _proposals_valid(cls, value: dict[str, Proposal]) -> dict[str, Proposal]:
+        problems = []
+        for group, proposal in value.items():  # a valid value of its group, so that a diff against it never fails
+            try:
+                proposal.parsed(group)
+            except ValidationError as exc:
+                for err in exc.errors():
+                    where = ".".join([group, "value", *(str(p) for p in err["loc"])])
+                    plain = {"missing": "required field is missing", "extra_forbidden": "unknown field"}
+                    problems.append(f"{where}: {plain.get(err['type'], err['msg'])}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value

@@ -4,6 +4,7 @@ and the scores; and the App. C audit over them."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -60,12 +61,14 @@ def transition_records(ws: Workspace, ids: list[str]) -> list[dict[str, Any]]:
 def image_phash(path: str) -> int | None:
     """64-bit pHash of an illustration (None when it cannot be read)."""
     import imagehash
-    from PIL import Image
+
+    from curation.errors import MediaError
+    from curation.media import PIL_HARD_LIMIT, open_image
 
     try:
-        with Image.open(path) as img:
+        with open_image(Path(path), path, PIL_HARD_LIMIT) as img:
             bits = imagehash.phash(img.convert("RGB")).hash.flatten()
-    except OSError:
+    except (MediaError, OSError, SyntaxError, ValueError):
         return None
     value = 0
     for bit in bits:

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import err_console, fail, open_workspace, out_console, print_json
+from .common import checked_backend, err_console, fail, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Probe every view of every item through an omni model and judge well-posedness (a second opinion).",
@@ -89,7 +89,7 @@ def check(
     backends = {}
     try:
         for spec in probe:
-            backends[spec] = open_backend(probe_spec(spec, ws.settings.checker.probes))
+            backends[spec] = open_backend(probe_spec(checked_backend(spec, "--probe"), ws.settings.checker.probes))
     except BaseException:
         for opened in backends.values():
             opened.close()

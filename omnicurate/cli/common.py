@@ -136,13 +136,20 @@ def for_people(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def cli_path(path: Path | str, what: str = "path", must_exist: bool = True) -> Path:
+def cli_path(path: Path | str, what: str = "path", must_exist: bool = True, file: bool = False) -> Path:
     """A path given on the command line, relative to the current folder (the one path rule).
 
     A missing one is refused (exit 2) naming the folder it was looked up in, and, when the same relative path
-    exists inside the workspace, the path to type instead."""
+    exists inside the workspace, the path to type instead. With ``file``, one that exists but is not a regular
+    file is refused as what it is (a folder, a FIFO, a device), never read."""
     given = Path(path).expanduser()
     resolved = given if given.is_absolute() else Path.cwd() / given
+    if file and resolved.exists():
+        from curation.errors import Problem, ValidationFailed
+        from curation.jsonl import not_a_file
+
+        if (why := not_a_file(resolved)) is not None:
+            raise ValidationFailed([Problem(f"{why}; give the file itself", what, file=str(path))], "nothing was read")
     if must_exist and not resolved.exists():
         from curation.errors import NotFoundError
 
@@ -155,3 +162,13 @@ def cli_path(path: Path | str, what: str = "path", must_exist: bool = True) -> P
             f"folder, {Path.cwd()}){hint}"
         )
     return resolved
+
+
+def checked_backend(spec: str, option: str = "--backend") -> str:
+    """A backend spec typed on the command line, its ``replay:FILE`` checked by the path rule first: a file that
+    is missing, or is a folder, a FIFO or a device, is named as such here (a backend would only say "does not
+    exist", or wait on a FIFO for ever). Other specs are returned as given."""
+    kind, sep, target = spec.partition(":")
+    if kind == "replay" and sep and target:
+        cli_path(target, f"{option} replay file", file=True)
+    return spec

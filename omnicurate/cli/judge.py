@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
 
 if TYPE_CHECKING:
     from curation.kinds.judge.report import ReportSettings
@@ -107,7 +107,7 @@ def draft_cmd(
     """Draft checklists from the six rubrics (audio and video captioned first); cached answers are reused."""
     from checker.drafting import draft_checklists, open_drafter
 
-    run = draft_checklists(open_workspace(), open_drafter(backend), task or None)
+    run = draft_checklists(open_workspace(), open_drafter(checked_backend(backend)), task or None)
     if json_out:
         print_json(run.as_dict())
     else:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Query curation: audit, screen (keep/drop: nsfw, low_quality, out_of_scope), refine, promote to tasks.",
@@ -21,16 +21,20 @@ app = typer.Typer(
 def import_queries(source: Path, mapping: list[str], defaults: dict[str, str], actor: str = "cli") -> dict[str, Any]:
     """A JSONL of query lines is imported as it is (its problems name its lines); Parquet, Arrow and folders
     are turned into query lines through the mapping first."""
+    from curation.errors import ValidationFailed
     from curation.kinds.judge.queries import import_queries as import_lines
-    from omnicurate.table_sources import parse_mapping, write_query_lines
+    from omnicurate.table_sources import parse_mapping, relocated, write_query_lines
 
     ws = open_workspace()
     columns = parse_mapping(mapping)
     if source.suffix == ".jsonl" and source.is_file() and not columns and not defaults:
         return import_lines(ws, source, actor)
     with tempfile.TemporaryDirectory(prefix="curate-queries-") as folder:
-        lines, rows = write_query_lines(source, columns, defaults, Path(folder))
-        return {"rows": rows, **import_lines(ws, lines, actor)}
+        lines, rows, origins = write_query_lines(source, columns, defaults, Path(folder))
+        try:
+            return {"rows": rows, **import_lines(ws, lines, actor)}
+        except ValidationFailed as exc:  # named by the user's file and line, not by the written one
+            raise relocated(exc, lines, origins, source) from exc
 
 
 def parse_defaults(pairs: list[str]) -> dict[str, str]:
@@ -83,7 +87,7 @@ def prescreen_cmd(
     from curation.tables import Asset
 
     ws = open_workspace()
-    generator = open_generator(backend)
+    generator = open_generator(checked_backend(backend))
     with ws.session() as s:
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
 

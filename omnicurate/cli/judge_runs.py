@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import Progress
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
 
 if TYPE_CHECKING:
     from curation.workspace import Workspace
@@ -47,7 +47,7 @@ def respond_cmd(
     from curation.kinds.judge.responding import respond
 
     ws = open_workspace()
-    generator = open_generator(backend)
+    generator = open_generator(checked_backend(backend))
     path_of = _asset_paths(ws)
 
     def answer(task: str, system_prompt: str, user: str, media: tuple[tuple[str, str], ...]) -> str:
@@ -94,7 +94,7 @@ def run_cmd(
     if kind not in ("score", "pair", "both"):
         raise ValidationFailed([Problem(f"unknown kind {kind!r}; use score, pair or both", "--kind")])
     ws = open_workspace()
-    generator = open_generator(backend)
+    generator = open_generator(checked_backend(backend))
     path_of = _asset_paths(ws)
 
     def generate(key: str, prompt: JudgePrompt, index: int) -> str:

@@ -32,7 +32,7 @@ class _CurateGroup(TyperGroup):
         except ValidationFailed as exc:
             for problem in exc.problems:
                 err_console.print(str(problem), highlight=False, markup=False, soft_wrap=True)
-            err_console.print(f"error: {exc.summary}", style="bold red", highlight=False, markup=False)
+            err_console.print(f"error: {exc.summary}", style="bold red", highlight=False, markup=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except CurateError as exc:
             err_console.print(f"error: {exc}", style="bold red", highlight=False, markup=False, soft_wrap=True)

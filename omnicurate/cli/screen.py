@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
 
 
 def import_candidates_cmd(
@@ -65,7 +65,7 @@ def screen_cmd(
 
         # the path rule: --backend is typed on the command line (relative to the current folder); the backends
         # written in curate.toml are relative to the workspace
-        models = open_screen_models(settings, ws.root, _from_here(backend))
+        models = open_screen_models(settings, ws.root, _from_here(backend and checked_backend(backend)))
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
     ) as bar:
@@ -169,17 +169,33 @@ def story_diff_cmd(
     item: Annotated[str, typer.Argument(help="Story item id.")],
     json_out: JsonFlag = False,
 ) -> None:
-    """The item's annotation fields that differ from the model's proposal, and who changed them."""
+    """The item's annotation fields that differ from the model's proposal, and who changed them; a field group the
+    model proposed nothing for lists every field ("no proposal"), and a value no reviewer is named for is named
+    on standard error with what to do."""
     from curation.screening.items import story_item
-    from curation.screening.revise import diff_against_proposal
+    from curation.screening.revise import diff_against_proposal, unattributed
 
-    changes = diff_against_proposal(story_item(open_workspace(), item))
+    transition = story_item(open_workspace(), item)
+    changes = diff_against_proposal(transition)
+    for field, message in unattributed(transition):
+        err_console.print(
+            f"{item}: {field}: {message.split('; ')[0]}; record who wrote it with `curate story revise FILE` (an edit "
+            "names its reviewer): a release refuses the item until then",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     if json_out:
-        print_json([{"path": c.path, "proposed": c.proposed, "current": c.current, "by": c.by} for c in changes])
+        print_json(
+            [
+                {"path": c.path, "proposed": c.proposed, "current": c.current, "by": c.by, "proposal": c.proposal}
+                for c in changes
+            ]
+        )
         return
     table = Table("field", "model proposed", "now", "by")
     for c in changes:
-        table.add_row(c.path, str(c.proposed), str(c.current), c.by)
+        table.add_row(c.path, str(c.proposed) if c.proposal else "(no proposal)", str(c.current), c.by or "?")
     out_console.print(table if changes else f"{item}: as the model proposed")
 
 

@@ -38,7 +38,7 @@ CASES = {
     "reduced": replay_lines(
         "reduced",
         {"samples": ["A"] * 10},
-        {"text+audio": {"samples": ["A"] * 5}, "image": {"samples": ["A", "A", "A", "A", "?"]}},
+        {"text+audio": {"samples": ["A"] * 5}, "image": {"samples": ["A", "A", "A", "A", "<unparseable>"]}},
     ),
     "prior": replay_lines("prior", {"samples": ["A"] * 10}, {"none": {"samples": ["B"] * 5}}),
 }

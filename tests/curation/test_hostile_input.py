@@ -205,7 +205,7 @@ def test_case9_json_nested_100000_deep_is_a_named_problem(ws: Workspace, tmp_pat
     path.write_text('{"id": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     with pytest.raises(ValidationFailed) as exc:
         import_items(ws, path)
-    assert problems(exc) == [f"{path}:1: invalid JSON: nested too deeply"]
+    assert problems(exc) == [f"{path}:1: invalid JSON: nested too deeply (at most 32 levels); flatten it"]
 
 
 def test_case9_a_write_lock_held_too_long_is_a_named_error(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,7 +56,7 @@ def test_each_path_resolves_as_the_whole_path_does(
     (folder / "media" / "fifo.wav").parent.mkdir(exist_ok=True)
     os.mkfifo(folder / "media" / "fifo.wav")
     paths = MediaPaths(folder)
-    with pytest.raises(MediaError, match="file not found"):  # a FIFO is not a media file, listed or asked
+    with pytest.raises(MediaError, match=r"is a FIFO \(a named pipe\), not a regular file"):  # named, listed or asked
         paths.resolve("media/fifo.wav")
     for _ in range(2):  # the second time from the folder already resolved
         if found.startswith("media/"):

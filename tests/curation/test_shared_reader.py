@@ -19,11 +19,11 @@ from curation.workspace import Workspace
 
 
 def test_import_items_refuses_a_device_and_a_fifo_without_reading(workspace: Workspace, tmp_path: Path) -> None:
-    with pytest.raises(ValidationFailed, match="/dev/zero: is not a regular file"):
+    with pytest.raises(ValidationFailed, match="/dev/zero: is a device, not a regular file"):
         import_items(workspace, Path("/dev/zero"))
     fifo = tmp_path / "items.jsonl"
     os.mkfifo(fifo)  # nobody writes to it: reading would block for ever
-    with pytest.raises(ValidationFailed, match="items.jsonl: is not a regular file"):
+    with pytest.raises(ValidationFailed, match=r"items.jsonl: is a FIFO \(a named pipe\), not a regular file"):
         import_items(workspace, fifo)
 
 

@@ -212,7 +212,7 @@ def test_a_malformed_probe_line_is_bad_input_naming_its_line(release: Path) -> N
     line = edit_line(release, "admission/probes.jsonl", lambda p: True, lambda p: p.update(view="smell"))
     result = CliRunner().invoke(app, ["release", "reproduce", str(release)])
     assert result.exit_code == 2
-    assert f"probes.jsonl:{line}" in result.output and "unknown view 'smell'" in result.output
+    assert f"probes.jsonl:{line}" in result.output and 'unknown view "smell"' in result.output
 
 
 def test_the_judge_demo_release_reproduces_and_a_changed_crosscheck_is_caught(tmp_path: Path) -> None:

@@ -6,20 +6,23 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationError, field_validator, model_validator
 from sqlalchemy import func, select
 
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
-from curation.jsonl import read_models
+from curation.jsonl import pydantic_problems, read_models
+from curation.schema import Identifier
 from curation.tables import Person, utcnow
 from curation.workspace import Workspace, record_event
 
 from .importing import _refuse
+from .rubrics import CRITERIA
 from .schema import Choice, PairAnnotation, Score, ScoreAnnotation
 from .seen import refuse_if_stale, sample_content
 from .tables import JudgeAnnotation, JudgeCursor, JudgeSample, JudgeTask
@@ -220,29 +223,107 @@ def progress(ws: Workspace, person: str, kind: str) -> dict[str, int]:
 
 
 def import_annotations(ws: Workspace, path: Path) -> int:
-    """Import people's applied scores (``scores``) or choices (``choices``) per sample, e.g. from Label Studio."""
+    """Import people's applied scores (``scores``) or choices (``choices``) per sample, e.g. from Label Studio.
+
+    Every line is checked first (its fields, its sample and its person, a second different annotation of one
+    sample by one person), all problems at once as FILE:LINE; then every line is applied in one transaction,
+    through the same rules as the app, and a refused line keeps nothing of the file."""
     file, problems = str(path), list[Problem]()
-    lines: list[tuple[int, dict[str, Any]]] = []
-    for number, raw in read_models(path, _AnnotationLine, problems):
-        lines.append((number, raw.model_dump()))
+    lines: list[tuple[int, AnnotationLine]] = []
+    first: dict[tuple[str, str], tuple[int, AnnotationLine]] = {}
+    for number, line in read_models(path, AnnotationLine, problems):
+        earlier = first.setdefault((line.sample, line.annotator), (number, line))
+        if earlier[0] == number:
+            lines.append((number, line))
+        elif earlier[1] != line:  # the later would silently replace the earlier
+            message = (
+                f"a second, different annotation of sample {line.sample} by {line.annotator} (the first is on line "
+                f"{earlier[0]}); keep one of the two"
+            )
+            problems.append(Problem(message, "annotator", number, file))
+    problems += _unknown_subjects(ws, lines, file)
     _refuse(problems, file)
     with ws.all_or_nothing():  # a refused line keeps nothing of the file
         for number, line in lines:
+            values: dict[str, Any] = dict(line.scores or line.choices or {})
             try:
-                values = line["scores"] or line["choices"] or {}
-                save_annotation(ws, line["sample"], line["annotator"], values, apply=True)
-            except (ValidationFailed, NotFoundError, PermissionDenied) as exc:
-                raise ValidationFailed(
-                    [Problem(str(exc).splitlines()[0], "sample", number, file)], "nothing was imported"
-                ) from exc
+                save_annotation(ws, line.sample, line.annotator, values, apply=True)
+            except ValidationError as exc:  # the line's own model checked it already: a second guard
+                raise ValidationFailed(pydantic_problems(exc, file, number), "nothing was imported") from exc
+            except ValidationFailed as exc:
+                given = "scores" if line.scores is not None else "choices"
+                located = [
+                    Problem(found.message, given if found.field == "values" else found.field or "sample", number, file)
+                    for found in exc.problems
+                ]
+                raise ValidationFailed(located, "nothing was imported") from exc
+            except (NotFoundError, PermissionDenied) as exc:
+                raise ValidationFailed([Problem(str(exc), "annotator", number, file)], "nothing was imported") from exc
     return len(lines)
 
 
-class _AnnotationLine(BaseModel):
-    """One line of an annotations file: unknown fields are refused, scores are checked strictly (schema.Score)."""
+def _unknown_subjects(ws: Workspace, lines: list[tuple[int, AnnotationLine]], file: str) -> list[Problem]:
+    """Lines naming a sample or a person the workspace does not have, or giving scores to a pair sample
+    (choices to a score sample)."""
+    with ws.session() as s:
+        kinds: dict[str, str] = {row[0]: row[1] for row in s.execute(select(JudgeSample.id, JudgeSample.kind))}
+        people = set(s.execute(select(Person.name)).scalars())
+    problems = []
+    for number, line in lines:
+        kind = kinds.get(line.sample)
+        if kind is None:
+            message = f"no judging sample {line.sample}; list them with `curate judge samples`"
+            problems.append(Problem(message, "sample", number, file))
+        elif kind == "score" and line.scores is None:
+            message = f'sample {line.sample} is a score sample: give "scores" (1 to 5 per criterion), not "choices"'
+            problems.append(Problem(message, "choices", number, file))
+        elif kind == "pair" and line.choices is None:
+            message = (
+                f'sample {line.sample} is a pair sample: give "choices" (first, second or tie per criterion), '
+                'not "scores"'
+            )
+            problems.append(Problem(message, "scores", number, file))
+        if line.annotator not in people:
+            message = (
+                f"unknown person {line.annotator}; add them with `curate people add {line.annotator} --role reviewer`"
+            )
+            problems.append(Problem(message, "annotator", number, file))
+    return problems
 
-    model_config = ConfigDict(extra="forbid")
-    sample: str
-    annotator: str
+
+class AnnotationLine(BaseModel):
+    """One line of an annotations file (``curate judge import annotations``): a person's applied annotation of
+    one sample, ``scores`` (a whole number 1-5 per criterion) for a score sample or ``choices`` (``first``,
+    ``second`` or ``tie`` per criterion) for a pair sample, with a value for every criterion. Strict: ``true``,
+    ``"4"`` and ``3.0`` are refused, never coerced; unknown fields are refused."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    sample: Annotated[str, StringConstraints(min_length=1, max_length=1000, pattern=r"^[A-Za-z0-9._:~\-]+$")]
+    """A sample id as `curate judge samples --json` lists it (``s:TASK:SYSTEM``, ``p:TASK:FIRST~SECOND``)."""
+    annotator: Identifier
     scores: dict[str, Score] | None = None
     choices: dict[str, Choice] | None = None
+
+    @field_validator("scores", "choices", mode="before")
+    @classmethod
+    def _known_criteria(cls, given: Any) -> Any:
+        """Keys first, so that a problem never names a field by a key that holds a line break."""
+        unknown = [c for c in given if c not in CRITERIA] if isinstance(given, dict) else []
+        if unknown:
+            named = ", ".join(json.dumps(c, ensure_ascii=False) for c in unknown)
+            raise ValueError(f"unknown criterion {named}; criteria are {', '.join(CRITERIA)}")
+        return given
+
+    @field_validator("scores", "choices")
+    @classmethod
+    def _every_criterion(cls, given: dict[str, Any] | None) -> dict[str, Any] | None:
+        missing = [c for c in CRITERIA if given is not None and c not in given]
+        if missing:
+            raise ValueError(f"no value for {', '.join(missing)}: an applied annotation gives every criterion")
+        return given
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> AnnotationLine:
+        if (self.scores is None) == (self.choices is None):
+            raise ValueError('give either "scores" (a score sample) or "choices" (a pair sample)')
+        return self

@@ -9,11 +9,13 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from curation.errors import Problem, ValidationFailed
+from curation.jsonl import MAX_TEXT_CHARS
+from curation.schema import Identifier, NonEmpty
 
 from .rubrics import DEFINITIONS, RUBRICS
 from .schema import MAX_DRAFTED_PER_RUBRIC, MAX_QUESTION_CHARS, ChecklistDraft
@@ -93,6 +95,63 @@ def draft_prompt(instruction: str, output: str, media: dict[str, str], captions:
     lines.append('Return {"checklist": {rubric: [questions]}} with every rubric.')
     direct = {m: p for m, p in media.items() if m not in CAPTIONED}
     return DraftPrompt(SYSTEM, "\n".join(lines), direct)
+
+
+def _named(keys: list[str]) -> str:
+    """Keys a user wrote, as JSON strings: a line break in one stays on its line."""
+    return ", ".join(json.dumps(k, ensure_ascii=False) for k in keys)
+
+
+_NOT_BLANK = get_args(NonEmpty)[1]
+ModelName = Annotated[str, StringConstraints(max_length=120), _NOT_BLANK]
+Caption = Annotated[str, StringConstraints(max_length=MAX_TEXT_CHARS), _NOT_BLANK]
+Question = Annotated[str, StringConstraints(max_length=MAX_QUESTION_CHARS), _NOT_BLANK]
+
+
+class DraftReplayLine(BaseModel):
+    """One line of a checklist-draft replay file (``curate judge draft --backend replay:FILE``): a model's recorded
+    draft of one task, with the captions of its audio and video inputs. Every rubric holds 1 to 5 questions
+    (curation selects at least one entry per rubric); one line per task, and a file with any problem drafts
+    nothing."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    task: Identifier
+    model: ModelName | None = None
+    """The model that drafted it (provenance); a file of one model's drafts names it on every line."""
+    captions: dict[str, Caption] = Field(default_factory=dict)
+    """The captions of the task's ``audio`` and ``video`` inputs, which the model read instead of the media."""
+    checklist: dict[str, list[Question]]
+
+    @field_validator("captions", mode="before")
+    @classmethod
+    def _captioned(cls, value: Any) -> Any:
+        """Keys first, so that a problem never names a field by a key that holds a line break."""
+        unknown = [k for k in value if k not in CAPTIONED] if isinstance(value, dict) else []
+        if unknown:
+            raise ValueError(f"no caption is read for {_named(unknown)}; captions are for {', '.join(CAPTIONED)}")
+        return value
+
+    @field_validator("checklist", mode="before")
+    @classmethod
+    def _known_rubrics(cls, value: Any) -> Any:
+        unknown = [k for k in value if k not in RUBRICS] if isinstance(value, dict) else []
+        if unknown:
+            raise ValueError(f"unknown rubric {_named(unknown)}; rubrics are {', '.join(RUBRICS)}")
+        return value
+
+    @field_validator("checklist")
+    @classmethod
+    def _every_rubric(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        empty = [r for r in RUBRICS if not value.get(r)]
+        if empty:
+            raise ValueError(
+                f"no question for {', '.join(empty)}: every rubric needs 1 to {MAX_DRAFTED_PER_RUBRIC} questions"
+            )
+        crowded = [r for r in RUBRICS if len(value[r]) > MAX_DRAFTED_PER_RUBRIC]
+        if crowded:
+            raise ValueError(f"more than {MAX_DRAFTED_PER_RUBRIC} questions for {', '.join(crowded)}")
+        return value
 
 
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from curation.audit.intake import Measured, measure_new, store_measured
 from curation.errors import MediaError, Problem, ValidationFailed
 from curation.jsonl import read_models
+from curation.licences import licence_problem
 from curation.media import MediaInfo, inspect_audio, inspect_image, safe_media_path, sha256_file
 from curation.tables import Asset
 from curation.workspace import Workspace, record_event
@@ -39,10 +40,10 @@ def _inspect(ws: Workspace, path: Path, modality: str) -> MediaInfo:
     if modality == "image":
         return inspect_image(path, sha, ws.settings.media.max_image_pixels)
     if modality == "audio":
-        return inspect_audio(path, sha)
+        return inspect_audio(path, sha, max_seconds=ws.settings.media.max_audio_seconds)
     from curation.mediatools.video import VIDEO_TYPES, probe_video
 
-    video = probe_video(path)
+    video = probe_video(path, ws.settings.media.max_video_frames, ws.settings.media.max_image_pixels)
     ext = next((e for name, (_, e) in VIDEO_TYPES.items() if name in video.container.split(",")), path.suffix.lower())
     return MediaInfo(
         sha,
@@ -134,6 +135,8 @@ def read_task_lines(path: Path, media: _Media) -> TaskRows:
             problems.append(Problem(f"duplicate id {line.id!r} (first on line {seen[line.id]})", "id", number, file))
             continue
         seen[line.id] = number
+        if why := licence_problem(line.license, media.ws.settings.licences.accepted()):
+            problems.append(Problem(why, "license", number, file))
         inputs = {}
         for modality, relative in line.inputs.media().items():
             try:

@@ -5,6 +5,7 @@ stage by stage through the same rules as the app, all or nothing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,9 @@ def import_records(ws: Workspace, path: Path) -> dict[str, int]:
             problems.append(obj)
             continue
         stage = obj.get("stage")
-        if stage not in models:
-            problems.append(Problem(f"unknown stage {stage!r}; stages are {', '.join(models)}", "stage", number, file))
+        if not isinstance(stage, str) or stage not in models:  # a list or an object is no stage (nor hashable)
+            given = "required field is missing" if stage is None else f"unknown stage {json.dumps(stage)[:60]}"
+            problems.append(Problem(f"{given}; stages are {', '.join(models)}", "stage", number, file))
             continue
         data = {k: v for k, v in obj.items() if not (stage == ADJUDICATION and k == "stage")}
         try:

@@ -140,9 +140,8 @@ def _changes_text(t: StoryTransition) -> str:
     lines = []
     for path, (value, _) in revisable_fields(t).items():
         c = changed.get(path)
-        lines.append(
-            f"{path}: {value}" + (f"    (model proposed: {c.proposed}; revised by {c.by or '?'})" if c else "")
-        )
+        proposed = f"model proposed: {c.proposed}" if c and c.proposal else "no model proposal"
+        lines.append(f"{path}: {value}" + (f"    ({proposed}; revised by {c.by or '?'})" if c else ""))
     names = ", ".join(f"{i}: {c.name}" for i, c in enumerate(t.conditions.characters)) or "none"
     return f"Characters: {names}\n" + "\n".join(lines)
 

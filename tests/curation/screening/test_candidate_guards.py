@@ -85,4 +85,4 @@ def test_a_page_no_database_stores_is_a_named_error(workspace, corpus, page) -> 
 
 def test_a_device_is_refused_without_reading_it(workspace) -> None:  # type: ignore[no-untyped-def]
     [problem] = _refused(workspace, Path("/dev/zero"))
-    assert problem == "/dev/zero: is not a regular file (a device, pipe or socket); give a JSONL file"
+    assert problem == "/dev/zero: is a device, not a regular file; give the file itself"
