@@ -74,6 +74,7 @@ def _first_sample(ws: Workspace, user: SignedIn, kind: str) -> JudgeSample | Non
 def _arrive(ws: Workspace, user: SignedIn, kind: str, row: JudgeSample, mine: Any) -> None:
     """When a sample comes on screen, fill its radios: the person's draft, else what they applied (if they did)."""
     drawn = f"judge-{kind}-drawn"
+    notice = st.empty()  # on every run: when the notice goes, what follows keeps its place (no stale copies)
     if st.session_state.get(drawn) == row.id:
         return
     st.session_state[drawn] = row.id
@@ -86,7 +87,7 @@ def _arrive(ws: Workspace, user: SignedIn, kind: str, row: JudgeSample, mine: An
         else:
             st.session_state.pop(key, None)
     if draft:
-        st.info(f"Your unsaved draft of {sample_name(row)} was restored.", icon=":material/restore:")
+        notice.info(f"Your unsaved draft of {sample_name(row)} was restored.", icon=":material/restore:")
 
 
 def _criterion_inputs(ws: Workspace, user: SignedIn, kind: str, row: JudgeSample) -> None:

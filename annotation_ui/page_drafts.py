@@ -94,10 +94,11 @@ class PageDraft:
                 warning = f"{name} changed since you typed this draft: check it against what is shown now"
                 st.session_state[self.notice_key] = f"{warning} before you submit." if changed else ""
         notice = st.session_state.get(self.notice_key)
+        slot = st.container()  # on every run: when the notice goes, what follows keeps its place (no stale copies)
         if notice is not None:
-            st.info(f"Your draft of this {self.what} was restored.", icon=":material/restore:")
+            slot.info(f"Your draft of this {self.what} was restored.", icon=":material/restore:")
             if notice:
-                st.warning(notice, icon=":material/update:")
+                slot.warning(notice, icon=":material/update:")
         return restored
 
     def values(self) -> dict[str, Any]:

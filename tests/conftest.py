@@ -22,6 +22,10 @@ import pytest
 
 from curation.workspace import Workspace
 
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+"""One OpenMP thread per test process, set before anything imports torch: the tiny models gain nothing from more,
+and torch's default of one spinning thread per core, in two pytest-xdist workers beside each other (or beside any
+other load), turned a 14 s test into 235-394 s on the 2-core machine."""
 PG_URL = os.environ.get("CURATE_TEST_PG_URL", "")
 IN_CI = os.environ.get("CI") == "true"
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.service)]
@@ -32,6 +36,13 @@ SERVICE_FIXTURES = {
     "serve_app": ("browser",),
 }
 """Fixtures that start or need a service: every test using one (directly or through another) gets its marks."""
+ONE_WORKER_FIXTURES = {"vllm_python": "vllm"}
+"""Session fixtures too heavy to start once per pytest-xdist worker (a vLLM server takes a core and a minute):
+every test using one joins its ``xdist_group``, which ``--dist loadgroup`` sends to a single worker."""
+ONE_WORKER_MARKS = {"browser": "browser"}
+"""Marks whose tests run one after another on one worker: a browser test and its Streamlit server take both
+cores of a small machine for a moment, and two at once only make each other wait (the other worker runs the
+rest meanwhile)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -41,6 +52,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             if fixture in used:
                 for mark in marks:
                     item.add_marker(mark)
+        groups = [group for fixture, group in ONE_WORKER_FIXTURES.items() if fixture in used]
+        groups += [group for mark, group in ONE_WORKER_MARKS.items() if item.get_closest_marker(mark)]
+        if groups:
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
 
 
 def missing_service(message: str, marker: str = "service") -> None:
@@ -141,18 +156,75 @@ def workspace(make_workspace: Callable[[str], Workspace]) -> Workspace:
     return make_workspace("ws")
 
 
-@pytest.fixture
-def demo_workspace(tmp_path: Path, db_backend: str) -> Iterator[Workspace]:
-    """The bundled demo, built into a fresh workspace (on either backend)."""
+def clone_workspace(template: Path, root: Path, template_db: str | None = None) -> Workspace:
+    """A copy of the closed workspace at TEMPLATE, at ROOT: its folder copied, and on PostgreSQL (TEMPLATE_DB, the
+    template's database URL) a new database made from the template's (``CREATE DATABASE ... TEMPLATE``).
+
+    Copying is what building the same workspace again would give, in a fraction of the time: a workspace holds no
+    absolute path but its releases' folders, which are moved to the copy's."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from curation.config import CONFIG_NAME
+
+    shutil.copytree(template, root, symlinks=True)
+    if template_db is not None:
+        source = make_url(template_db).database
+        name = f"oc_{uuid.uuid4().hex[:12]}"
+        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{source}"'))
+        admin.dispose()
+        config = root / CONFIG_NAME
+        url = make_url(template_db).set(database=name).render_as_string(hide_password=False)
+        config.write_text(config.read_text(encoding="utf-8").replace(template_db, url), encoding="utf-8")
+    ws = Workspace.open(root)
+    with ws.engine.begin() as conn:
+        conn.execute(
+            text('UPDATE "release" SET path = replace(path, :old, :new)'),
+            {"old": str(template.resolve()), "new": str(root.resolve())},
+        )
+    return ws
+
+
+@pytest.fixture(scope="session")
+def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Path, str | None]]]:
+    """The bundled demo, built once per test process and backend (on first use): backend -> (folder, database
+    URL or None). ``demo_workspace`` hands each test a copy."""
     from omnicurate.demo import build_demo
 
-    drop = None
-    root = tmp_path / "demo"
-    if db_backend == "postgres":
-        url, drop = _pg_database()
-        Workspace.init(root, url).close()
-    ws = build_demo(root, log=lambda _msg: None)
+    drops: list[Callable[[], None]] = []
+
+    class Templates(dict):  # type: ignore[type-arg]
+        def __missing__(self, backend: str) -> tuple[Path, str | None]:
+            root = tmp_path_factory.mktemp(f"demo-template-{backend}") / "demo"
+            url = None
+            if backend == "postgres":
+                url, drop = _pg_database()
+                drops.append(drop)
+                Workspace.init(root, url).close()
+            build_demo(root, log=lambda _msg: None).close()
+            self[backend] = (root, url)
+            return self[backend]
+
+    yield Templates()
+    for drop in drops:
+        drop()
+
+
+@pytest.fixture
+def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: dict) -> Iterator[Workspace]:
+    """The bundled demo, in a fresh workspace of its own (on either backend): a copy of the process's template."""
+    template, template_db = demo_templates[db_backend]
+    ws = clone_workspace(template, tmp_path / "demo", template_db)
+    url = ws.settings.database.url
     yield ws
     ws.close()
-    if drop:
-        drop()
+    if template_db is not None:
+        from sqlalchemy import create_engine, text
+        from sqlalchemy.engine import make_url
+
+        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
+        admin.dispose()

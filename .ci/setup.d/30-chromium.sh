@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The annotation UI's browser test drives Debian's chromium through Playwright (Playwright cannot
 # download its own browser here). Idempotent: installs only what is missing.
+# ci: background (.ci/run runs it beside the lint step)
 set -euo pipefail
 if ! dpkg -s chromium >/dev/null 2>&1; then
   apt-get update -qq

@@ -3,12 +3,15 @@
 # The server lives in a virtual environment of its own: its pinned dependencies must not constrain ours.
 # A migrated template data folder (three users with known API tokens, legacy tokens enabled) is made once;
 # each test session starts a server on a copy of it, which takes seconds instead of ~45 s of migrations.
-# Both live outside the clone (default /opt/omnicurate/labelstudio-<version>, or $CURATE_LS_HOME), so that a
-# later CI run on this machine reuses them (no install, no migrations); a new version gets a new folder.
+# Both live outside the clone (default /opt/omnicurate/labelstudio-<version>-<key>, or $CURATE_LS_HOME), so that a
+# later CI run on this machine reuses them (no install, no migrations); a change to this script (a new version,
+# other users) gets a new folder: the key is the script's own hash.
 # Idempotent: reruns keep what is already there. Writes LABEL_STUDIO_BIN and LABEL_STUDIO_TEMPLATE.
+# ci: background (.ci/run runs it beside the lint step)
 set -euo pipefail
 LS_VERSION=1.23.2
-HOME_DIR="${CURATE_LS_HOME:-/opt/omnicurate/labelstudio-$LS_VERSION}"
+KEY=$(sha256sum "$0" | cut -c1-12)
+HOME_DIR="${CURATE_LS_HOME:-${CURATE_CI_CACHE:-/opt/omnicurate}/labelstudio-$LS_VERSION-$KEY}"
 VENV="$HOME_DIR/venv"
 TEMPLATE="$HOME_DIR/template"
 mkdir -p "$HOME_DIR"

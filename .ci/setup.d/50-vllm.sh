@@ -5,11 +5,14 @@
 # torchvision itself is needed (vLLM inspects the architecture with it, the Qwen2-VL image processor
 # uses it): the tests put checker/compat_site (a sitecustomize defining the two op schemas it lacks) on
 # PYTHONPATH, see checker/torch_compat.py.
-# Idempotent: an existing environment that imports vllm is kept (default /opt/omnicurate/vllm-venv,
-# or $CURATE_VLLM_VENV). Writes CURATE_VLLM_PYTHON to $CURATE_CI_ENV.
+# Idempotent: an existing environment that imports vllm is kept (default /opt/omnicurate/vllm-venv-<key>, the
+# key being this script's hash, so that a change to its pins builds a new one; or $CURATE_VLLM_VENV).
+# Writes CURATE_VLLM_PYTHON to $CURATE_CI_ENV.
+# ci: background (.ci/run runs it beside the lint step)
 set -euo pipefail
 # outside the clone, so that later CI runs on this machine reuse it
-VENV="${CURATE_VLLM_VENV:-/opt/omnicurate/vllm-venv}"
+KEY=$(sha256sum "$0" | cut -c1-12)
+VENV="${CURATE_VLLM_VENV:-${CURATE_CI_CACHE:-/opt/omnicurate}/vllm-venv-$KEY}"
 PY="$VENV/bin/python"
 if ! { [ -x "$PY" ] && "$PY" -c "import vllm, soundfile" >/dev/null 2>&1; }; then
   mkdir -p "$(dirname "$VENV")"

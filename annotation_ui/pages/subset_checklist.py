@@ -33,6 +33,7 @@ NONE = "none-fits"
 """The pseudo-option of "No option fits this view", kept among a view's ticks."""
 PAGE = "subset_checklist"
 position_key, ticks_key, note_key = f"cl-position-{item_id}", f"cl-ticks-{item_id}", f"cl-note-{item_id}"
+restored_notice = st.empty()  # drawn on every run, so the elements below keep their places when it is empty
 if ticks_key not in st.session_state:  # first draw of this item in this tab: resume the person's draft
     draft = load_draft(ws, user.name, PAGE, f"item:{item_id}") or {}
     kept = draft.get("ticks") or {}
@@ -40,7 +41,7 @@ if ticks_key not in st.session_state:  # first draw of this item in this tab: re
     st.session_state[position_key] = min(max(0, int(draft.get("position", 0))), len(VIEWS) - 1)
     st.session_state[note_key] = str(draft.get("note", ""))
     if draft:
-        st.info("Your draft of this checklist was restored.", icon=":material/restore:")
+        restored_notice.info("Your draft of this checklist was restored.", icon=":material/restore:")
 ticks: dict[str, list[str]] = st.session_state[ticks_key]
 position = st.session_state[position_key]
 view = VIEWS[position]

@@ -41,6 +41,7 @@ def vllm_python() -> str:
 
 def vllm_environment(scratch: Path) -> dict[str, str]:
     env = dict(os.environ)
+    env.pop("OMP_NUM_THREADS", None)  # vLLM's CPU engine binds its own threads (tests/conftest.py sets one)
     env.update(
         PYTHONPATH=os.pathsep.join([str(REPO / "checker" / "compat_site"), str(REPO)]),
         VLLM_CPU_KVCACHE_SPACE="1",

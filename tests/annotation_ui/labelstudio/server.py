@@ -2,7 +2,7 @@
 
 ``.ci/setup.d/40-labelstudio.sh`` makes the server's virtual environment and the template (three users
 with known tokens) and exports LABEL_STUDIO_BIN and LABEL_STUDIO_TEMPLATE; without them the defaults under
-``/opt/omnicurate/labelstudio-<version>/`` are used. The server runs with a clean environment (it reads bare USERNAME, PORT, CI...).
+the newest ``/opt/omnicurate/labelstudio-<version>-<key>/`` is used. The server runs with a clean environment (it reads bare USERNAME, PORT, CI...).
 """
 
 from __future__ import annotations
@@ -93,8 +93,10 @@ class LsServer:
 
 def installed() -> tuple[Path, Path]:
     """The label-studio executable and the template folder; raises when either is missing."""
-    binary = Path(os.environ.get("LABEL_STUDIO_BIN") or "/opt/omnicurate/labelstudio-1.23.2/venv/bin/label-studio")
-    template = Path(os.environ.get("LABEL_STUDIO_TEMPLATE") or "/opt/omnicurate/labelstudio-1.23.2/template")
+    homes = sorted(Path("/opt/omnicurate").glob("labelstudio-*/venv"), key=lambda venv: venv.stat().st_mtime)
+    home = homes[-1].parent if homes else Path("/opt/omnicurate/labelstudio")
+    binary = Path(os.environ.get("LABEL_STUDIO_BIN") or home / "venv" / "bin" / "label-studio")
+    template = Path(os.environ.get("LABEL_STUDIO_TEMPLATE") or home / "template")
     if not binary.is_file():
         raise ServerUnavailable(f"no label-studio executable at {binary} (LABEL_STUDIO_BIN)")
     if not (template / "omnicurate-users.json").is_file():

@@ -1,0 +1,134 @@
+"""devsupport.tool_use notes exactly the tests that reach a hidden tool or runtime: run, looked up, imported (even
+when already loaded), in the test or in a fixture it uses (also a session fixture another test set up first), or
+through another Python process; the bare-machine step runs only those."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from devsupport.tool_use import HIDDEN_MODULES, HIDDEN_TOOLS, recorded
+
+REPO = Path(__file__).resolve().parents[2]
+
+INNER_TESTS = """
+import importlib
+import importlib.util
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def model():
+    import torch  # the fake one on this run's path
+    return torch.NAME
+
+
+def test_plain():
+    assert sum([1, 2]) == 3
+
+
+def test_runs_ffmpeg():
+    assert subprocess.run(["ffmpeg", "-version"], capture_output=True).returncode == 0
+
+
+def test_looks_up_fpcalc():
+    assert shutil.which("fpcalc") is None or True
+
+
+def test_imports_transformers_lazily():
+    transformers = importlib.import_module("transformers")
+    assert transformers.NAME == "fake"
+
+
+def test_finds_vllm():
+    assert importlib.util.find_spec("vllm") is None
+
+
+def test_uses_the_model_first(model):
+    assert model == "fake"
+
+
+def test_uses_the_model_later(model):
+    assert model == "fake"
+
+
+def test_imports_torch_again_when_loaded():
+    assert "torch" in sys.modules
+    import torch
+    assert torch.NAME == "fake"
+
+
+def test_starts_python():
+    assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_parametrized_plain(n):
+    assert n in (1, 2)
+"""
+
+
+def test_the_record_names_the_tests_that_reach_a_hidden_tool(tmp_path: Path) -> None:
+    assert {"ffmpeg", "fpcalc", "chromium"} <= HIDDEN_TOOLS and {"torch", "vllm"} <= HIDDEN_MODULES
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    fake = tools / "ffmpeg"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    modules = tmp_path / "site"
+    for name in ("torch", "transformers"):
+        (modules / name).mkdir(parents=True)
+        (modules / name / "__init__.py").write_text('NAME = "fake"\n')
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "test_inner.py").write_text(INNER_TESTS)
+    record = tmp_path / "record" / "tool-use"
+    record.parent.mkdir()
+    env = {
+        **os.environ,
+        "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}",
+        "PYTHONPATH": os.pathsep.join([str(modules), str(REPO)]),
+        "CURATE_TOOL_USE_RECORD": str(record),
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "devsupport.tool_use", "-p", "no:xdist"],
+        cwd=inner,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    found = {nodeid.removeprefix("test_inner.py::"): used for nodeid, used in recorded(record).items()}
+    assert found == {
+        "test_runs_ffmpeg": "ffmpeg",
+        "test_looks_up_fpcalc": "fpcalc",
+        "test_imports_transformers_lazily": "transformers",
+        "test_finds_vllm": "vllm",
+        "test_uses_the_model_first": "fixture model,torch",
+        "test_uses_the_model_later": "fixture model",
+        "test_imports_torch_again_when_loaded": "torch",
+        "test_starts_python": "python subprocess",
+    }
+    listed = subprocess.run(
+        [sys.executable, "-m", "devsupport.tool_use", str(record)], cwd=REPO, capture_output=True, text=True
+    )
+    assert listed.returncode == 0 and len(listed.stdout.splitlines()) == len(found)
+    assert "test_inner.py::test_plain\n" not in listed.stdout
+
+
+def test_no_record_lists_nothing_and_says_so_by_its_exit(tmp_path: Path) -> None:
+    listed = subprocess.run(
+        [sys.executable, "-m", "devsupport.tool_use", str(tmp_path / "tool-use")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert listed.returncode == 1 and listed.stdout == ""
