@@ -9,6 +9,7 @@ with ``-m "not service"``; a test whose service is missing is skipped with the w
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import shutil
@@ -130,17 +131,25 @@ def db_backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def make_workspace(tmp_path: Path, db_backend: str) -> Iterator[Callable[[str], Workspace]]:
-    """Factory: ``make_workspace("name")`` creates a fresh workspace on the test's database backend."""
+def make_workspace(tmp_path: Path, db_backend: str, empty_templates: dict) -> Iterator[Callable[[str], Workspace]]:
+    """Factory: ``make_workspace("name")`` creates a fresh workspace on the test's database backend (a copy of
+    the process's new workspace: what ``Workspace.init`` makes, without running the migrations each time)."""
     cleanups: list[Callable[[], None]] = []
     opened: list[Workspace] = []
 
     def make(name: str = "ws") -> Workspace:
-        url = None
-        if db_backend == "postgres":
-            url, drop = _pg_database()
-            cleanups.append(drop)
-        ws = Workspace.init(tmp_path / name, url)
+        root = tmp_path / name
+        if root.exists():  # the test put files there first: make the workspace in place
+            url = None
+            if db_backend == "postgres":
+                url, drop = _pg_database()
+                cleanups.append(drop)
+            ws = Workspace.init(root, url)
+        else:
+            template, template_db = empty_templates[db_backend]
+            ws = clone_workspace(template, root, template_db)
+            if template_db is not None:
+                cleanups.append(functools.partial(_drop_database, ws.settings.database.url))
         opened.append(ws)
         return ws
 
@@ -187,44 +196,63 @@ def clone_workspace(template: Path, root: Path, template_db: str | None = None) 
     return ws
 
 
+class _Templates(dict):  # type: ignore[type-arg]
+    """backend -> (folder, database URL or None) of a closed workspace built on first use by ``build(root)``."""
+
+    def __init__(self, base: Path, build: Callable[[Path], None]) -> None:
+        super().__init__()
+        self.base, self.build, self.drops = base, build, []
+
+    def __missing__(self, backend: str) -> tuple[Path, str | None]:
+        root = self.base / backend / "ws"
+        url = None
+        if backend == "postgres":
+            url, drop = _pg_database()
+            self.drops.append(drop)
+            Workspace.init(root, url).close()
+        self.build(root)
+        self[backend] = (root, url)
+        return self[backend]
+
+
 @pytest.fixture(scope="session")
-def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Path, str | None]]]:
-    """The bundled demo, built once per test process and backend (on first use): backend -> (folder, database
-    URL or None). ``demo_workspace`` hands each test a copy."""
+def empty_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
+    """A new workspace per test process and backend, migrated once; ``make_workspace`` hands out copies."""
+    templates = _Templates(tmp_path_factory.mktemp("empty-template"), lambda root: Workspace.init(root).close())
+    yield templates
+    for drop in templates.drops:
+        drop()
+
+
+@pytest.fixture(scope="session")
+def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
+    """The bundled demo, built once per test process and backend; ``demo_workspace`` hands each test a copy."""
     from omnicurate.demo import build_demo
 
-    drops: list[Callable[[], None]] = []
-
-    class Templates(dict):  # type: ignore[type-arg]
-        def __missing__(self, backend: str) -> tuple[Path, str | None]:
-            root = tmp_path_factory.mktemp(f"demo-template-{backend}") / "demo"
-            url = None
-            if backend == "postgres":
-                url, drop = _pg_database()
-                drops.append(drop)
-                Workspace.init(root, url).close()
-            build_demo(root, log=lambda _msg: None).close()
-            self[backend] = (root, url)
-            return self[backend]
-
-    yield Templates()
-    for drop in drops:
+    templates = _Templates(
+        tmp_path_factory.mktemp("demo-template"), lambda root: build_demo(root, log=lambda _msg: None).close()
+    )
+    yield templates
+    for drop in templates.drops:
         drop()
 
 
 @pytest.fixture
-def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: dict) -> Iterator[Workspace]:
+def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: _Templates) -> Iterator[Workspace]:
     """The bundled demo, in a fresh workspace of its own (on either backend): a copy of the process's template."""
     template, template_db = demo_templates[db_backend]
     ws = clone_workspace(template, tmp_path / "demo", template_db)
-    url = ws.settings.database.url
     yield ws
     ws.close()
     if template_db is not None:
-        from sqlalchemy import create_engine, text
-        from sqlalchemy.engine import make_url
+        _drop_database(ws.settings.database.url)
 
-        admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-        admin.dispose()
+
+def _drop_database(url: str) -> None:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
+    admin.dispose()
