@@ -69,8 +69,6 @@ class ReplayDrafter(DraftBackend):
 
     def __init__(self, target: str) -> None:
         self.path = Path(target)
-        if not self.path.is_file():
-            raise NotFoundError(f"replay file {self.path} does not exist")
         problems: list[Problem] = []
         self._digest, records = read_replay_file(self.path, problems)
         self.lines: dict[str, DraftReplayLine] = {}

@@ -9,16 +9,27 @@ from pathlib import Path
 import numpy as np
 
 from curation.errors import MediaError
+from curation.jsonl import not_a_file
+from curation.media import PIL_HARD_LIMIT, bomb_problem, open_image
 
 
-def load_image(path: Path):  # type: ignore[no-untyped-def]
+def load_image(path: Path, max_pixels: int = PIL_HARD_LIMIT):  # type: ignore[no-untyped-def]
+    """The image as RGB, opened by the shared door (:func:`curation.media.open_image`): its header is checked
+    first, so a decompression bomb (a file swapped since it was imported, a candidate's image that was never
+    screened) is a :class:`MediaError` naming the file and its size, never decoded, never Pillow's own error.
+    ``max_pixels`` defaults to the most any workspace may allow (``[media] max_image_pixels``)."""
     from PIL import Image
 
+    if (why := not_a_file(path)) is not None:
+        raise MediaError(f"cannot read image {path}: it {why}")
+    image = open_image(path, str(path), max_pixels)
     try:
-        with Image.open(path) as image:
+        with image:
             return image.convert("RGB")
-    except OSError as exc:
-        raise MediaError(f"cannot read image {path}: {exc}") from exc
+    except Image.DecompressionBombError as exc:
+        raise MediaError(bomb_problem(exc, str(path), max_pixels)) from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise MediaError(f"{path}: the image is corrupt or truncated; export it again") from exc
 
 
 def resample(signal: np.ndarray, rate_in: int, rate_out: int) -> np.ndarray:

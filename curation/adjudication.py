@@ -11,24 +11,65 @@ stale like every other record.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 from sqlalchemy import select
 from sqlmodel import col
 
 from .derived import DerivedState, load_derived
 from .errors import NotFoundError, Problem, ValidationFailed
 from .exposure import record_exposure
-from .jsonl import pydantic_problems
+from .jsonl import field_name, pydantic_problems, read_json_document
 from .kinds import ADJUDICATION, kind_of
 from .kinds.mcq.subset_checklist import checklists_differ, rule_verdicts, verdict_depends_on_rule
 from .schema import ChecklistReview
 from .tables import ReviewRecord
+from .vocab import CHECKLIST_VIEWS
 from .workspace import Workspace, record_event
 
 STAGE = "subset_checklist"
+MAX_CHECKLIST_BYTES = 64 << 10
+"""A consensus checklist is eight views of at most eight letters: a larger file is refused unread."""
+
+
+class _Consensus(BaseModel):
+    """``curate adjudicate --checklist FILE``: view -> option keys (under ``consistent``, the form of a checklist
+    review record, whose other fields may stay)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    consistent: dict[StrictStr, list[StrictStr]]
+    item: StrictStr = ""
+    stage: StrictStr = STAGE
+    reviewer: StrictStr = ""
+    ambiguous: list[StrictStr] | None = None
+    note: StrictStr = ""
+
+
+def read_consensus(path: Path) -> dict[str, list[str]]:
+    """The consensus checklist of a JSON file (``{"text": ["A"], ...}`` or a checklist record's
+    ``{"consistent": {...}}``), read by the shared reader and refused whole, every problem named by file and field."""
+    document = read_json_document(path, MAX_CHECKLIST_BYTES)
+    file = str(path)
+    if not isinstance(document, dict):
+        expected = 'a JSON object of view -> option keys, e.g. {"text": ["A", "B"], ...}'
+        raise ValidationFailed([Problem(f"expected {expected}", file=file)], "nothing was recorded")
+    try:
+        consensus = _Consensus.model_validate(document if "consistent" in document else {"consistent": document})
+    except ValidationError as exc:
+        problems = pydantic_problems(exc, file, 0)
+        if "consistent" not in document:  # the plain form names its views, not consistent.<view>
+            problems = [Problem(p.message, p.field.removeprefix("consistent."), file=file) for p in problems]
+        raise ValidationFailed([replace(p, line=None) for p in problems], "nothing was recorded") from None
+    prefix = "consistent." if "consistent" in document else ""
+    unknown = [view for view in consensus.consistent if view not in CHECKLIST_VIEWS]
+    if unknown:
+        views = ", ".join(CHECKLIST_VIEWS)
+        problems = [Problem(f"unknown view; views are {views}", prefix + field_name(v), file=file) for v in unknown]
+        raise ValidationFailed(problems, "nothing was recorded")
+    return dict(consensus.consistent)
 
 
 @dataclass(frozen=True)

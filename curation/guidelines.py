@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from .errors import Problem, ValidationFailed
+from .jsonl import not_a_file, read_text_document
 from .workspace import Workspace
 
 GUIDELINES_DIR = "guidelines"
@@ -32,20 +33,11 @@ def guidelines_path(ws: Workspace, page: str) -> Path:
 def stage_guidelines(ws: Workspace, page: str) -> str | None:
     """The Markdown of PAGE's guidelines, or None when the maintainer wrote none.
 
-    A file that is too large or not UTF-8 is refused with its path and what to do, never shown half.
+    A file that is too large, not UTF-8, holds a NUL or is no regular file (a folder, a FIFO, a device) is refused
+    with its path, the line and what to do, never shown half.
     """
     path = guidelines_path(ws, page)
-    if not path.is_file():
+    if (not_a_file(path) or "").startswith("does not exist"):
         return None
-    data = path.read_bytes()
-    if len(data) > MAX_BYTES:
-        raise ValidationFailed(
-            [Problem(f"{len(data)} bytes; guidelines are at most {MAX_BYTES} bytes: shorten the file", file=str(path))]
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValidationFailed(
-            [Problem(f"not UTF-8 (byte {exc.start}): save the file as UTF-8", file=str(path))]
-        ) from None
-    return text.removeprefix("\ufeff").strip() or None
+    text = read_text_document(path, MAX_BYTES, "guidelines")
+    return text.strip() or None

@@ -13,18 +13,26 @@ double (``1e400``) are refused, as is an integer beyond 64 bits (:data:`MAX_INTE
 :data:`MAX_DEPTH` levels deep. Each is named as ``FILE:LINE: field: problem``, with the parser in use
 (``json`` or ``orjson``) giving the same message.
 
+A key given twice in one object (which every parser would read as the last one) is refused as
+``FILE:LINE: field: given twice``; a key that holds a line break, a quote or a dot is shown JSON-escaped in a
+field path (``"bad\\nkey"``), so that every problem stays one line (:func:`field_name`).
+
 A path that is not a regular file is named as what it is (a folder, a FIFO, a device, a socket) by
-:func:`not_a_file`, before anything is read from it: the one check of every door that reads a file.
+:func:`not_a_file`, before anything is read from it: the one check of every door that reads a file. Text
+documents (guidelines, release notes, lists of ids) are read by :func:`read_text_document`: bounded, UTF-8,
+no NUL, every problem as ``FILE:LINE``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
 import stat
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -102,6 +110,15 @@ def open_regular(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
+def sha256_regular(path: Path) -> str:
+    """The SHA-256 of a regular file's bytes, read in chunks (a FIFO, a device or a folder refused by name)."""
+    digest = hashlib.sha256()
+    with open_regular(path) as fh:
+        while chunk := fh.read(READ_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def read_lines(path: Path) -> Iterator[tuple[int, bytes | Problem]]:
     """Yield ``(line_number, bytes)`` per ``\n``-terminated line, read in bounded chunks: a line longer than
     :data:`MAX_LINE_BYTES` is reported (its size counted, its bytes never held) and reading goes on."""
@@ -154,9 +171,9 @@ def parse_line(
         return None
     if loads is not json.loads and _LONG_DIGITS.search(line):
         loads = json.loads  # orjson reads an integer beyond 64 bits as a float: json keeps it, to be refused
-    obj, refused = loads_json(line, loads)
+    obj, refused, field = loads_json(line, loads)
     if refused is not None:
-        return Problem(refused, file=file, line=number)
+        return Problem(refused, field=field, file=file, line=number)
     if not isinstance(obj, dict):
         return Problem("each line must be a JSON object", file=file, line=number)
     problem = structure_problem(obj, line) or _text_problem(obj, line, max_text)
@@ -166,21 +183,91 @@ def parse_line(
     return obj
 
 
-def loads_json(text: str, loads: Callable[[bytes | str], Any] = json.loads) -> tuple[Any, str | None]:
-    """``(value, None)``, or ``(None, why)`` with a message saying why the text is not JSON. A parser other than
-    ``json`` that refuses the text is asked again through ``json``, so both say the same (``NaN`` and ``1e400``
-    then parse, for :func:`structure_problem` to name their field)."""
+def loads_json(text: str, loads: Callable[[bytes | str], Any] = json.loads) -> tuple[Any, str | None, str]:
+    """``(value, None, "")``, or ``(None, why, field)`` with a message saying why the text is not JSON (``field``
+    names the key given twice in one object, else is empty). A parser other than ``json`` that refuses the text,
+    or whose result may hide a key given twice (:func:`_may_hold_twice`), is asked again through ``json``, so both
+    say the same (``NaN`` and ``1e400`` then parse, for :func:`structure_problem` to name their field)."""
     try:
-        return loads(text), None
+        if loads is not json.loads:
+            value = loads(text)
+            if not _may_hold_twice(text, value):
+                return value, None, ""
+        return _STRICT.decode(text) if not text.startswith("\ufeff") else json.loads(text), None, ""
     except RecursionError:
-        return None, NESTED_TOO_DEEPLY
+        return None, NESTED_TOO_DEEPLY, ""
+    except _GivenTwice:
+        return None, "given twice in one object; keep one of them", _twice_field(text)
     except ValueError as exc:  # json.JSONDecodeError and orjson.JSONDecodeError are ValueErrors
         if loads is not json.loads:
             return loads_json(text)
         if isinstance(exc, json.JSONDecodeError):
             where = f"line {exc.lineno}, column {exc.colno}" if "\n" in text else f"column {exc.colno}"
-            return None, f"invalid JSON: {exc.msg} ({where})"
-        return None, f"a number too large: integers may hold at most {len(str(MAX_INTEGER))} digits ({MAX_INTEGER:,})"
+            return None, f"invalid JSON: {exc.msg} ({where})", ""
+        too_large = f"a number too large: integers may hold at most {len(str(MAX_INTEGER))} digits ({MAX_INTEGER:,})"
+        return None, too_large, ""
+
+
+class _GivenTwice(ValueError):
+    """A key given twice in one JSON object (raised by the strict parser's object hook)."""
+
+
+class _Twice(dict[str, Any]):
+    """An object that held ``key`` twice (built only to name where, once a line is known to hold one)."""
+
+    key: str | None = None
+
+
+def _refuse_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _GivenTwice
+    return obj
+
+
+def _mark_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = _Twice(pairs)
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            obj.key = key
+            break
+        seen.add(key)
+    return obj
+
+
+_STRICT = json.JSONDecoder(object_pairs_hook=_refuse_twice)
+"""``json.loads`` that refuses a key given twice in one object (``json`` and orjson keep the last silently)."""
+
+
+def _twice_field(text: str) -> str:
+    """The dotted field of the first key given twice in ``text`` (parsed again, marking each object)."""
+    stack: list[tuple[Any, str]] = [(json.JSONDecoder(object_pairs_hook=_mark_twice).decode(text), "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _Twice) and item.key is not None:
+            return f"{where}.{field_name(item.key)}" if where else field_name(item.key)
+        if isinstance(item, dict | list):
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((v, f"{where}.{field_name(k)}" if where else field_name(k)) for k, v in reversed(list(pairs)))
+    return ""
+
+
+def _may_hold_twice(text: str, value: Any) -> bool:
+    """Whether ``value``, parsed from ``text`` by a parser that keeps the last of a key given twice, may have lost
+    one: every key of ``text`` ends in ``":`` (unless whitespace precedes the colon, when this says so), and a
+    text can hold ``":`` elsewhere only as more; so as many ``":`` as keys parsed means no key was given twice."""
+    if " :" in text or "\t:" in text or "\r:" in text or "\n:" in text:
+        return True
+    keys, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            keys += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return text.count('":') != keys
 
 
 NESTED_TOO_DEEPLY = f"invalid JSON: nested too deeply (at most {MAX_DEPTH} levels); flatten it"
@@ -200,7 +287,9 @@ def structure_problem(value: Any, text: str = "") -> tuple[str, str] | None:
             if depth > MAX_DEPTH:
                 return f"nested too deeply (at most {MAX_DEPTH} levels); flatten it", where
             pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend((v, f"{where}.{k}" if where else str(k), depth + 1) for k, v in reversed(list(pairs)))
+            stack.extend(
+                (v, f"{where}.{field_name(k)}" if where else field_name(k), depth + 1) for k, v in reversed(list(pairs))
+            )
         elif isinstance(item, float) and not math.isfinite(item):
             if math.isnan(item):
                 return "NaN is not a number JSON allows; write a number, or null where the field may be empty", where
@@ -234,36 +323,73 @@ MAX_DOCUMENT_BYTES = 16 << 20
 
 def read_json_document(path: Path, max_bytes: int = MAX_DOCUMENT_BYTES) -> Any:
     """A whole JSON file, under the rules of a line (a regular file, UTF-8, no NUL, nesting, NaN and numbers
-    bounded); a refusal is a :class:`ValidationFailed` whose Problem names the file and the line (or the field)."""
+    bounded, no key given twice); a refusal is a :class:`ValidationFailed` whose Problem names the file and the
+    line (or the field)."""
     file = str(path)
-    with open_regular(path) as fh:
-        raw = fh.read(max_bytes + 1)
-    if len(raw) > max_bytes:
-        raise ValidationFailed(
-            [Problem(f"larger than the limit of {max_bytes:,} bytes", file=file)], "nothing was read"
-        )
-    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    text = _read_bounded(path, max_bytes)
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        problem = Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", file=file, line=line)
-        raise ValidationFailed([problem], "nothing was read") from exc
-    try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_refuse_twice)
     except (RecursionError, ValueError) as exc:
         if isinstance(exc, json.JSONDecodeError):
             refused = Problem(f"invalid JSON: {exc.msg} (column {exc.colno})", file=file, line=exc.lineno)
         else:
-            refused = Problem(str(loads_json(text)[1]), file=file)
-        raise ValidationFailed([refused], "nothing was read") from exc
-    found = structure_problem(value, text) or _text_problem({"": value}, text, None)
+            _, message, field = loads_json(text)
+            refused = Problem(str(message), field, file=file)
+        raise ValidationFailed([refused], "nothing was read") from None
+    found = structure_problem(value, text) or _text_problem(value, text, None)
     if found is not None:
-        raise ValidationFailed([Problem(found[0], found[1].removeprefix("."), file=file)], "nothing was read")
+        raise ValidationFailed([Problem(found[0], found[1], file=file)], "nothing was read")
     return value
 
 
-def _text_problem(obj: dict[str, Any], line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
+def read_text_document(path: Path, max_bytes: int, field: str = "") -> str:
+    """A whole text file (Markdown, a list of ids): a regular file of at most ``max_bytes``, UTF-8 (a leading
+    byte-order mark dropped), without NUL; a refusal names the file, the line and ``field``."""
+    text = _read_bounded(path, max_bytes, field)
+    if "\x00" in text:
+        line = text[: text.index("\x00")].count("\n") + 1
+        problem = Problem("contains a NUL character, which no text may hold; remove it", field, line, str(path))
+        raise ValidationFailed([problem], "nothing was read")
+    return text
+
+
+def _read_bounded(path: Path, max_bytes: int, field: str = "") -> str:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` (refused by name otherwise)."""
+    file = str(path)
+    try:
+        fh = open_regular(path)
+    except ValidationFailed as exc:
+        raise ValidationFailed([replace(p, field=field) for p in exc.problems], exc.summary) from None
+    with fh:
+        raw = fh.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise ValidationFailed(
+            [Problem(f"larger than the limit of {max_bytes:,} bytes; shorten it", field, file=file)], "nothing was read"
+        )
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, at = raw[: exc.start].count(b"\n") + 1, exc.start - raw.rfind(b"\n", 0, exc.start)  # byte of the line
+        problem = Problem(f"not UTF-8 text ({exc.reason} at byte {at}); save it as UTF-8", field, line, file)
+        raise ValidationFailed([problem], "nothing was read") from None
+
+
+_PLAIN_KEY = re.compile(r'[^\s."\\]+')
+
+
+def field_name(key: object) -> str:
+    """A key or index as one part of a dotted field path: as it is, or JSON-escaped in quotes when it is empty or
+    holds whitespace, a line break, a dot, a quote or a character that is not printable (a problem naming a key
+    ``"a\\nb"`` stays one line)."""
+    text = str(key)
+    if _PLAIN_KEY.fullmatch(text) and text.isprintable():
+        return text
+    quoted = json.dumps(text, ensure_ascii=False)
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in quoted)
+
+
+def _text_problem(obj: Any, line: str, max_text: int | None = MAX_TEXT_CHARS) -> tuple[str, str] | None:
     """A NUL, an unpaired surrogate or an over-long text anywhere in the record, as (message, field)."""
     try:
         if "\\u0000" in line:
@@ -303,7 +429,7 @@ def _find_text(value: Any, bad: Callable[[str], bool], where: str = "") -> str |
         return where if bad(value) else None
     if isinstance(value, dict):
         for key, item in value.items():
-            here = f"{where}.{key}" if where else str(key)
+            here = f"{where}.{field_name(key)}" if where else field_name(key)
             if bad(key):
                 return here
             found = _find_text(item, bad, here)
@@ -338,7 +464,7 @@ def pydantic_problems(exc: ValidationError, file: str, line: int) -> list[Proble
     """One Problem per pydantic error, with a dotted field path."""
     problems = []
     for err in exc.errors():
-        field = ".".join(str(p) for p in err["loc"])
+        field = ".".join(map(field_name, err["loc"]))
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "missing":
             message = "required field is missing"

@@ -321,6 +321,9 @@ One line per subject and task: `{"subject", "task", "output"}`, the model's reco
 ### Ratings (`curate stats alpha|kappa|fleiss FILE`)
 CSV with the header `unit,coder,value` (or JSON Lines with those keys), one row per rating; a missing
 rating is simply absent; an optional `group` column makes bootstrap intervals resample whole groups.
+Any other column or key, a column named twice, a CSV row of another width than its header, a value that is
+NaN or infinite (`NaN`, `-Infinity`, `1e400` or the text `nan`, `inf`), and in JSON Lines a `true`, a list or
+an object where a number or a text goes are refused, each as `FILE:LINE`; nothing is computed from the file.
 """
 
 

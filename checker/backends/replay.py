@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
-from curation.jsonl import parse_line, read_lines, validate_line
+from curation.jsonl import not_a_file, parse_line, read_lines, validate_line
 from curation.media import sha256_file
 from curation.schema import Identifier
 from curation.vocab import OPTION_KEYS
@@ -101,8 +101,13 @@ def read_replay_file(path: Path, problems: list[Problem]) -> tuple[str, list[tup
     """A recorded run's digest (its model id) and its JSON lines with where each stands; a line that is not
     UTF-8 JSON (or nests too deeply) goes to ``problems`` as FILE:LINE. Read by the shared bounded reader
     (curation.jsonl): lines end at ``\\n`` only, so U+2028 in a recorded answer is text."""
-    if not path.is_file():
+    why = not_a_file(path)
+    if why == "does not exist":
         raise NotFoundError(f"replay file {path} does not exist")
+    if why is not None:  # a FIFO would block, /dev/zero never ends: named as what it is, never read
+        raise ValidationFailed(
+            [Problem(f"{why}; give the file itself", "replay file", file=str(path))], "nothing was read"
+        )
     records: list[tuple[dict[str, Any], Any]] = []
     for number, raw in read_lines(path):
         record = raw if isinstance(raw, Problem) else parse_line(raw, str(path), number, max_text=None)

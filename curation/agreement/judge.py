@@ -298,10 +298,12 @@ def read_judge_file(path: Path) -> tuple[str, list[ScoreRow] | list[PairRow]]:
     from .ratings import read_records
 
     file = str(path)
-    probe = read_records(path, ())
+    probe = read_records(path, ())  # the kind first; its fields are checked next
     kind = "scores" if probe and "system" in probe[0][1] else "pairs"
     required = SCORE_FIELDS if kind == "scores" else PAIR_FIELDS
-    records = read_records(path, required)
+    records = read_records(
+        path, required, SCORE_FIELDS + ("criterion",) if kind == "scores" else PAIR_FIELDS + ("judge",)
+    )
     if not records:
         raise UndefinedStatistic(f"{file} holds no rows")
     problems: list[Problem] = []

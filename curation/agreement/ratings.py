@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import compress
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from curation.errors import Problem, ValidationFailed
+from curation.jsonl import field_name, not_a_file, read_jsonl, read_lines
 
 from .errors import UndefinedStatistic
 
@@ -257,60 +259,149 @@ def _matrix(
     return Ratings(units=tuple(unit_pos), coders=tuple(coder_pos), values=values, matrix=matrix, first_text=first_text)
 
 
-def _csv_rows(path: Path, required: tuple[str, ...]):  # type: ignore[no-untyped-def]
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        header = [h.strip() for h in reader.fieldnames or []]
+RATING_FIELDS = (*REQUIRED_FIELDS, "group")
+"""The fields (CSV columns, JSON keys) of a ratings file; any other is refused."""
+
+
+def _csv_rows(path: Path, required: tuple[str, ...], allowed: tuple[str, ...] | None, problems: list[Problem]):  # type: ignore[no-untyped-def]
+    """``(line, record)`` per row of a CSV with a header, read line by line by the shared bounded reader: a line
+    that is not UTF-8, holds a NUL or is too long, a header naming an unknown or repeated column, a row of another
+    width than the header and a row the csv module refuses each go to ``problems`` as FILE:LINE."""
+    file = str(path)
+
+    def lines():  # type: ignore[no-untyped-def]
+        for number, raw in read_lines(path):
+            problem = raw if isinstance(raw, Problem) else None
+            if problem is None:
+                assert isinstance(raw, bytes)
+                try:
+                    text = (raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw).decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    problem = Problem(f"not UTF-8 text ({exc.reason} at byte {exc.start + 1})", line=number, file=file)
+                else:
+                    if "\x00" in text:
+                        problem = Problem("contains a NUL character; remove it", line=number, file=file)
+            if problem is not None:
+                problems.append(problem)
+                yield "\n"  # an empty row in its place keeps the csv module's line count
+            else:
+                yield text + "\n"
+
+    reader = csv.reader(lines())
+    try:
+        header = [h.strip() for h in next(reader, [])]
+        if problems:  # the header itself could not be read
+            return
         absent = [f for f in required if f not in header]
         if absent:
             raise ValidationFailed(
-                [Problem(f"header lacks {', '.join(absent)}", field="header", line=1, file=str(path))],
+                [Problem(f"header lacks {', '.join(absent)}", field="header", line=1, file=file)],
                 f"the CSV must start with a header naming {','.join(required)}",
             )
-        reader.fieldnames = header
-        for record in reader:
-            yield reader.line_num, {k: v for k, v in record.items() if k is not None}
-
-
-def _jsonl_rows(path: Path, problems: list[Problem]):  # type: ignore[no-untyped-def]
-    with path.open(encoding="utf-8") as handle:
-        for line_no, line in enumerate(handle, start=1):
-            if not line.strip():
+        for n, name in enumerate(header):
+            if allowed is not None and name not in allowed:
+                problems.append(
+                    Problem(f"unknown column; the columns are {', '.join(allowed)}", field_name(name), 1, file)
+                )
+            elif name in header[:n]:
+                problems.append(Problem("column given twice; keep one", field_name(name), 1, file))
+        for row in reader:
+            if not row:
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(Problem(f"not valid JSON ({exc.msg})", line=line_no, file=str(path)))
+            if len(row) != len(header):
+                problems.append(
+                    Problem(f"{len(row)} fields; the header names {len(header)}", line=reader.line_num, file=file)
+                )
                 continue
-            if not isinstance(record, dict):
-                problems.append(Problem("not a JSON object", line=line_no, file=str(path)))
-                continue
-            yield line_no, record
+            yield reader.line_num, dict(zip(header, row, strict=True))
+    except csv.Error as exc:
+        problems.append(Problem(f"not CSV ({exc}); nothing after it was read", line=reader.line_num, file=file))
 
 
-def read_records(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
-    """``(line, record)`` pairs from JSON Lines (``.jsonl``/``.json``) or a CSV with a header (else).
+def _jsonl_rows(path: Path, allowed: tuple[str, ...] | None, problems: list[Problem]):  # type: ignore[no-untyped-def]
+    """``(line, record)`` per line, read by the shared reader (NaN, Infinity, a key given twice, deep nesting
+    refused); an unknown field or a value that is not a number or a text goes to ``problems`` as FILE:LINE."""
+    file = str(path)
+    for number, record in read_jsonl(path):
+        if isinstance(record, Problem):
+            problems.append(record)
+            continue
+        found = [
+            Problem(f"unknown field; the fields are {', '.join(allowed)}", field_name(key), number, file)
+            for key in record
+            if allowed is not None and key not in allowed
+        ]
+        for key, value in record.items():
+            if isinstance(value, bool):
+                found.append(Problem(_NOT_A_FLAG.format(json.dumps(value)), field_name(key), number, file))
+            elif isinstance(value, list | dict):
+                found.append(Problem("must be a number or a text, not a list or object", field_name(key), number, file))
+        problems += found
+        if not found:
+            yield number, record
 
-    A CSV header must name every ``required`` field; JSON records are checked by the caller, which
-    reports missing fields per line.
+
+_NOT_A_FLAG = 'must be a number or a text, not {0}; write "{0}" where it is a category'
+
+
+def read_records(
+    path: Path, required: tuple[str, ...], allowed: tuple[str, ...] | None = None
+) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, record)`` pairs from JSON Lines (``.jsonl``/``.json``) or a CSV with a header (else), read by
+    the shared bounded reader and refused whole, every problem as FILE:LINE.
+
+    A CSV header must name every ``required`` field; JSON records are checked by the caller, which reports
+    missing fields per line. With ``allowed``, any other column or key is refused by name.
     """
-    if not path.is_file():
-        raise ValidationFailed([Problem("no such file", file=str(path))], "check the file's path")
-    try:
-        if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
-            problems: list[Problem] = []
-            rows = list(_jsonl_rows(path, problems))
-            if problems:
-                raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; fix them and try again")
-            return rows
-        return list(_csv_rows(path, required))
-    except UnicodeDecodeError as exc:
-        raise ValidationFailed([Problem("not UTF-8 text", file=str(path))], str(exc)) from exc
+    why = not_a_file(path)
+    if why is not None:
+        if why.startswith("does not exist"):
+            raise ValidationFailed([Problem("no such file", file=str(path))], "check the file's path")
+        raise ValidationFailed([Problem(f"{why}; give the file itself", file=str(path))], "nothing was read")
+    problems: list[Problem] = []
+    if path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        rows = list(_jsonl_rows(path, allowed, problems))
+    else:
+        rows = list(_csv_rows(path, required, allowed, problems))
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; fix them and try again")
+    return rows
 
 
 def read_ratings(path: Path, groups: Mapping[str, str] | None = None) -> Ratings:
-    """Read a ratings file in long form (unit, coder, value; optionally group)."""
-    return ratings_from_rows(read_records(path, REQUIRED_FIELDS), file=str(path), groups=groups)
+    """Read a ratings file in long form (unit, coder, value; optionally group): unknown fields, a null unit or
+    coder and a value of NaN or infinity (as a JSON number or as text) are refused, each as FILE:LINE."""
+    file = str(path)
+    records = read_records(path, REQUIRED_FIELDS, RATING_FIELDS)
+    problems = []
+    for line, record in records:
+        problems += [
+            Problem("must be a text or a number, not null", name, line, file)
+            for name in ("unit", "coder")
+            if name in record and record[name] is None
+        ]
+        value = record.get("value")
+        if isinstance(value, str) and _not_finite(value):
+            problems.append(
+                Problem(
+                    f"{value.strip()} is not a rating (not a finite number); write a number or a category, or leave "
+                    "the value empty for a missing rating",
+                    "value",
+                    line,
+                    file,
+                )
+            )
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s) in {path}; fix them and try again")
+    return ratings_from_rows(records, file=file, groups=groups)
+
+
+def _not_finite(text: str) -> bool:
+    """Whether ``text`` reads as NaN or an infinity (``nan``, ``-Infinity``, ``1e400``), which no statistic takes."""
+    try:
+        return not math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def ratings_from_matrix(

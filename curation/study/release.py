@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr, ValidationError
+
 from curation.errors import CheckFailed, NotFoundError, Problem, ValidationFailed
+from curation.jsonl import not_a_file, pydantic_problems, read_json_document, read_models, sha256_regular
+from curation.schema import Identifier
 
 KIND = "story_transition"
 DATA_FILE = "data/transitions.jsonl"
@@ -31,44 +35,85 @@ class StoryRelease:
         return f"{self.name} {self.version}"
 
 
+class _Listed(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    path: StrictStr
+    sha256: StrictStr
+
+
+class _Manifest(BaseModel):
+    """What the study reads of a release's ``manifest.json`` (its other fields are the release's own)."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    kind: StrictStr
+    name: StrictStr = ""
+    version: StrictStr = ""
+    files: list[_Listed] = []
+
+
+class ReleasedTransition(BaseModel):
+    """One line of a story release's ``data/transitions.jsonl`` (``TRANSITION_COLUMNS``), as the study shows it;
+    an unknown field, a wrong type, NaN or a second line of one id refuses the release, each as FILE:LINE."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
+    id: Identifier
+    title: StrictStr
+    current_text: StrictStr
+    current_image: StrictStr
+    next_text: StrictStr
+    next_image: StrictStr
+    book_meta: dict[str, Any]
+    conditions: dict[str, Any]
+    speech: dict[str, Any]
+    book: StrictStr = ""
+    page: StrictInt = 0
+    collection: StrictStr = ""
+    license: StrictStr = ""
+    provenance: dict[str, Any] = {}
+    revision: StrictInt = 0
+    duplicate_clusters: list[StrictStr] = []
+    origin: dict[str, Any] | None = None
+
+
 def read_release(folder: Path) -> StoryRelease:
-    """A story release as built by ``curate release build``; its data file must match its manifest."""
+    """A story release as built by ``curate release build``; its data file must match its manifest. Both files
+    are read by the shared reader (regular files, bounded, no NaN, no key given twice) and checked by their
+    models, every problem named FILE:LINE."""
     manifest_path = folder / "manifest.json"
-    if not manifest_path.is_file():
+    if (not_a_file(manifest_path) or "").startswith("does not exist"):
         raise NotFoundError(f"{folder} is not a release: it has no manifest.json")
-    raw = manifest_path.read_bytes()
+    document = read_json_document(manifest_path)
     try:
-        manifest = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ValidationFailed([Problem(f"not JSON: {exc.msg}", file=str(manifest_path))]) from None
-    if not isinstance(manifest, dict) or manifest.get("kind") != KIND:
-        kind = manifest.get("kind") if isinstance(manifest, dict) else None
-        raise ValidationFailed(
-            [
-                Problem(
-                    f"the release's kind is {kind!r}; a story study needs a {KIND} release",
-                    "kind",
-                    file=str(manifest_path),
-                )
-            ]
-        )
-    listed = {f.get("path"): f.get("sha256") for f in manifest.get("files", []) if isinstance(f, dict)}
+        manifest = _Manifest.model_validate(document)
+    except ValidationError as exc:
+        raise ValidationFailed([replace(p, line=None) for p in pydantic_problems(exc, str(manifest_path), 0)]) from None
+    if manifest.kind != KIND:
+        shown = json.dumps(manifest.kind, ensure_ascii=False)
+        problem = Problem(f"the release's kind is {shown}; a story study needs a {KIND} release", "kind")
+        raise ValidationFailed([replace(problem, file=str(manifest_path))])
+    listed = {f.path: f.sha256 for f in manifest.files}
     data = folder / DATA_FILE
-    if DATA_FILE not in listed or not data.is_file():
+    if DATA_FILE not in listed or (not_a_file(data) or "").startswith("does not exist"):
         raise NotFoundError(f"{folder}: the release has no {DATA_FILE}")
-    body = data.read_bytes()
-    if hashlib.sha256(body).hexdigest() != listed[DATA_FILE]:
+    if sha256_regular(data) != listed[DATA_FILE]:  # a FIFO or a folder in its place is named, never read
         raise CheckFailed(f"{data} does not match the SHA-256 in its manifest; run `curate release verify {folder}`")
     records: dict[str, dict[str, Any]] = {}
-    for line in body.decode("utf-8").splitlines():
-        if line.strip():
-            record = json.loads(line)
-            records[record["id"]] = record
+    problems: list[Problem] = []
+    first: dict[str, int] = {}
+    for number, line in read_models(data, ReleasedTransition, problems):
+        if line.id in first:
+            problems.append(Problem(f"given twice (first on line {first[line.id]})", "id", number, str(data)))
+            continue
+        first[line.id] = number
+        records[line.id] = line.model_dump(mode="json")
+    if problems:
+        raise ValidationFailed(problems, f"{len(problems)} problem(s); the release was not read")
+    manifest_sha256 = sha256_regular(manifest_path)
     return StoryRelease(
         folder=folder,
-        name=str(manifest.get("name", folder.name)),
-        version=str(manifest.get("version", "")),
-        manifest_sha256=hashlib.sha256(raw).hexdigest(),
+        name=manifest.name or folder.name,
+        version=manifest.version,
+        manifest_sha256=manifest_sha256,
         records=records,
     )
 

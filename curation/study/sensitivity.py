@@ -13,10 +13,21 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
+
 from curation.errors import Problem, ValidationFailed
+from curation.jsonl import (
+    field_name,
+    not_a_file,
+    pydantic_problems,
+    read_json_document,
+    read_text_document,
+    sha256_regular,
+)
 from curation.workspace import Workspace
 
 from .agreement import JudgeScore
@@ -156,32 +167,49 @@ def sensitivity_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+MAX_SUBSET_BYTES = 1 << 20
+"""A list of transition ids to leave out (``--exclude``) is read whole up to this size."""
+
+
+class _Cluster(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    items: list[StrictStr]
+
+
+class _Audit(BaseModel):
+    """What the study reads of a release's ``audit.json``: each duplicate cluster's members."""
+
+    model_config = ConfigDict(extra="allow", strict=True)
+    clusters: list[_Cluster] = []
+
+
 def flagged_in_release(folder: Path, manifest_sha256: str) -> list[str]:
     """The transitions a release's audit.json puts in a duplicate cluster (the release must be the study's)."""
-    import hashlib
-    import json
-
-    manifest = folder / "manifest.json"
-    try:
-        actual = hashlib.sha256(manifest.read_bytes()).hexdigest()
-        clusters = json.loads((folder / "audit.json").read_text(encoding="utf-8")).get("clusters", [])
-        members = sorted({str(i) for c in clusters for i in c["items"]})
-    except (OSError, ValueError, AttributeError, KeyError, TypeError) as exc:
-        raise ValidationFailed([Problem(f"not a story release with audit.json ({exc})", file=str(folder))]) from exc
+    manifest, audit = folder / "manifest.json", folder / "audit.json"
+    missing = [p.name for p in (manifest, audit) if (not_a_file(p) or "").startswith("does not exist")]
+    if missing:
+        raise ValidationFailed(
+            [Problem(f"not a story release with audit.json (no {' and no '.join(missing)})", file=str(folder))]
+        )
+    actual = sha256_regular(manifest)  # a FIFO or a folder in its place is named, never read
     if actual != manifest_sha256:
         raise ValidationFailed(
             [Problem(f"manifest {actual[:12]}… is not the study's release ({manifest_sha256[:12]}…)", file=str(folder))]
         )
-    return members
-
-
-def read_subset(path: Path) -> list[str]:
-    """Transition ids, one a line (blank lines and ``#`` comments ignored)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValidationFailed([Problem(f"cannot be read ({exc.strerror})", file=str(path))]) from exc
-    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
+        clusters = _Audit.model_validate(read_json_document(audit)).clusters
+    except ValidationError as exc:
+        problems = [replace(p, line=None) for p in pydantic_problems(exc, str(audit), 0)]
+        raise ValidationFailed(problems, "nothing was left out") from None
+    return sorted({i for c in clusters for i in c.items})
+
+
+def read_subset(path: Path) -> list[tuple[int, str]]:
+    """Transition ids, one a line, with their line numbers (blank lines and ``#`` comments ignored); read by the
+    shared reader (a regular file, UTF-8, no NUL, at most :data:`MAX_SUBSET_BYTES`)."""
+    text = read_text_document(path, MAX_SUBSET_BYTES, "--exclude")
+    found = ((n, line.split("#", 1)[0].strip()) for n, line in enumerate(text.split("\n"), start=1))
+    return [(n, kept) for n, kept in found if kept]
 
 
 def study_sensitivity(
@@ -195,12 +223,17 @@ def study_sensitivity(
 
     study = load_study(ws, name)
     if exclude is not None:
-        excluded, source = read_subset(exclude), str(exclude)
-        unknown = sorted(set(excluded) - set(study.transitions))
+        listed, source = read_subset(exclude), str(exclude)
+        unknown = [(n, t) for n, t in listed if t not in study.transitions]
         if unknown:
             raise ValidationFailed(
-                [Problem(f"{', '.join(unknown[:5])}: not a transition of study {name!r}", file=str(exclude))]
+                [
+                    Problem(f"{field_name(t)} is not a transition of study {name!r}", line=n, file=source)
+                    for n, t in unknown
+                ],
+                "nothing was left out",
             )
+        excluded = [t for _, t in listed]
     elif release is not None:
         excluded, source = flagged_in_release(release, study.manifest_sha256), f"duplicate clusters of {release}"
     else:

@@ -3,31 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import orjson
 import typer
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
-
-
-def _read_checklist(path: Path) -> dict[str, Any]:
-    """A JSON object of view -> option keys, or a checklist record's ``{"consistent": {...}}``."""
-    from curation.errors import Problem, ValidationFailed
-
-    try:
-        document = orjson.loads(path.read_bytes())
-    except OSError as exc:
-        raise ValidationFailed([Problem(f"cannot read it: {exc.strerror}", "checklist", file=str(path))]) from None
-    except orjson.JSONDecodeError as exc:
-        raise ValidationFailed([Problem(f"not JSON: {exc}", "checklist", file=str(path))]) from None
-    if isinstance(document, dict) and isinstance(document.get("consistent"), dict):
-        document = document["consistent"]
-    if not isinstance(document, dict):
-        raise ValidationFailed(
-            [Problem('expected a JSON object of view -> option keys, e.g. {"text": ["A", "B"], ...}', "checklist")]
-        )
-    return document
+from .common import JsonFlag, cli_path, err_console, open_workspace, out_console, print_json
 
 
 def adjudicate_cmd(
@@ -54,7 +34,7 @@ def adjudicate_cmd(
 
     An item whose verdict depends on the combination rule is held (checklist:disagreement) until then.
     """
-    from curation.adjudication import adjudication_queue, record_adjudication
+    from curation.adjudication import adjudication_queue, read_consensus, record_adjudication
     from curation.errors import Problem, ValidationFailed
 
     ws = open_workspace()
@@ -82,7 +62,9 @@ def adjudicate_cmd(
     missing = [Problem(f"--{name} is required", name) for name, value in (("by", by), ("reason", reason)) if not value]
     if missing:
         raise ValidationFailed(missing, "nothing was recorded")
-    consistent = _read_checklist(checklist) if checklist is not None else None
+    if checklist is not None:
+        cli_path(checklist, "--checklist", file=True)  # a missing file, a folder, a FIFO: named before anything
+    consistent = read_consensus(checklist) if checklist is not None else None
     assert by is not None and reason is not None
     done = record_adjudication(ws, item, by, reason, consistent, from_reviewer, revision)
     if json_out:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from curation.errors import CheckFailed, Problem, ValidationFailed
+from curation.errors import CheckFailed
 
 from .common import JsonFlag, cli_path, err_console, open_workspace, out_console, print_json
 
@@ -25,9 +25,7 @@ def build_cmd(
     ] = None,
     notes: Annotated[
         Path | None,
-        typer.Option(
-            "--notes", help="Markdown file with release notes for the dataset card.", exists=True, dir_okay=False
-        ),
+        typer.Option("--notes", help="Markdown file with release notes for the dataset card (at most 256,000 bytes)."),
     ] = None,
     allow_partial: Annotated[
         bool,
@@ -95,13 +93,18 @@ def build_cmd(
     )
 
 
+MAX_NOTES_BYTES = 256_000
+"""Release notes are a section of the dataset card: a larger file is refused with its size, never read whole."""
+
+
 def _read_notes(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValidationFailed(
-            [Problem(f"not UTF-8 text (byte {exc.start + 1}); save the notes as UTF-8", "--notes", file=str(path))]
-        ) from exc
+    """The notes' Markdown, read by the shared reader: a FIFO, a device or a folder is named as what it is (a
+    FIFO would wait for ever, /dev/zero never ends), and a file that is too large, not UTF-8 or holds a NUL is
+    refused by line."""
+    from curation.jsonl import read_text_document
+
+    cli_path(path, "--notes", file=True)
+    return read_text_document(path, MAX_NOTES_BYTES, "--notes")
 
 
 @app.command("verify")

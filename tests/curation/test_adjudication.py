@@ -290,7 +290,7 @@ def test_cli_lists_the_queue_and_records_a_consensus(ws: Workspace, tmp_path: Pa
     broken = runner.invoke(
         app, ["-w", root, "adjudicate", "a", "--checklist", str(bad), "--by", "maya", "--reason", "r"]
     )
-    assert broken.exit_code == 2 and "not JSON" in broken.output and "Traceback" not in broken.output
+    assert broken.exit_code == 2 and f"{bad}:1: invalid JSON" in broken.output and "Traceback" not in broken.output
 
     chosen = tmp_path / "consensus.json"
     chosen.write_text(json.dumps({"consistent": GOOD}))

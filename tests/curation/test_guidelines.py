@@ -30,8 +30,8 @@ def test_too_large_or_not_utf8_is_refused_with_the_file(workspace: Workspace) ->
     path = guidelines_path(workspace, "filter")
     path.parent.mkdir()
     path.write_bytes(b"caf\xe9\n")
-    with pytest.raises(ValidationFailed, match=r"filter\.md: not UTF-8 \(byte 3\)"):
+    with pytest.raises(ValidationFailed, match=r"filter\.md:1: guidelines: not UTF-8 text \(.* at byte 4\)"):
         stage_guidelines(workspace, "filter")
     path.write_bytes(b"x" * (MAX_BYTES + 1))
-    with pytest.raises(ValidationFailed, match=f"{MAX_BYTES + 1} bytes; guidelines are at most"):
+    with pytest.raises(ValidationFailed, match=f"filter.md: guidelines: larger than the limit of {MAX_BYTES:,} bytes"):
         stage_guidelines(workspace, "filter")

@@ -20,7 +20,10 @@ def test_non_utf8_notes_a_long_version_and_a_newline_version_exit_2(workspace: W
     notes = tmp_path / "notes.md"
     notes.write_bytes(b"caf\xe9\n")
     result = run("-w", str(workspace.root), "release", "build", "1.0.0", "--notes", str(notes))
-    assert result.exit_code == 2 and f"{notes}: --notes: not UTF-8 text (byte 4)" in result.stderr
+    assert (
+        result.exit_code == 2
+        and f"{notes}:1: --notes: not UTF-8 text (invalid continuation byte at byte 4)" in result.stderr
+    )
     for version in ("1." * 150 + "0", "1.0.0\n"):
         result = run("-w", str(workspace.root), "release", "build", version)
         assert result.exit_code == 2 and "version" in result.stderr and "Traceback" not in result.stderr

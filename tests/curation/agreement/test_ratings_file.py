@@ -59,8 +59,8 @@ def test_jsonl_problems_name_their_lines(tmp_path):
     with pytest.raises(ValidationFailed) as caught:
         read_ratings(path)
     messages = [str(p) for p in caught.value.problems]
-    assert messages[0].startswith(f"{path}:2: not valid JSON")
-    assert messages[1] == f"{path}:3: not a JSON object"
+    assert messages[0].startswith(f"{path}:2: invalid JSON")
+    assert messages[1] == f"{path}:3: each line must be a JSON object"
 
 
 def test_values_must_be_scalars(tmp_path):

@@ -107,4 +107,4 @@ def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # ty
     assert flagged["without"]["excluded"] == [] and flagged["without"]["rank_moves"] == 0
     subset.write_text("t9\n", encoding="utf-8")
     bad = runner.invoke(app, [*w, "--exclude", str(subset)])
-    assert bad.exit_code == 2 and "t9: not a transition of study 's1'" in bad.output
+    assert bad.exit_code == 2 and f"{subset}:1: t9 is not a transition of study 's1'" in bad.output
