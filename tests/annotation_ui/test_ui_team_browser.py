@@ -33,6 +33,15 @@ def wait_for_draft(ws, person: str, page: str, subject: str, field: str, value: 
         time.sleep(0.2)
 
 
+def open_after_reload(page: Page, link: str) -> None:
+    """After a reload, open LINK's page once the signed-in run that the reload started has ended: a click during
+    that run races it (seen under load: a restored note drawn empty)."""
+    wait_for_session_cookie(page)
+    expect(page.get_by_role("link", name=link)).to_be_visible()
+    settled(page)
+    page.get_by_role("link", name=link).click()
+
+
 def open_account(page: Page) -> None:
     """The sidebar's "Sign in" page (past "View more" when the navigation lists more pages than it shows)."""
     link = page.get_by_role("link", name="Sign in")
@@ -144,8 +153,7 @@ def test_adjudication_shows_no_label_before_the_maintainer_picks_and_confirms(pa
     page.get_by_label("Reason (required)").press("Tab")
     wait_for_draft(ui_workspace, "maya", "adjudication", "item:g1-a", "reason", "两位审稿人同意 text+image")
     page.reload()  # the consensus being composed is a draft on the server
-    wait_for_session_cookie(page)
-    page.get_by_role("link", name="Adjudicate checklists").click()
+    open_after_reload(page, "Adjudicate checklists")
     choose(page, "Item (1 waiting, 1 held)", "g1-a — held")
     expect(page.get_by_label("Reason (required)")).to_have_value("两位审稿人同意 text+image")
     page.get_by_role("button", name="Record the consensus").click()
@@ -202,8 +210,7 @@ def test_typed_work_survives_a_reload(page: Page, ui_workspace, serve_app):
     context.press("Tab")
     wait_for_draft(ui_workspace, "ann1", "author", "item:g1-a", "context", "她说：“真是个好主意。” <b>not bold</b>")
     page.reload()
-    wait_for_session_cookie(page)
-    page.get_by_role("link", name="Write or edit an item").click()
+    open_after_reload(page, "Write or edit an item")
     choose(page, "Item", "g1-a")
     expect(page.get_by_label("Context (the text modality)")).to_have_value("她说：“真是个好主意。” <b>not bold</b>")
     assert ui_workspace.item("g1-a").context == CONTEXT  # a draft is no revision
@@ -219,8 +226,7 @@ def test_typed_work_survives_a_reload(page: Page, ui_workspace, serve_app):
     expect(page.get_by_text("2 of 7 views answered")).to_be_visible()
     settled(page)
     page.reload()
-    wait_for_session_cookie(page)
-    page.get_by_role("link", name="Subset checklist").click()
+    open_after_reload(page, "Subset checklist")
     expect(page.get_by_text("2 of 7 views answered")).to_be_visible()
     expect(page.get_by_text("View 2 of 7: image")).to_be_visible()
 
@@ -245,8 +251,7 @@ def test_a_blind_answer_and_its_note_survive_a_reload_and_say_nothing_of_the_lab
     draft = load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b")
     assert draft is not None and set(draft) == {"choice", "note", "seen"}  # the reviewer's own input only
     page.reload()
-    wait_for_session_cookie(page)
-    page.get_by_role("link", name="Blind answer check").click()
+    open_after_reload(page, "Blind answer check")
     expect(page.get_by_text("Your draft of this answer was restored.")).to_be_visible()
     answer = page.get_by_role("radiogroup", name="Your answer")
     expect(answer.locator("input").nth(2)).to_be_checked()
