@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import checked_backend, err_console, fail, open_workspace, out_console, print_json
+from .common import checked_backend, err_console, fail, open_workspace, out_console, print_json, progress_bar
 
 app = typer.Typer(
     help="Probe every view of every item through an omni model and judge well-posedness (a second opinion).",
@@ -59,7 +59,7 @@ def check(
     json_out: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
 ) -> None:
     """Probe each item's views (8 for a full item), cached by content; store each item's verdict as its probe gate."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from checker.backends import open_backend
     from checker.backends.base import probe_spec
@@ -94,14 +94,8 @@ def check(
         for opened in backends.values():
             opened.close()
         raise
-    progress = Progress(
-        TextColumn("probing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        console=err_console,
-        transient=True,
+    progress = progress_bar(
+        TextColumn("probing"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn()
     )
     task = progress.add_task("probe", total=None, rate="")
     done = {"n": 0}

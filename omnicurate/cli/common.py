@@ -65,8 +65,20 @@ def table_as_tsv(table: Table, console: Console) -> str:
     return "\n".join(lines) + "\n"
 
 
-err_console = Console(stderr=True)
+err_console = PipeAwareConsole(stderr=True)
+"""Notes, summaries and progress: to a terminal drawn for people, to a pipe or file as whole lines, never
+wrapped at 80 columns."""
 out_console = PipeAwareConsole()
+"""Only the table or the JSON a script reads."""
+
+
+def progress_bar(*columns: Any) -> Any:
+    """A transient progress bar on standard error, drawn only on a terminal: to a pipe or a file it prints nothing
+    (a log keeps no ``━━━`` bars); commands print their own summary lines instead."""
+    from rich.progress import Progress
+
+    return Progress(*columns, console=err_console, transient=True, disable=not err_console.is_terminal)
+
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document (full precision).")]
 

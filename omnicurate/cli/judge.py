@@ -89,7 +89,7 @@ def import_cmd(
     elif kind is ImportKind.records:
         result = record_import.import_records(ws, file)
     elif kind is ImportKind.annotations:
-        result = {"applied": annotation_store.import_annotations(ws, file)}
+        result = annotation_store.import_annotations(ws, file)
     else:
         result = output_store.import_judge_outputs(ws, file).as_dict()
     if json_out:

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, checked_backend, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Query curation: audit, screen (keep/drop: nsfw, low_quality, out_of_scope), refine, promote to tasks.",
@@ -67,7 +67,7 @@ def list_cmd(json_out: JsonFlag = False) -> None:
     counts: dict[str, int] = {}
     for s in statuses:
         counts[s.state] = counts.get(s.state, 0) + 1
-    out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no query imported yet")
+    err_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no query imported yet")
 
 
 @app.command("prescreen")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.progress import Progress
 
-from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, open_workspace, out_console, print_json, progress_bar
 
 if TYPE_CHECKING:
     from curation.workspace import Workspace
@@ -28,7 +28,7 @@ def _asset_paths(ws: Workspace) -> Callable[[str], Path]:
 
 
 def _progress(label: str) -> tuple[Progress, object]:
-    bar = Progress(console=err_console, transient=True)
+    bar = progress_bar(*Progress.get_default_columns())
     return bar, bar.add_task(label, total=None)
 
 

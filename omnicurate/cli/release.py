@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from curation.errors import CheckFailed
 
@@ -177,21 +178,40 @@ def list_cmd(json_out: JsonFlag = False) -> None:
     from exports.build import list_releases
     from exports.kind_release import manifest_kind
 
-    releases = [{**r, "kind": manifest_kind(Path(r["path"]))} for r in list_releases(open_workspace())]
+    releases = [
+        {**r, "kind": manifest_kind(Path(r["path"])), "bytes": _folder_bytes(Path(r["path"])) if r["present"] else None}
+        for r in list_releases(open_workspace())
+    ]
     if json_out:
         print_json(releases)
         return
     if not releases:
-        out_console.print("no release published yet; build one with `curate release build 0.1.0`")
+        err_console.print("no release published yet; build one with `curate release build 0.1.0`", highlight=False)
+        return
+    table = Table("version", "kind", "date", "items", "size", "manifest", "path", "notes")
     for r in releases:
-        flags = (" partial" if r["partial"] else "") + ("" if r["present"] else " (folder missing)")
-        out_console.print(
-            f"{r['version']}  {r['kind'] or '?'}  {r['release_date']}  {r['items']} items  {r['manifest_sha256'][:12]}  "
-            f"{r['path']}{flags}",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
+        notes = ", ".join(["partial"] * bool(r["partial"]) + ["folder missing"] * (not r["present"]))
+        size = "—" if r["bytes"] is None else _size(r["bytes"])
+        table.add_row(
+            r["version"], r["kind"] or "?", r["release_date"], str(r["items"]), size, r["manifest_sha256"][:12],
+            r["path"], notes,
+        )  # fmt: skip
+    out_console.print(table)
+
+
+def _folder_bytes(folder: Path) -> int:
+    """Bytes of every file in a release folder (what copying it moves)."""
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file() and not f.is_symlink())
+
+
+def _size(n: int) -> str:
+    """Bytes for people: 512 B, 3.4 kB, 12.0 MB (powers of 1000, as `ls -h --si`)."""
+    if n < 1000:
+        return f"{n} B"
+    value, units = n / 1000, ["kB", "MB", "GB"]
+    while value >= 1000 and len(units) > 1:
+        value, units = value / 1000, units[1:]
+    return f"{value:.1f} {units[0]}"
 
 
 @app.command("reproduce")

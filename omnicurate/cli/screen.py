@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json, progress_bar
 
 
 def import_candidates_cmd(
@@ -53,7 +53,7 @@ def screen_cmd(
     json_out: JsonFlag = False,
 ) -> None:
     """Run the screening steps declared in curate.toml; cached outcomes are reused, a funnel is shown."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
     from curation.screening.pipeline import run_screen
 
@@ -66,9 +66,7 @@ def screen_cmd(
         # the path rule: --backend is typed on the command line (relative to the current folder); the backends
         # written in curate.toml are relative to the workspace
         models = open_screen_models(settings, ws.root, _from_here(backend and checked_backend(backend)))
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
-    ) as bar:
+    with progress_bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
         tasks: dict[str, Any] = {}
 
         def progress(step: str, done: int, total: int) -> None:

@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from curation.vocab import STATES
+
 from .common import JsonFlag, err_console, fail, open_workspace, out_console, print_json
 
 
@@ -31,7 +33,7 @@ def init_cmd(
 
 def status_cmd(
     json_out: JsonFlag = False,
-    state: Annotated[str | None, typer.Option(help="Show only items in this state.")] = None,
+    state: Annotated[str | None, typer.Option(help=f"Show only items in this state: {', '.join(STATES)}.")] = None,
 ) -> None:
     """Per item: group, state, next stage and reasons.
 
@@ -39,6 +41,8 @@ def status_cmd(
     statuses derived then (.cache/statuses.json in the workspace; deleting it only costs time)."""
     from curation.workflow import collector_paused
 
+    if state is not None and state not in STATES:
+        raise fail(f"unknown state {state!r} for --state; the states are {', '.join(STATES)}")
     ws = open_workspace()
     # Bulk work that makes no cycles: what the derivation read is freed (by reference counting) when
     # _statuses returns, before the collector resumes and would scan every object it made.
@@ -70,7 +74,7 @@ def print_staffing(rows: list[dict[str, object]]) -> None:
     from curation.staffing import describe
 
     for row in rows:
-        out_console.print(describe(row), style="yellow", highlight=False, markup=False)
+        err_console.print(describe(row), style="yellow", highlight=False, markup=False)
 
 
 def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
@@ -82,7 +86,7 @@ def print_status_table(statuses) -> None:  # type: ignore[no-untyped-def]
         table.add_row(st.id, st.group, f"[{colours[st.state]}]{st.state}[/]", st.stage or "", between.join(st.reasons))
     out_console.print(table)
     counts = Counter(st.state for st in statuses)
-    out_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no items")
+    err_console.print(", ".join(f"{n} {state}" for state, n in sorted(counts.items())) or "no items")
 
 
 def funnel_cmd(json_out: JsonFlag = False) -> None:

@@ -222,12 +222,13 @@ def progress(ws: Workspace, person: str, kind: str) -> dict[str, int]:
     return {"samples": total, "mine": done, "complete": full}
 
 
-def import_annotations(ws: Workspace, path: Path) -> int:
+def import_annotations(ws: Workspace, path: Path) -> dict[str, int]:
     """Import people's applied scores (``scores``) or choices (``choices``) per sample, e.g. from Label Studio.
 
     Every line is checked first (its fields, its sample and its person, a second different annotation of one
     sample by one person), all problems at once as FILE:LINE; then every line is applied in one transaction,
-    through the same rules as the app, and a refused line keeps nothing of the file."""
+    through the same rules as the app, and a refused line keeps nothing of the file. A line already applied
+    with the same values is left as it is: the counts say ``applied`` (new or changed) and ``unchanged``."""
     file, problems = str(path), list[Problem]()
     lines: list[tuple[int, AnnotationLine]] = []
     first: dict[tuple[str, str], tuple[int, AnnotationLine]] = {}
@@ -243,9 +244,15 @@ def import_annotations(ws: Workspace, path: Path) -> int:
             problems.append(Problem(message, "annotator", number, file))
     problems += _unknown_subjects(ws, lines, file)
     _refuse(problems, file)
+    stored = _applied_payloads(ws, [line for _, line in lines])
+    counts = {"applied": 0, "unchanged": 0}
     with ws.all_or_nothing():  # a refused line keeps nothing of the file
         for number, line in lines:
             values: dict[str, Any] = dict(line.scores or line.choices or {})
+            if _same_as_stored(stored.get((line.sample, line.annotator)), line, values):
+                counts["unchanged"] += 1
+                continue
+            counts["applied"] += 1
             try:
                 save_annotation(ws, line.sample, line.annotator, values, apply=True)
             except ValidationError as exc:  # the line's own model checked it already: a second guard
@@ -259,7 +266,32 @@ def import_annotations(ws: Workspace, path: Path) -> int:
                 raise ValidationFailed(located, "nothing was imported") from exc
             except (NotFoundError, PermissionDenied) as exc:
                 raise ValidationFailed([Problem(str(exc), "annotator", number, file)], "nothing was imported") from exc
-    return len(lines)
+    return counts
+
+
+def _applied_payloads(ws: Workspace, lines: list[AnnotationLine]) -> dict[tuple[str, str], tuple[str, Any]]:
+    """The applied annotations of the lines' (sample, person) pairs, with their sample's kind."""
+    samples = {line.sample for line in lines}
+    with ws.session() as s:
+        rows = s.execute(
+            select(JudgeAnnotation.sample, JudgeAnnotation.annotator, JudgeAnnotation.payload, JudgeSample.kind)
+            .join(JudgeSample, JudgeSample.id == JudgeAnnotation.sample)
+            .where(JudgeAnnotation.applied, JudgeAnnotation.sample.in_(samples))  # type: ignore[attr-defined]
+        ).all()
+    return {(sample, person): (kind, payload) for sample, person, payload, kind in rows}
+
+
+def _same_as_stored(stored: tuple[str, Any] | None, line: AnnotationLine, values: dict[str, Any]) -> bool:
+    """Whether an applied annotation already holds exactly these values (re-importing it changes nothing)."""
+    if stored is None:
+        return False
+    kind, payload = stored
+    clean = {k: v for k, v in values.items() if v is not None}
+    try:
+        given = _validated(kind, line.sample, line.annotator, clean)
+    except ValidationError:
+        return False  # the save path refuses it with its line number
+    return bool(given.model_dump(mode="json", exclude={"sample", "annotator"}) == payload)
 
 
 def _unknown_subjects(ws: Workspace, lines: list[tuple[int, AnnotationLine]], file: str) -> list[Problem]:

@@ -97,7 +97,9 @@ def test_a_refused_annotation_keeps_nothing_of_the_file(judge_ws, sources, tmp_p
     assert f"{path}:7: sample:" in str(exc.value) and "already has its 3 annotators" in str(exc.value)
     assert _count(judge_ws, JudgeAnnotation) == 0
     assert all(sample_store.sample_row(judge_ws, s.id).applied == 0 for s in sample_store.samples(judge_ws, "score"))
-    assert annotation_store.import_annotations(judge_ws, _write(tmp_path / "ok.jsonl", lines)) == 6
+    ok = _write(tmp_path / "ok.jsonl", lines)
+    assert annotation_store.import_annotations(judge_ws, ok) == {"applied": 6, "unchanged": 0}
+    assert annotation_store.import_annotations(judge_ws, ok) == {"applied": 0, "unchanged": 6}  # again: no change
     assert _count(judge_ws, JudgeAnnotation) == 6
 
 
