@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -18,6 +18,7 @@ from curation.errors import NotFoundError, PermissionDenied, Problem, Validation
 from curation.jsonl import pydantic_problems
 from curation.kinds import kinds as kinds_registered
 from curation.kinds import stage_named
+from curation.notes import item_notes
 from curation.reviews import (
     PendingReview,
     QueueReport,
@@ -27,6 +28,7 @@ from curation.reviews import (
     record_reviews,
     split_seen,
 )
+from curation.sister_content import content, normalized
 from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
 from curation.workflow import ItemFacts
@@ -222,11 +224,16 @@ class ViewContent:
     placeholders: dict[str, str]
     question: str
     options: dict[str, str]
+    notes: dict[str, str] = field(default_factory=dict)
+    """The item's notes (``curation.notes``) on the view's own modalities only: a note on a hidden modality would
+    tell what the view hides."""
 
 
 def checklist_view(item: ItemFacts, view: str) -> ViewContent:
-    """Only VIEW's modalities (placeholders for the item's other ones); the answer is not part of it."""
+    """Only VIEW's modalities (placeholders for the item's other ones) and their notes; the answer is not part of
+    it."""
     shown = view_modalities(view)
+    notes = item_notes(item.extra) if item.kind == "mcq" else {}
     return ViewContent(
         item=item.id,
         view=view,
@@ -236,6 +243,7 @@ def checklist_view(item: ItemFacts, view: str) -> ViewContent:
         placeholders={m: PLACEHOLDERS[m] for m in item.modalities if m not in shown},
         question=item.question,
         options=dict(item.options),
+        notes={m: text for m, text in notes.items() if m in shown},
     )
 
 
@@ -271,9 +279,8 @@ def group_panel(ws: Workspace, snap: Snapshot, group: str) -> GroupPanel:
     if group not in snap.perturbed:
         raise NotFoundError(f"no group {group!r}")
     sisters = snap.live_sisters(group)
-    values = {"text": lambda i: i.context, "image": lambda i: i.image, "audio": lambda i: i.audio}
-    present = [m for m in MODALITIES if any(m in i.modalities for i in sisters)]
-    varying = frozenset(m for m in present if len({values[m](i) for i in sisters}) > 1)
+    contents = [normalized(content(i.context, i.image, i.audio, i.modalities)) for i in sisters]  # as the rules do
+    varying = frozenset(m for n, m in enumerate(MODALITIES) if len({c[n] for c in contents}) > 1)
     return GroupPanel(group, snap.perturbed[group], sisters, varying, snap.group_rule_reasons(ws, group))
 
 

@@ -54,6 +54,7 @@ from curation.status_memo import MEMO_PATH  # noqa: E402
 from curation.tables import Item, ReviewRecord  # noqa: E402
 from curation.workflow import derive_status  # noqa: E402
 from curation.workspace import CONFIG_NAME, Workspace  # noqa: E402
+from devsupport.reviews import PASSING_EXCLUSIONS  # noqa: E402
 
 REPEATS = 5
 """The SELECT and the derivation with records are the best of this many runs: on a shared 2-core machine a
@@ -159,7 +160,13 @@ def seven_records(item_id: str, answer: str) -> list[dict]:
         for r in ("rev2", "rev3")
     ]
     rows += [
-        {"item": item_id, "stage": "subset_checklist", "reviewer": r, "consistent": sets}
+        {
+            "item": item_id,
+            "stage": "subset_checklist",
+            "reviewer": r,
+            "consistent": sets,
+            "exclusions": PASSING_EXCLUSIONS,
+        }
         for r in ("rev1", "rev2", "rev3")
     ]
     rows.append({"item": item_id, "stage": "answer_check", "reviewer": "rev4", "answer": answer})

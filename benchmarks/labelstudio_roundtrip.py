@@ -62,7 +62,8 @@ def one_size(server, root: Path, n: int, quorum: int) -> dict[str, float]:  # ty
     bare = server.client().projects.create(title=f"bare import {n}", label_config=stages.label_config("grammar"))
     started = time.perf_counter()
     server.client().projects.import_tasks(
-        id=bare.id, request=[{"context": f"c{i}", "question": "q", "options_html": ""} for i in range(n)]
+        id=bare.id,
+        request=[{"context": f"c{i}", "question": "q", "options_html": "", "notes_html": ""} for i in range(n)],
     )
     import_s = time.perf_counter() - started
     with ws.session() as s:

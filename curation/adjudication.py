@@ -200,7 +200,7 @@ def record_adjudication(
     state = load_derived(ws)
     item = state.facts.get(item_id)
     if item is None:
-        raise NotFoundError(f"no item {item_id!r} in this workspace")
+        raise NotFoundError(f"no item {item_id!r} in this workspace; `curate status` lists the items")
     if revision is not None and revision != item.revision:
         raise ValidationFailed(
             [

@@ -23,6 +23,7 @@ from .errors import MediaError, PermissionDenied, Problem, ValidationFailed
 from .items import ImportReport, import_items
 from .jsonl import validate_line
 from .media import inspect_audio, inspect_image
+from .notes import item_notes
 from .schema import ItemContent
 from .tables import Asset, Item, ReviewRecord, SceneGroup
 from .workflow import ItemStatus, derive_status
@@ -144,11 +145,13 @@ def upload_problems(ws: Workspace, kind: str, upload: Upload, path: Path | None 
 
 
 def item_fields(ws: Workspace, item_id: str) -> dict[str, Any]:
-    """The editable fields of a stored item (an item line without media), to prefill an edit form."""
+    """The editable fields of a stored item (an item line without media), to prefill an edit form; ``notes``
+    only when it has any."""
     item = ws.item(item_id)
     with ws.session() as s:
         group = s.get(SceneGroup, item.group_id)
     assert group is not None
+    notes = item_notes(item.extra)
     return {
         "id": item.id,
         "group": item.group_id,
@@ -162,6 +165,7 @@ def item_fields(ws: Workspace, item_id: str) -> dict[str, Any]:
         "taxonomy": dict(item.taxonomy),
         "ambiguous": list(item.ambiguous),
         "provenance": json.loads(json.dumps(item.provenance)),
+        **({"notes": notes} if notes else {}),
     }
 
 

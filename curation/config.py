@@ -10,6 +10,7 @@ import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import Problem, ValidationFailed
+from .exclusion_rules import RuleName, RuleSentence, default_rules
 from .licences import DEFAULT_OPEN_LICENCES
 from .screening.settings import ScreenSettings, StorySettings
 
@@ -46,9 +47,13 @@ class ReviewSettings(_Section):
     """Group reviewers per scene group."""
     min_group_size: int = Field(2, ge=1)
     """Live sisters a group needs, else ``group:too_small``."""
-    group_answers: Literal["not_all_same", "all_distinct"] = "all_distinct"
-    """``group:duplicate_answers`` when any two sisters share an answer (TRIAD C.2 step 6: "distinct answers"),
-    or (``not_all_same``, looser) only when all sisters share one."""
+    group_answers: Literal["perturbation", "all_distinct", "not_all_same"] = "perturbation"
+    """When sisters' answers are ``group:duplicate_answers``. ``perturbation`` (TRIAD §3.2, §3.4: "the correct
+    answer changes with the altered cue"): two sisters that differ in exactly one modality (compared on content:
+    media by content hash, text normalized) share an answer, or all sisters share one; sisters two or more
+    modalities apart may share one (App. F.1's group A, B, B is admitted). ``all_distinct`` (stricter): any two sisters share an answer.
+    ``not_all_same`` (looser): all sisters share one. Sisters identical in every modality are
+    ``group:identical_sisters`` whatever their answers."""
     group_options: Literal["reviewer", "exact"] = "reviewer"
     """How sisters' options are compared. ``reviewer`` (TRIAD §3.4, which allows minimal wording or cardinality
     adjustments): the differences are shown to the group reviewer, whose verdict decides. ``exact``: any
@@ -63,6 +68,12 @@ class ReviewSettings(_Section):
     """How long a queue entry offered to a person stays theirs (renewed while their page is open; released on
     submit, skip, sign-out or expiry): people on one queue are offered different entries, and a stage with
     quorum q has at most q live reservations per entry."""
+    exclusion_rules: dict[RuleName, RuleSentence] = Field(default_factory=default_rules)
+    """TRIAD's exclusion rules as attestations (``curation.exclusions``): rule name (an identifier) -> the
+    sentence each subset-checklist reviewer attests ``pass`` or ``fail`` per item. A ``fail`` returns the item
+    (``exclusion:<rule>``); a rule no reviewer attested ``pass`` holds it (``exclusion_unattested:<rule>``).
+    The default: ``ethics`` (TRIAD §4, App. B.1 rule 4) and ``identifying`` (App. B.1 rule 2); TRIAD's other
+    exclusion rules are stages of their own. ``{}`` (an empty table): no rules."""
 
 
 class MediaSettings(_Section):
@@ -109,6 +120,11 @@ class GateSettings(_Section):
     option_in_context: Literal["warn", "block"] = "warn"
     """An option's text in the item's own context: a warning by default, since anaphora items ("Anna told
     Maria that she...", options Anna/Maria) name their options in the context by design."""
+    note_option: Literal["warn", "block"] = "block"
+    """An option's text in one of the item's notes (``leak:note_option``): it holds the item by default, as TRIAD
+    App. E.3 forbids a note to mention the answer option; ``warn`` only lists it (a workspace whose transcripts
+    must quote option words). A leaf or a sister's id in a note (``leak:note_leaf``, ``leak:note_sister``) always
+    blocks under ``audit``."""
     media: GateMode = "block"
     """Media that do not meet ``[media]`` (``media:<problem>``)."""
     audit: GateMode = "block"

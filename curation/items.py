@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import os
 import shutil
 import stat
@@ -22,7 +21,7 @@ from .bulk import collector_paused
 from .config import MediaSettings
 from .db import insert_rows
 from .errors import MediaError, Problem, ValidationFailed, WorkspaceError
-from .facts import canonical_json
+from .item_content import CONTENT_FIELDS, canonical_content, content_hash, item_content
 from .jsonl import read_jsonl, validate_line, write_jsonl
 from .licences import licence_problem
 from .media import (
@@ -37,95 +36,26 @@ from .media import (
     name_staged,
     sha256_file,
 )
+from .notes import notes_extra
 from .schema import ItemContent
 from .tables import Asset, Event, Item, ItemRevision, Person, SceneGroup, utcnow
-from .vocab import MODALITIES
 from .workers import Runner, file_weight, in_worker, run_all
 from .workspace import Workspace, event_row
+
+__all__ = [  # the canonical content moved to curation.item_content; these names stay importable from here
+    "CONTENT_FIELDS",
+    "ImportReport",
+    "canonical_content",
+    "content_hash",
+    "export_items",
+    "import_items",
+    "item_content",
+]
 
 BATCH = 500
 """Ids per ``IN (...)`` query: well under every database's limit on bound parameters."""
 STORY_KIND = "story_transition"
 """Items of this kind are exported as their transition and imported by ``curation.screening.items``."""
-
-CONTENT_FIELDS = (
-    "id",
-    "group",
-    "perturbed",
-    "language",
-    "author",
-    "context",
-    "image",
-    "audio",
-    "question",
-    "options",
-    "answer",
-    "taxonomy",
-    "ambiguous",
-    "provenance",
-)
-
-
-def canonical_content(content: ItemContent, image_sha: str | None, audio_sha: str | None) -> dict[str, Any]:
-    """The stored form of an item: media replaced by content hashes, keys in a fixed order.
-
-    A TRIAD item (all three modalities) keeps exactly the fields of ``CONTENT_FIELDS``; an item over another
-    modality set also records ``modalities`` and has no field of a modality it lacks.
-    """
-    data = content.model_dump(mode="json")
-    data["image"] = image_sha
-    data["audio"] = audio_sha
-    if content.has_default_modalities:
-        return {k: data[k] for k in CONTENT_FIELDS}
-    for nested in ("taxonomy", "provenance"):
-        data[nested] = {k: v for k, v in data[nested].items() if v is not None}
-    fields = ("id", "group", "kind", "modalities", *CONTENT_FIELDS[2:])
-    return {k: data[k] for k in fields if data.get(k) is not None}
-
-
-def content_hash(canonical: dict[str, Any]) -> str:
-    return hashlib.sha256(canonical_json(canonical)).hexdigest()
-
-
-def item_content(item: Item, perturbed: str) -> dict[str, Any]:
-    """The canonical content of a stored item (same shape as ``canonical_content``)."""
-    if item.modalities and tuple(item.modalities) != MODALITIES:
-        has = item.modalities
-        own = {
-            "id": item.id,
-            "group": item.group_id,
-            "kind": item.kind,
-            "modalities": list(has),
-            "perturbed": perturbed,
-            "language": item.language,
-            "author": item.author,
-            "context": item.context if "text" in has else None,
-            "image": item.image,
-            "audio": item.audio,
-            "question": item.question,
-            "options": item.options,
-            "answer": item.answer,
-            "taxonomy": item.taxonomy,
-            "ambiguous": item.ambiguous,
-            "provenance": item.provenance,
-        }
-        return {k: v for k, v in own.items() if v is not None}
-    return {
-        "id": item.id,
-        "group": item.group_id,
-        "perturbed": perturbed,
-        "language": item.language,
-        "author": item.author,
-        "context": item.context,
-        "image": item.image,
-        "audio": item.audio,
-        "question": item.question,
-        "options": item.options,
-        "answer": item.answer,
-        "taxonomy": item.taxonomy,
-        "ambiguous": item.ambiguous,
-        "provenance": item.provenance,
-    }
 
 
 @dataclass
@@ -601,6 +531,7 @@ def _write(  # type: ignore[no-untyped-def]
             image=line.sha("image"),
             audio=line.sha("audio"),
             provenance=canonical.get("provenance", {}),
+            extra=notes_extra(canonical.get("notes")),
             content_hash=digest,
             updated_at=now,
         )
@@ -612,7 +543,7 @@ def _write(  # type: ignore[no-untyped-def]
     for line, canonical, digest, fields in changed:
         c = line.content
         if c.id not in revised:
-            new_items.append(dict(id=c.id, revision=1, extra=None, created_at=now, **fields))
+            new_items.append(dict(id=c.id, revision=1, created_at=now, **fields))
             revision = 1
             report.created.append(c.id)
             before = None

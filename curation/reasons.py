@@ -25,12 +25,24 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "answer_check_disagrees": "the blind answer check chose another option than the label.",
         "checklist:disagreement": "the subset-checklist reviewers disagree under the combination rule; a maintainer "
         "records a consensus (`curate adjudicate`).",
+        "exclusion:<rule>": "a counted subset-checklist reviewer attested `fail` on this exclusion rule (`[review] "
+        "exclusion_rules`, e.g. `ethics`, `identifying`): the item breaks it and goes back to its author.",
+        "exclusion_unattested:<rule>": "no counted subset-checklist reviewer attested this exclusion rule `pass` (their "
+        "records carry no `exclusions` answer for it): the item is held until one does; a changed record from the "
+        "same reviewer replaces the earlier one.",
         "overridden:<stage>": "a maintainer overrode the stage's verdict (`curate decide ... override`).",
     },
     "Scene groups": {
-        "group:multiple_perturbed": "sisters differ in more than the one perturbed modality.",
+        "group:multiple_perturbed": "two sisters differ in a modality other than the group's `perturbed` one "
+        "(compared on content: media by content hash, text normalized; questions and options are templates).",
+        "group:perturbed_unchanged": "two sisters have the same content in the group's `perturbed` modality (the same "
+        "media bytes, under any file name, or the same normalized text).",
+        "group:identical_sisters": "two sisters are identical in every modality they have (same normalized text, same "
+        "media bytes), whatever their answers; `curate audit` lists them too.",
         "group:option_mismatch": 'sisters\' options differ (with `[review] group_options = "exact"`).',
-        "group:duplicate_answers": 'all sisters share one answer (or, with `group_answers = "all_distinct"`, two do).',
+        "group:duplicate_answers": "two sisters that differ in exactly one modality share an answer, or all "
+        'sisters share one (the default `[review] group_answers = "perturbation"`); with `"all_distinct"` any two sisters sharing one, with '
+        '`"not_all_same"` all sisters sharing one.',
         "group:too_small": "the group has fewer live items than `[review] min_group_size`.",
         "group:sister_pending": "a sister is not yet through its own stages; the group waits for it.",
         "group:reviewer_fail": "the group reviewer failed the group integration.",
@@ -39,7 +51,9 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "duplicate:<cluster>": "the item is in an unresolved near-duplicate cluster (`curate audit`, then "
         "`curate audit resolve`).",
         "leak:<kind>": "the audit found a leak: `shared_span` (an option's words in another item), "
-        "`option_in_context` (warns by default), `option_modality` (option text naming modality evidence, warns).",
+        "`option_in_context` (warns by default), `option_modality` (option text naming modality evidence, warns); "
+        "in an item's audio or image note: `note_option` (an option's whole text; `[gates] note_option`), "
+        "`note_leaf` (one of the item's taxonomy leaves as a word), `note_sister` (a sister item's id).",
         "leak:shared_span:<field>": "a story transition shares a span with another in this field.",
         "leak:duplicate_condition": "a story transition's next-page conditions repeat another's.",
         "leak:reference_span": "a story transition's reference text leaks into its conditions.",

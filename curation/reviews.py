@@ -79,13 +79,9 @@ def split_seen(obj: dict[str, Any]) -> tuple[dict[str, Any], int | str | None, l
     return rest, seen, problems
 
 
-def _payload(review: ReviewIn) -> dict[str, Any]:
-    data = review.model_dump(mode="json")
-    for key in ("item", "group", "stage", "reviewer"):
-        data.pop(key, None)
-    if data.get("ambiguous", "") is None:
-        del data["ambiguous"]  # optional: a record without tags stays what it was
-    return data
+def _payload(review: ReviewIn) -> dict[str, Any]:  # optional fields left out (tags, attestations) stay out
+    data = review.model_dump(mode="json", exclude={"item", "group", "stage", "reviewer"})
+    return {k: v for k, v in data.items() if v is not None or k not in ("ambiguous", "exclusions")}
 
 
 def parse_reviews(path: Path) -> tuple[list[PendingReview], list[Problem]]:
@@ -166,7 +162,9 @@ def record_reviews(
             reviewer = people.get(r.reviewer)
             where: dict[str, Any] = {"line": p.line, "file": file}
             if reviewer is None:
-                problems.append(Problem(f"unknown person {r.reviewer!r}", "reviewer", **where))
+                problems.append(
+                    Problem(f"unknown person {r.reviewer!r} (`curate people list` lists them)", "reviewer", **where)
+                )
                 continue
             if "reviewer" not in reviewer.role_set:
                 problems.append(Problem(f"{reviewer.name!r} does not have the reviewer role", "reviewer", **where))
@@ -192,7 +190,7 @@ def record_reviews(
             item_id = cast(ItemReviewIn, r).item  # an item stage's record names an item
             item = by_id.get(item_id)
             if item is None:
-                problems.append(Problem(f"unknown item {item_id!r}", "item", **where))
+                problems.append(Problem(f"unknown item {item_id!r} (`curate status` lists the items)", "item", **where))
                 continue
             if stage.name not in kind_of(item.kind).stage_names or not stage.applies(item):
                 problems.append(
@@ -203,7 +201,8 @@ def record_reviews(
             if stale:
                 problems.append(Problem(stale, "revision", **where))
                 continue
-            problems += [Problem(message, field_, **where) for field_, message in stage.record_problems(r, item)]
+            wrong = [*stage.record_problems(r, item), *stage.settings_problems(r, settings)]
+            problems += [Problem(message, field_, **where) for field_, message in wrong]
             targets.append((p, stage, f"item:{item.id}", item.revision, stage.inputs(item), where))
         subjects = {subject for _, _, subject, _, _, _ in targets}
         existing = _existing_records(s, subjects)

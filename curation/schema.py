@@ -16,6 +16,8 @@ from pydantic import (
     model_validator,
 )
 
+from .exclusion_rules import Attestation, RuleName
+from .notes import NOTE_MAX_CHARS
 from .taxonomy import TAXONOMY
 from .vocab import AUDIO_SOURCES, CHECKLIST_VIEWS, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, Modality, checklist_views_of
 
@@ -95,6 +97,30 @@ class Taxonomy(_Strict):
         return v
 
 
+NoteText = Annotated[str, StringConstraints(max_length=NOTE_MAX_CHARS), AfterValidator(_not_blank)]
+"""A note on a medium: kept as typed, not blank, at most :data:`~curation.notes.NOTE_MAX_CHARS` characters."""
+
+
+class ItemNotes(_Strict):
+    """TRIAD App. E.3's human descriptions of the item's media (the A+ and I+ conditions), written once per item.
+
+    Each note is optional, only for a modality the item has; a note never names an option, the item's taxonomy
+    leaf or a sister item (``curate audit`` flags it as ``leak:note_option``, ``leak:note_leaf``,
+    ``leak:note_sister``).
+    """
+
+    image: NoteText | None = None
+    """I+: a literal caption of the scene (objects, agents, spatial relations, visible text, gestures, motion)."""
+    audio: NoteText | None = None
+    """A+: the transcript, prosody relevant to disambiguation, speaker or voice properties, non-speech events."""
+
+    @model_validator(mode="after")
+    def _holds_a_note(self) -> ItemNotes:
+        if self.image is None and self.audio is None:
+            raise ValueError("give an image or an audio note, or leave notes out")
+        return self
+
+
 def _all_modalities() -> list[Modality]:
     """An item's default modalities: all of :data:`~curation.vocab.MODALITIES`, in their canonical order."""
     return ["text", "image", "audio"]
@@ -124,6 +150,8 @@ class ItemContent(_Strict):
     taxonomy: Taxonomy
     ambiguous: list[Literal["text", "image", "audio"]] = Field(min_length=1, max_length=3)
     provenance: Provenance = Provenance()
+    notes: ItemNotes | None = None
+    """Optional descriptions of the item's media (TRIAD's A+ / I+ notes), only for modalities it has."""
 
     @field_validator("options")
     @classmethod
@@ -167,6 +195,8 @@ class ItemContent(_Strict):
                     problems.append(f"provenance.{modality}: required field is missing")
                 if not has and getattr(self.provenance, modality) is not None:
                     problems.append(f"provenance.{modality}: the item has no {modality}")
+                if not has and self.notes is not None and getattr(self.notes, modality) is not None:
+                    problems.append(f"notes.{modality}: the item has no {modality}")
         outside = [m for m in self.ambiguous if m not in self.modalities]
         if outside:
             problems.append(f"ambiguous: the item has no {', '.join(outside)}")
@@ -245,6 +275,11 @@ class ChecklistReview(_Strict):
     ambiguous: list[Literal["text", "image", "audio"]] | None = None
     """The reviewer's own ambiguity tags (which modalities are internally ambiguous): the tier tag whose
     agreement with the author's TRIAD C.3 reports. Optional."""
+    exclusions: dict[RuleName, Attestation] | None = None
+    """The reviewer's attestation per exclusion rule of the workspace (``[review] exclusion_rules``): ``pass``
+    (nothing in the item breaks the rule) or ``fail`` (something does: the item is returned). Optional in the
+    record; an item is admitted only once a counted reviewer attested ``pass`` on every rule (``curation.exclusions``).
+    Rules the workspace does not list are refused when the record is stored."""
     note: Note = ""
 
     @field_validator("ambiguous")

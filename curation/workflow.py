@@ -275,7 +275,8 @@ class Derivation:
         if settled:
             consensus = self.consensus(item, found, wanted)
             if consensus is not None:
-                return found.judge_consensus(item, consensus.payload, self.settings)
+                counted = self._valid_of(item, found, wanted) if recorded else []
+                return found.settle(item, consensus.payload, counted, self.settings)
         return found.judge(item, self._valid_of(item, found, wanted) if recorded else [], self.settings)
 
     def group_records(

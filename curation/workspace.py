@@ -20,6 +20,7 @@ from . import db
 from .config import CONFIG_NAME, Settings
 from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed, WorkspaceError
 from .media import MediaStore
+from .release_claims import write_template
 from .tables import Asset, Event, Item, Person, utcnow
 from .vocab import ROLES
 
@@ -76,6 +77,7 @@ class Workspace:
                 "run `curate init` again"
             ) from exc
         settings.save(config_path)
+        write_template(root)  # claims nothing until the maintainer writes in it
         return ws
 
     @classmethod

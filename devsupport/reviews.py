@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from curation.exclusion_rules import TRIAD_RULES
+
 GRAMMAR = ("rev1", "rev2")
 """TRIAD C.2's B: two grammar reviewers sign off (§4.2)."""
 LISTENERS = ("rev3", "rev4")
@@ -16,6 +18,9 @@ GROUP = "rev6"
 """E: the group reviewer."""
 REVIEWERS = ("rev1", "rev2", "rev3", "rev4", "rev5", "rev6")
 """Everyone above: distinct people per role, as ``[review] separation = "triad"`` (the default) wants."""
+PASSING_EXCLUSIONS: dict[str, str] = {rule: "pass" for rule in TRIAD_RULES}
+"""A checklist record's attestations that pass every default exclusion rule (``[review] exclusion_rules``):
+without them a checklist record leaves its item held (``exclusion_unattested:<rule>``)."""
 
 
 def consistent_sets(answer: str) -> dict[str, list[str]]:
@@ -45,7 +50,15 @@ def admitting_reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             records.append({"item": item, "stage": "audio_signoff", "reviewer": reviewer, "scores": scores})
         for reviewer in CHECKLIST:
             consistent = consistent_sets(row["answer"])
-            records.append({"item": item, "stage": "subset_checklist", "reviewer": reviewer, "consistent": consistent})
+            records.append(
+                {
+                    "item": item,
+                    "stage": "subset_checklist",
+                    "reviewer": reviewer,
+                    "consistent": consistent,
+                    "exclusions": dict(PASSING_EXCLUSIONS),
+                }
+            )
         records.append({"item": item, "stage": "answer_check", "reviewer": BLIND, "answer": row["answer"]})
     for group in sorted({row["group"] for row in rows}):
         records.append({"group": group, "stage": "group_integration", "reviewer": GROUP, "verdict": "pass"})

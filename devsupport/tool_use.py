@@ -31,7 +31,9 @@ import pytest
 
 HIDDEN_TOOLS = frozenset({"ffmpeg", "ffprobe", "fpcalc", "sox", "espeak", "espeak-ng", "chromium", "chromium-browser"})
 """Programs a bare machine lacks (Debian packages .ci/run installs)."""
-HIDDEN_MODULES = frozenset({"torch", "torchvision", "torchaudio", "transformers", "lmformatenforcer", "vllm"})
+HIDDEN_MODULES = frozenset(
+    {"torch", "torchvision", "torchaudio", "torchcodec", "transformers", "lmformatenforcer", "vllm"}
+)
 """Python packages a bare machine lacks (``pip install -e '.[dev]'`` does not bring them)."""
 RECORD_ENV = "CURATE_TOOL_USE_RECORD"
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from devsupport.media_factory import item_row, write_items
-from devsupport.reviews import CHECKLIST, GRAMMAR, LISTENERS, consistent_sets
+from devsupport.reviews import CHECKLIST, GRAMMAR, LISTENERS, PASSING_EXCLUSIONS, consistent_sets
 
 PASSWORD = "team-password-1"
 APP = Path(__file__).resolve().parents[1] / "annotation_ui" / "app.py"
@@ -75,7 +75,14 @@ def build_team_workspace(ws: Any, src: Path, items: int, people: int) -> None:
         records += [{"item": item, "stage": "audio_signoff", "reviewer": r, "scores": scores} for r in LISTENERS]
         consistent = consistent_sets(row["answer"])
         records += [
-            {"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": consistent} for r in CHECKLIST
+            {
+                "item": item,
+                "stage": "subset_checklist",
+                "reviewer": r,
+                "consistent": consistent,
+                "exclusions": dict(PASSING_EXCLUSIONS),
+            }
+            for r in CHECKLIST
         ]
     pending = [PendingReview(0, REVIEW_MODELS[r["stage"]].model_validate(r)) for r in records]  # type: ignore[arg-type]
     record_reviews(ws, pending)

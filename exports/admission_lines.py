@@ -20,6 +20,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.jsonl import open_regular, parse_line, pydantic_problems, read_lines
 
+from .exclusions import ExclusionLine
+
 DAMAGED = "the release's admission record is damaged; nothing was re-derived"
 Id = Field(min_length=1)
 
@@ -241,6 +243,7 @@ MODELS: dict[str, type[_Line]] = {
     "attestations": AttestationLine,
     "probes": ProbeLine,
     "tasks": TaskLine,
+    "exclusions": ExclusionLine,
 }
 
 
@@ -253,6 +256,7 @@ UNIQUE: dict[str, tuple[str, ...]] = {
     "attestations": ("item", "record"),
     "probes": ("item", "view"),
     "tasks": ("task",),
+    "exclusions": ("item", "rule"),
 }
 """The fields that identify a line of each file: no two lines share them."""
 

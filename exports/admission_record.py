@@ -30,6 +30,11 @@ from curation.workspace import Workspace
 
 from . import build_state
 from .admission_lines import DAMAGED, MODELS, Lines, parse_file, read_records
+from .exclusions import DESCRIPTION as EXCLUSIONS_DESCRIPTION
+from .exclusions import FIELDS as EXCLUSIONS_FIELDS
+from .exclusions import FILE as EXCLUSIONS_FILE
+from .exclusions import exclusion_rows
+from .exclusions import summary as exclusion_summary
 from .writer import ReleaseWriter, jsonl_bytes
 
 FORMAT = "omnicurate-admission/1"
@@ -46,6 +51,7 @@ FILES = {
     "probes": "admission/probes.jsonl",
     "rejected": "admission/rejected.jsonl",
     "tasks": "admission/tasks.jsonl",
+    "exclusions": EXCLUSIONS_FILE,
 }
 DESCRIPTIONS = {
     "settings": "platform version, rule settings (quorums, combination rule, separation, group answers), gate "
@@ -63,6 +69,7 @@ DESCRIPTIONS = {
     "rejected": "the items not released, with their state and reasons",
     "tasks": "judge releases: per task, the drafted candidates, the checklist-curation records (curation, "
     "cross-check, adjudication) and the checklist they derive",
+    "exclusions": EXCLUSIONS_DESCRIPTION,
 }
 
 
@@ -249,6 +256,8 @@ def write_admission_record(
     ]
     probe_details = next((g.details for g in gate_rows if g.gate == "probe" and g.details), None) or {}
     outcomes = unit_outcomes(d, statuses, unit_ids)
+    rules = ws.settings.review.exclusion_rules  # each released item's attestations on each rule, if any rule
+    excluded = exclusion_rows(d, shipped, pseudonym)
     settings = {
         "format": FORMAT,
         "platform": {"name": "omnicurate", "version": platform_version()},
@@ -268,7 +277,9 @@ def write_admission_record(
         "files": {
             FILES[k]: v
             for k, v in DESCRIPTIONS.items()
-            if k not in ("rejected", "tasks") or (rejected and k == "rejected")
+            if k not in ("rejected", "tasks", "exclusions")
+            or (rejected and k == "rejected")
+            or (rules and k == "exclusions")
         },
     }
     writer.write_json(FILES["settings"], settings)
@@ -310,6 +321,8 @@ def write_admission_record(
     attestations = attest(unit_rows, record_rows, exposure_rows)
     writer.write_bytes(FILES["attestations"], jsonl_bytes(attestations))
     writer.write_bytes(FILES["probes"], jsonl_bytes(probes))
+    if rules:
+        writer.write_bytes(FILES["exclusions"], jsonl_bytes(excluded))
     if rejected:
         rows = [
             {"id": st.id, "group": st.group, "state": st.state, "stage": st.stage, "reasons": st.reasons}
@@ -327,6 +340,7 @@ def write_admission_record(
         "not_attested": sorted({a["item"] for a in attestations if not a["blind"]}),
         "rejected": rejected,
         "authors": settings["authors"],
+        "exclusions": exclusion_summary(rules, excluded),
     }
 
 
@@ -389,6 +403,7 @@ RECORD_SET_FIELDS = {
     "attestations": [("item", "sc:Text"), ("record", "sc:Integer"), ("reviewer", "sc:Text"), ("blind", "sc:Boolean")],
     "exposures": [("item", "sc:Text"), ("person", "sc:Text"), ("via", "sc:Text"), ("at", "sc:Text")],
     "rejected": [("id", "sc:Text"), ("state", "sc:Text"), ("reasons", "sc:Text")],
+    "exclusions": EXCLUSIONS_FIELDS,
 }
 
 
@@ -396,6 +411,8 @@ def card_lines(summary: Mapping[str, Any] | None) -> list[str]:
     """The dataset card's section on the admission record."""
     if summary is None:
         return []
+    if summary.get("kind") == "judge_task":
+        return _judge_card_lines(summary)
     not_attested = summary["not_attested"]
     return [
         "### Admission record",
@@ -416,6 +433,29 @@ def card_lines(summary: Mapping[str, Any] | None) -> list[str]:
         "Items not released: "
         + (
             f"listed with their state and reasons in `{summary.get('rejected_file', FILES['rejected'])}`."
+            if summary["rejected"]
+            else "left out of this release by the maintainer (`--no-rejected`)."
+        ),
+        "",
+    ]
+
+
+def _judge_card_lines(summary: Mapping[str, Any]) -> list[str]:
+    """A judge release's record is per task (``exports.judge_admission``): no units, exposures or probes."""
+    return [
+        "### Admission record",
+        "",
+        f"`{summary['rejected_file']}` holds why each task's checklist is final: for {summary['units']} task(s), "
+        f"each marked `released` or not, the drafted candidates, {summary['records']} checklist record(s) "
+        "(curation, cross-check, adjudication) and the checklist they derive. Anyone re-derives every checklist "
+        "from this folder alone with `curate release reproduce DIR`.",
+        "",
+        "People: the records' reviewers and adjudicators appear under per-release pseudonyms (rule: "
+        f"{RULE}); an entry a person rewrote or added names that person in its provenance (`provenance.person`).",
+        "",
+        "Tasks not released: "
+        + (
+            f"listed with their records in `{summary['rejected_file']}`."
             if summary["rejected"]
             else "left out of this release by the maintainer (`--no-rejected`)."
         ),

@@ -26,7 +26,7 @@ def card_lines(items: Sequence[dict[str, Any]], admission: Sequence[dict[str, An
     found = screened_images(items, admission)
     if not found:
         return []
-    out = ["", "AI-generated images, each screened for artefacts by reviewers before its items were admitted:", ""]
+    out = ["", "AI-generated images, with their items' passing artefact screenings (`image_screening` records):", ""]
     for entry in found:
         passes = [verdicts.get("pass", 0) for verdicts in entry["screenings"]]
         out.append(

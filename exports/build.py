@@ -28,18 +28,21 @@ from sqlalchemy import select
 
 from curation.bulk import collector_paused
 from curation.derived import load_derived
-from curation.errors import CheckFailed, CurateError, Problem, ValidationFailed
+from curation.errors import CheckFailed, Problem, ValidationFailed
+from curation.release_claims import ReleaseClaims, load_claims
 from curation.workflow import StatusInputs
 from curation.workspace import Workspace, record_event
 
 from .admission_record import write_admission_record
 from .build_state import pinned
-from .card import CardFacts, croissant, dataset_card
+from .card import ITEM_FEATURES, CardFacts, croissant, dataset_card
+from .claims import intake_facts, released_authors, write_claims
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .gates import Gates, default_gates, run_item_gates, run_reports, run_workspace_gates
 from .leaf_agreement import write_leaf_agreement
 from .pending import PENDING, has_pending, journal_path
 from .prefetch import MediaPrefetch
+from .release_parquet import parquet_bytes
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
 from .tables import Release
@@ -138,46 +141,10 @@ class BuildResult:
 
 
 def _parquet_bytes(jsonl: bytes, columns: tuple[str, ...] = ITEM_COLUMNS) -> bytes:
-    """data/items.parquet from the JSONL bytes, so both hold the same records; fixed schema and writer settings
-    make the same rows give the same bytes (for one pyarrow version). Parsing JSON avoids `pa.array` on Python
-    lists, which imports pandas (a second or more of the build)."""
-    try:
-        import pyarrow as pa
-        import pyarrow.json as pa_json
-        import pyarrow.parquet as pq
-    except ModuleNotFoundError as exc:
-        raise CurateError("writing data/items.parquet needs pyarrow: pip install 'omnicurate[release]'") from exc
-
-    types = {
-        "options": pa.list_(pa.string()),
-        "ambiguous": pa.list_(pa.string()),
-        "tier": pa.int32(),
-        "revision": pa.int32(),
-    }
-    schema = pa.schema([pa.field(c, types.get(c, pa.string())) for c in columns])
-    table = (
-        pa_json.read_json(
-            pa.BufferReader(jsonl),
-            read_options=pa_json.ReadOptions(use_threads=False, block_size=max(1 << 20, len(jsonl) + 1)),
-            parse_options=pa_json.ParseOptions(explicit_schema=schema, unexpected_field_behavior="error"),
-        )
-        .select(list(columns))
-        .combine_chunks()
-    )
-    sink = pa.BufferOutputStream()
-    pq.write_table(
-        table,
-        sink,
-        row_group_size=10_000,
-        compression="zstd",
-        compression_level=9,
-        use_dictionary=True,
-        write_statistics=True,
-        version="2.6",
-        data_page_version="1.0",
-        store_schema=True,
-    )
-    return sink.getvalue().to_pybytes()
+    """data/items.parquet from the JSONL bytes, so both hold the same records, typed as the card declares them
+    (``ITEM_FEATURES``; ``image`` and ``audio`` as ``datasets`` media features: ``exports.release_parquet``)."""
+    types = {name: dtype for name, dtype, _ in ITEM_FEATURES}
+    return parquet_bytes(jsonl, [(c, types.get(c, "string")) for c in columns], "data/items.parquet")
 
 
 def _duplicates(reports: dict[str, Any], released: set[str]) -> tuple[dict[str, Any], str]:
@@ -263,6 +230,7 @@ def build_release(
 ) -> BuildResult:
     """Build VERSION from the admitted items that pass every gate; refuse, or drop them with allow_partial."""
     validate_version(version)
+    claims = load_claims(ws.root)  # a damaged release-claims.toml refuses the build before anything runs
     gates = gates or default_gates()
     reconcile_releases(ws)
     with ws.session() as s:
@@ -325,6 +293,7 @@ def build_release(
                 existing,
                 prefetch,
                 checks,
+                claims,
             ),
             actor,
         )
@@ -582,6 +551,7 @@ def _write(
     existing: Release | None = None,
     prefetch: MediaPrefetch | None = None,
     checks: StoreChecks | None = None,
+    claims: ReleaseClaims | None = None,
 ) -> BuildResult:
     snapshot = (prefetch.snapshot_of(released) if prefetch is not None else None) or take_snapshot(ws, released)
     refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
@@ -613,6 +583,8 @@ def _write(
     states: dict[str, int] = {}
     for st in statuses:
         states[st.state] = states.get(st.state, 0) + 1
+    claims = claims or ReleaseClaims()
+    write_claims(writer, claims)
     facts = CardFacts(
         name=name,
         version=version,
@@ -629,6 +601,10 @@ def _write(
         data_files=writer.entries(),
         leaf_agreement=reports.get("leaf_agreement"),
         admission_record=admission_record,
+        claims=claims,
+        review=ws.settings.review,
+        shipped={m.path: intake_facts(m.asset) for m in snapshot.media},
+        authors=released_authors(ws, released),
     )
     writer.write_json("croissant.json", croissant(facts))
     writer.write_bytes("README.md", dataset_card(facts).encode("utf-8"))

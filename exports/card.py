@@ -1,7 +1,9 @@
 """The human- and machine-readable descriptions of a release: README.md (a Hugging Face dataset card with a
 datasheet under TRIAD App. H's headings) and croissant.json (Croissant 1.1 with Responsible-AI fields).
 
-Both are filled from the released records and the build's figures only, so they never disagree with the data.
+Both are filled from the released records, the build's figures and the maintainer's ``release-claims.toml``
+only (``exports.claims``; docs/releases-claims.md lists every sentence and its source), so they never disagree
+with the data and claim nothing no record gives.
 """
 
 from __future__ import annotations
@@ -9,14 +11,35 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
 from .ai_images import card_lines as ai_image_lines
+from .claims import (
+    CLAIMS_FILE,
+    MAINTENANCE,
+    card_block,
+    collection_lines,
+    composition_lines,
+    croissant_claims,
+    preprocessing_sentences,
+    pseudonym_sentence,
+    separation_sentence,
+    source_counts,
+    stage_sentence,
+    unstated,
+    url,
+)
+from .exclusions import card_lines as exclusion_card_lines
 from .leaf_agreement import card_lines as leaf_card_lines
 from .leaf_agreement import croissant_files as leaf_croissant_files
+from .release_parquet import croissant_field
 from .writer import FileEntry
+
+if TYPE_CHECKING:
+    from curation.config import ReviewSettings
+    from curation.release_claims import ReleaseClaims
 
 ITEM_FEATURES: tuple[tuple[str, str, str], ...] = (
     ("id", "string", "Item identifier, unique in the release."),
@@ -32,14 +55,29 @@ ITEM_FEATURES: tuple[tuple[str, str, str], ...] = (
     ("taxonomy_audio", "string", "Audio ambiguity leaf (TRIAD App. A)."),
     ("ambiguous", "list:string", "The modalities that are individually ambiguous."),
     ("tier", "int32", "Ambiguity tier: how many modalities are individually ambiguous (1-3)."),
-    ("image", "string", "Path of the image, relative to the release folder."),
-    ("audio", "string", "Path of the audio clip, relative to the release folder."),
+    (
+        "image",
+        "image",
+        "The image: in Parquet a datasets.Image() {bytes: null, path}, its path relative to the release folder.",
+    ),
+    (
+        "audio",
+        "audio",
+        "The audio clip: in Parquet a datasets.Audio() {bytes: null, path}, its path relative to the release folder.",
+    ),
     ("image_sha256", "string", "SHA-256 of the image file's bytes."),
     ("audio_sha256", "string", "SHA-256 of the audio file's bytes."),
     ("image_source", "string", "Image origin: photo, ai_generated or drawing."),
     ("image_license", "string", "The image's licence (SPDX identifier where one exists)."),
     ("audio_source", "string", "Audio origin: natural, voice_acting, tts_edited or tts."),
     ("audio_license", "string", "The audio clip's licence."),
+    ("image_note", "string", "The author's literal caption of the image (TRIAD's I+ description); null if none."),
+    (
+        "audio_note",
+        "string",
+        "The author's note on the audio: transcript, prosody, voice, non-speech events "
+        "(TRIAD's A+ description); null if none.",
+    ),
     ("revision", "int32", "The item's revision in the curation workspace; bumps mark errata."),
 )
 
@@ -66,6 +104,20 @@ class CardFacts:
     """agreement/per_leaf.json and agreement/disagreement_matrix.json by path (audit subset, TRIAD C.3)."""
     admission_record: dict[str, Any] | None = None
     """What admission/ holds (exports.admission_record), for the card's section on it."""
+    claims: ReleaseClaims | None = None
+    """The maintainer's statements (release-claims.toml); None states none."""
+    review: ReviewSettings | None = None
+    """The ``[review]`` settings in force: the quorums and separation the card names."""
+    shipped: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per shipped media file, its facts recorded at intake (MIME type, sample rate, channels, pixel size)."""
+    authors: int | None = None
+    """How many people authored the released items."""
+
+    @property
+    def said(self) -> ReleaseClaims:
+        from curation.release_claims import ReleaseClaims
+
+        return self.claims or ReleaseClaims()
 
     @property
     def partial(self) -> bool:
@@ -122,8 +174,11 @@ def front_matter(facts: CardFacts) -> str:
         lines.append(f"license_name: {_yaml_str(facts.license)}")
     lines += ["language:", *[f"- {lang}" for lang in languages]]
     lines += ["size_categories:", f"- {_size_category(len(facts.items))}"]
-    lines += ["task_categories:", "- multiple-choice", "- visual-question-answering", "- audio-classification"]
-    lines += ["tags:", "- omni-modal", "- benchmark", "- audio", "- image", f"- version-{facts.version}"]
+    present = modalities(facts.items)
+    tasks = ["multiple-choice"] + ["visual-question-answering"] * ("image" in present)
+    tasks += ["audio-classification"] * ("audio" in present)
+    tags = ["omni-modal"] * (len(present) == 3) + ["benchmark", *present, f"version-{facts.version}"]
+    lines += ["task_categories:", *[f"- {t}" for t in tasks], "tags:", *[f"- {t}" for t in tags]]
     lines += ["configs:", "- config_name: default", "  data_files:", "  - split: test", "    path: data/items.parquet"]
     lines += ["dataset_info:", "  features:"]
     for name, dtype, _ in ITEM_FEATURES:
@@ -139,13 +194,19 @@ def front_matter(facts: CardFacts) -> str:
     return "\n".join(lines) + "\n"
 
 
+def modalities(items: list[dict[str, Any]]) -> list[str]:
+    """The modalities the released items carry (text, image, audio), from their records."""
+    columns = {"text": "context", "image": "image", "audio": "audio"}
+    return [m for m, column in columns.items() if any(i.get(column) is not None for i in items)]
+
+
 def _table(counts: dict[str, int], header: str) -> str:
     rows = [f"| {header} | count |", "| --- | ---: |"] + [f"| {k} | {v} |" for k, v in counts.items()]
     return "\n".join(rows)
 
 
 def _inline(counts: dict[str, Any]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in counts.items()) or "none"
+    return ", ".join(f"{k if k != '' else '(none recorded)'}: {v}" for k, v in counts.items()) or "none"
 
 
 def dataset_card(facts: CardFacts) -> str:
@@ -163,12 +224,15 @@ def dataset_card(facts: CardFacts) -> str:
             reviews[stage] += summary["reviews"]
     total_bytes = sum(f.size for f in facts.data_files if f.path.startswith(("data/", "media/")))
     not_released = {k: v for k, v in facts.states.items() if k != "admitted" and v}
+    claims = facts.said
+    present = modalities(facts.items)
     out = [front_matter(facts), f"# {facts.name} {facts.version}", ""]
     out.append(
-        f"Released {facts.release_date}. {len(facts.items)} multiple-choice items in {s['groups']} scene group(s); "
-        "each item pairs a text context, an image and an audio clip whose answer is unique only from the full "
-        'triplet. Load it with `datasets.load_dataset("parquet", data_files="data/items.parquet")`; media paths '
-        "in the `image` and `audio` columns are relative to this folder. Check it with `curate release verify`."
+        f"Released {facts.release_date}. {len(facts.items)} multiple-choice items in {s['groups']} scene group(s), "
+        f"each with {', '.join(present) or 'no modality'}. "
+        'Load it from this folder with `datasets.load_dataset("parquet", data_files="data/items.parquet")`: the '
+        "`image` and `audio` columns decode the files under `media/` (their paths are relative to this folder). "
+        "Check it with `curate release verify`."
     )
     out.append("")
     if facts.partial:
@@ -181,11 +245,8 @@ def dataset_card(facts: CardFacts) -> str:
             "",
         ]
     out += ["## Datasheet", "", "### H.1 Motivation", ""]
-    out.append(
-        "To evaluate whether omni-modal models integrate text, image and audio under ambiguity: in every item the "
-        "full triplet picks out a unique answer while no single modality is decorative (TRIAD Definition 1)."
-    )
-    out += ["", "### H.2 Composition", ""]
+    out += card_block(claims, "description") or unstated(claims, ["description"])
+    out += ["### H.2 Composition", ""]
     out.append(
         f"{len(facts.items)} items in {s['groups']} scene group(s) (mean group size {s['mean_group_size']}); "
         f"{media_kinds.get('image', 0)} image file(s) and {media_kinds.get('audio', 0)} audio file(s); "
@@ -211,11 +272,11 @@ def dataset_card(facts: CardFacts) -> str:
         f"Random baseline (TRIAD App. E.7, empirical option counts and group sizes): "
         f"Acc_q = {baseline['acc_q'] * 100:.1f}%, Acc_g = {baseline['acc_g'] * 100:.1f}%.",
         "",
+        *card_block(claims, "biases"),
         "### H.3 Collection process",
         "",
-        "Authors wrote each item; reviewers admitted it through five stages (grammar, audio sign-off, "
-        "modality-subset checklist, blind answer check, group integration); nobody reviewed their own item. "
-        f"Reviews behind the released items: {_inline(dict(sorted(reviews.items())))}. "
+        *collection_lines(facts.admission, facts.review, facts.authors),
+        f"Reviews behind the released items: {_inline(dict(sorted(reviews.items())))}.",
         f"Image sources: {_inline(dict(sorted(image_sources.items())))}. "
         f"Audio sources: {_inline(dict(sorted(audio_sources.items())))}.",
         "",
@@ -227,12 +288,15 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         *leaf_card_lines(facts.leaf_agreement),
         *admission_card_lines(facts.admission_record),
+        *exclusion_card_lines(facts.admission_record),
         "### H.4 Pre-processing",
         "",
-        f"{derived} of {len(facts.media)} media file(s) are normalized derivatives of the authored originals "
-        "(audio 48 kHz mono 16-bit PCM at -23 LUFS; images JPEG quality 90, longest edge at most 1024 px, metadata "
-        "stripped); the others are shipped as authored. Text is UTF-8. attributions.json records each file's "
-        "original and transform. manifest.json gives per-item fingerprints (normalized-text SHA-256, media "
+        f"{derived} of {len(facts.media)} media file(s) are normalized derivatives of the authored originals, "
+        "the others are shipped as imported (attributions.json records each file's original and transform):",
+        "",
+        *[f"- {line}" for line in preprocessing_sentences(facts.media, facts.shipped)],
+        "",
+        "Text is UTF-8. manifest.json gives per-item fingerprints (normalized-text SHA-256, media "
         "SHA-256, word 8-gram MinHash) for independent overlap checks; exact hashes and lexical sketches miss "
         "paraphrases and transformed media, so a missing match is not evidence of non-exposure.",
         "",
@@ -240,10 +304,10 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         "### H.5 Uses",
         "",
-        "Recommended: held-out diagnostic evaluation of omni-modal models; report Acc_q and Acc_g against the "
-        "random baseline above. Not recommended: training or fine-tuning (too small, and built to be diagnostic "
-        "rather than representative).",
-        "",
+        *card_block(claims, "uses"),
+        *card_block(claims, "out_of_scope"),
+        *card_block(claims, "limitations"),
+        *unstated(claims, ["uses", "out_of_scope", "limitations", "biases"]),
         "### H.6 Distribution",
         "",
         f"Text and annotations: {facts.license}. Media keep their own licences (per file in attributions.json, per "
@@ -251,9 +315,10 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         "### H.7 Maintenance",
         "",
-        f"Version {facts.version}, released {facts.release_date}. Versions are immutable: a changed item makes a "
-        "new version, and `curate release diff OLD NEW` lists the errata (items added, removed and changed, with "
-        "the changed fields).",
+        f"Version {facts.version}, released {facts.release_date}. {MAINTENANCE}",
+        "",
+        *card_block(claims, "maintenance"),
+        *unstated(claims, ["maintenance"]),
     ]
     if facts.notes.strip():
         out += ["", "Release notes:", "", facts.notes.strip()]
@@ -261,12 +326,19 @@ def dataset_card(facts: CardFacts) -> str:
         "",
         "### H.8 Ethical and legal",
         "",
-        f"{image_sources.get('ai_generated', 0)} item(s) use AI-generated images and "
-        f"{audio_sources.get('tts', 0) + audio_sources.get('tts_edited', 0)} item(s) use synthesized or edited "
-        "speech; both are marked per item. Every medium carries the licence and attribution recorded at intake. "
-        "The benchmark is not designed for, and must not be used for, identifying or impersonating people.",
+        " ".join(
+            [
+                f"{image_sources.get('ai_generated', 0)} item(s) use AI-generated images and "
+                f"{audio_sources.get('tts', 0) + audio_sources.get('tts_edited', 0)} item(s) use synthesized or "
+                "edited speech; both are marked per item (`image_source`, `audio_source`).",
+                *pseudonym_sentence(facts.admission_record),
+            ]
+        ),
         *ai_image_lines(facts.items, facts.admission),
         "",
+        *card_block(claims, "personal_information"),
+        *card_block(claims, "social_impact"),
+        *unstated(claims, ["personal_information", "social_impact"]),
         "## Files",
         "",
         "- `data/items.parquet`, `data/items.jsonl`: the items (same records).",
@@ -277,6 +349,7 @@ def dataset_card(facts: CardFacts) -> str:
         "- `stats.json`: the figures quoted here.",
         "- `attributions.json`: source, licence and attribution per media file.",
         "- `croissant.json`: Croissant 1.1 metadata with Responsible-AI fields.",
+        f"- `{CLAIMS_FILE}`: the maintainer's statements this release was built with (release-claims.toml).",
         *(
             ["- `agreement/`: per-leaf agreement and the disagreement matrices on the audit subset."]
             * bool(facts.leaf_agreement)
@@ -327,8 +400,6 @@ CROISSANT_CONTEXT: dict[str, Any] = {
     "transform": "cr:transform",
 }
 
-_CR_TYPES = {"string": "sc:Text", "int32": "sc:Integer"}
-
 
 def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
     """Croissant 1.1 JSON-LD: the data files with their sha256, the item RecordSet, and Responsible-AI fields."""
@@ -362,34 +433,34 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
                 "includes": [f"media/*{ext}" for ext in _media_exts(facts.media, kind)],
             }
         )
-    fields = []
-    for name, dtype, description in ITEM_FEATURES:
-        entry: dict[str, Any] = {
-            "@type": "cr:Field",
-            "@id": f"items/{name}",
-            "name": name,
-            "description": description,
-            "dataType": _CR_TYPES[dtype.split(":")[-1]],
-            "source": {"fileObject": {"@id": "data/items.parquet"}, "extract": {"column": name}},
-        }
-        if dtype.startswith("list:"):
-            entry["isArray"] = True
-            entry["arrayShape"] = "-1"
-        fields.append(entry)
+    fields = [croissant_field("items", "data/items.parquet", *feature) for feature in ITEM_FEATURES]
     annotations = [a["annotations"] for a in facts.admission]
+    from curation.config import ReviewSettings
+
+    review = facts.review or ReviewSettings()
+    overridden = sum(1 for a in facts.admission if a.get("overrides"))
     analysis = [
         "Admission requires every stage's quorum and rule; the combined modality-subset checklist must satisfy "
-        "TRIAD Definition 1. Per-item review summaries are in admission.jsonl; agreement figures in stats.json; "
-        "per-leaf agreement and the disagreement matrices on the audit subset in agreement/ (TRIAD App. C.3).",
+        f"TRIAD Definition 1; maintainers' overrides decided a stage for {overridden} released item(s). Per-item "
+        "review summaries are in admission.jsonl; agreement figures in stats.json"
+        + (
+            "; per-leaf agreement and the disagreement matrices on the audit subset in agreement/ (TRIAD App. C.3)."
+            if facts.leaf_agreement
+            else "."
+        ),
         *agreement_lines(facts.stats.get("agreement")),
     ]
+    applied = Counter(stage for a in facts.admission for stage in a["stages"])
+    audio = source_counts(facts.items, "audio_source")
+    preprocessing = preprocessing_sentences(facts.media, facts.shipped)
     document: dict[str, Any] = {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": "http://mlcommons.org/croissant/1.1",
         "name": facts.name,
         "description": (
-            f"{facts.name} {facts.version}: {len(facts.items)} omni-modal (text, image, audio) multiple-choice items "
+            f"{facts.name} {facts.version}: {len(facts.items)} multiple-choice items "
+            f"({', '.join(modalities(facts.items))}) "
             f"in {facts.stats['groups']} scene groups."
             + (" Partial release: items failing a gate at build time were left out." if facts.partial else "")
         ),
@@ -397,7 +468,7 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
         "citeAs": citation(facts),
         "datePublished": facts.release_date,
         "license": facts.license,
-        "url": homepage or f"https://example.invalid/{facts.name}/{facts.version}",
+        "url": homepage or url(facts.said, facts.name, facts.version),
         "inLanguage": sorted(facts.stats["by_language"]),
         "distribution": distribution,
         "recordSet": [
@@ -411,11 +482,14 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
             },
             *admission_sets,
         ],
-        "rai:dataCollection": "Items authored by people and admitted through a five-stage author-reviewer flow.",
+        "rai:dataCollection": (
+            f"{len(facts.items)} items"
+            + (f" written by {facts.authors} recorded author(s)" if facts.authors is not None else "")
+            + " and admitted through the review stages of rai:dataAnnotationProtocol."
+        ),
         "rai:dataCollectionType": ["Manual Human Curation"],
         "rai:dataAnnotationProtocol": [
-            "Five review stages per item (TRIAD App. C.2): grammar, audio sign-off (naturalness, clarity, "
-            "artefacts), modality-subset checklist, blind answer check, group integration; no self-review."
+            x for x in (stage_sentence("mcq", review, dict(applied)), separation_sentence(review, mcq=True)) if x
         ],
         "rai:dataAnnotationAnalysis": analysis,
         "rai:annotationsPerItem": (
@@ -424,25 +498,17 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
             if annotations
             else "none"
         ),
-        "rai:dataPreprocessingProtocol": [
-            "Audio normalized to 48 kHz mono 16-bit PCM at -23 LUFS; images re-encoded to JPEG quality 90, longest "
-            "edge at most 1024 px, metadata stripped (where a normalized derivative exists; see attributions.json)."
-        ],
-        "rai:dataUseCases": ["Held-out diagnostic evaluation of omni-modal models. Not for training."],
-        "rai:dataLimitations": [
-            "Small and diagnostic rather than representative; fingerprints and exact hashes miss paraphrases "
-            "and transformed media."
-        ],
-        "rai:dataBiases": [
-            f"Languages: {_inline(facts.stats['by_language'])}; taxonomy leaves are unevenly represented (stats.json)."
-        ],
-        "rai:personalSensitiveInformation": [
-            "Voices of consenting voice actors and recorded speakers; not for identifying or impersonating people."
-        ],
-        "rai:dataReleaseMaintenancePlan": [
-            "Immutable semantic versions; errata as a new version with `curate release diff`."
-        ],
     }
+    if preprocessing:
+        document["rai:dataPreprocessingProtocol"] = preprocessing
+    personal = [f"Audio clips by recorded source (audio_source): {_inline(audio)}."] if audio else []
+    document |= croissant_claims(
+        facts.said,
+        document["description"],
+        biases=composition_lines(facts.stats),
+        personal=personal + pseudonym_sentence(facts.admission_record),
+        maintenance=MAINTENANCE,
+    )
     return document
 
 

@@ -89,6 +89,7 @@ def write_judge_admission_record(
     writer.write_bytes(TASKS, jsonl_bytes(lines))
     people = {r["reviewer"] for line in lines for r in line["records"]}
     return {
+        "kind": KIND,
         "units": len(lines),
         "records": sum(len(line["records"]) for line in lines),
         "attested": 0,

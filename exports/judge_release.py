@@ -23,6 +23,7 @@ from curation.kinds.judge.queries import curation_summary
 from curation.kinds.judge.report import ReportSettings
 from curation.kinds.judge.rubrics import CRITERIA, DEFINITIONS
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSample
+from curation.release_claims import ReleaseClaims, load_claims
 from curation.tables import Asset
 from curation.workspace import Workspace
 
@@ -39,7 +40,19 @@ from .build import (
     validate_version,
 )
 from .card import CROISSANT_CONTEXT
+from .claims import CLAIMS_FILE, MAINTENANCE, card_block, claim_sections, croissant_claims, url, write_claims
 from .judge_admission import write_judge_admission_record
+from .judge_parquet import FILES as PARQUET_FILES
+from .judge_parquet import parquet_files
+from .kind_claims import (
+    RESPONSES,
+    judge_annotations_per_item,
+    judge_checklist_sentence,
+    judge_facts,
+    judge_sample_sentences,
+    judge_sources,
+    judge_summary,
+)
 from .tables import Release
 from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
@@ -48,10 +61,9 @@ DATA_FILES = (
     ("data/tasks.jsonl", "The tasks: instruction, input media, wanted output modality, source benchmark, licence."),
     (
         "data/checklists.jsonl",
-        "Each task's curated checklist (1-6 entries per rubric); every entry with its provenance (model + prompt "
-        "hash, or person).",
+        "Each task's curated checklist; every entry with its provenance (model + prompt hash, or person).",
     ),
-    ("data/responses.jsonl", "Usable responses (reviewed; none NSFW), one per task and system."),
+    ("data/responses.jsonl", "Usable responses (reviewed; none NSFW), each with its task and system."),
     ("data/score_samples.jsonl", "Score samples: (task, response)."),
     ("data/pair_samples.jsonl", "Pair samples: (task, first, second) from different systems, sides as shown."),
     ("data/score_annotations.jsonl", "People's 1-5 scores, overall and per rubric (annotators pseudonymous)."),
@@ -140,43 +152,47 @@ def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str
         "responses": len(responses),
         "score_samples": len(kept_samples["score"]),
         "pair_samples": len(kept_samples["pair"]),
-        "annotators": len(people),
+        "annotators": len({a["annotator"] for rows in annotations.values() for a in rows}),
         "judges": sorted({o.judge for o in outputs}),
         "modality_pairs": sorted({t["modality_pair"] for t in tasks}),
         "checklist_agreement": selection_agreement(checklists.values()),
+        **judge_facts(tasks, responses, [checklists[t["id"]] for t in tasks], kept_samples, annotations),
     }
     return files, copies, facts
 
 
-def _datasheet(name: str, version: str, date: str, license: str, facts: dict[str, Any], report: dict[str, Any]) -> str:
+def _datasheet(name: str, version: str, date: str, license: str, facts: dict[str, Any], claims: ReleaseClaims) -> str:
+    """README.md: every sentence from the released records (``exports.kind_claims``) or the maintainer's
+    release-claims.toml (``exports.claims``)."""
     agreement = facts["checklist_agreement"]
     alpha = f"{agreement['value']:.3f}" if agreement.get("value") is not None else agreement.get("undefined", "n/a")
     lines = [
         f"# {name} {version}",
         "",
-        f"A judge_task benchmark (Judge Anything): {facts['tasks']} any-to-any tasks over "
-        f"{', '.join(facts['modality_pairs'])}; {facts['responses']} responses; {facts['score_samples']} score and "
-        f"{facts['pair_samples']} pair samples annotated by {facts['annotators']} people; judges: "
-        f"{', '.join(facts['judges']) or 'none'}.",
+        judge_summary(facts),
         "",
-        f"Released {date} under {license}. Tasks keep their source benchmark's licence (data/tasks.jsonl).",
+        f"Released {date}; text and annotations under {license}. {judge_sources(facts)}",
         "",
+        *card_block(claims, "description"),
         "## How it was made",
-        "- A model drafted task-specific checklists from six rubrics (audio and video captioned first); a curator "
-        "selected 1-6 entries of each rubric (and could rewrite or add one); a second person cross-checked blind; disagreements "
-        f"were adjudicated by a maintainer. Selection agreement (Krippendorff's alpha, task x entry): {alpha}.",
-        "- Responses were reviewed (usable / unusable with a reason, NSFW); only usable ones are released.",
-        "- Pairs come from two different systems, sampled seeded; `swapped` records the side order shown.",
-        "- Each sample was served to several annotators in the annotation app (never twice to one person).",
+        f"- {judge_checklist_sentence(facts, alpha)}",
+        f"- {RESPONSES}",
+        *[f"- {line}" for line in judge_sample_sentences(facts)],
         "",
         "## Rubrics",
+        "",
+        "The rubrics' definitions (`curation.kinds.judge.rubrics`):",
+        "",
         *[f"- **{c}**: {DEFINITIONS[c]}" for c in CRITERIA],
         "",
+        *claim_sections(claims),
         "## Files",
         *[f"- `{path}`: {text}" for path, text in DATA_FILES],
+        *[f"- `{path}`: {text}" for path, _, text in PARQUET_FILES],
         "- `report.json`: judges against people (Pearson, Spearman, MAE, exact match; pair accuracy with and "
         "without ties; per rubric and modality pair with bootstrap intervals; fusion; Elo and Bradley-Terry).",
         "- `agreement.json`: checklist selection agreement and the people's agreement on scores and choices.",
+        f"- `{CLAIMS_FILE}`: the maintainer's statements this release was built with (release-claims.toml).",
     ]
     if facts["held"]:
         lines += ["", f"Held back (checklist not final): {', '.join(facts['held'])}."]
@@ -285,11 +301,15 @@ def _croissant(
     entries: dict[str, Any],
     files: dict[str, bytes],
     facts: dict[str, Any],
+    claims: ReleaseClaims,
 ) -> dict[str, Any]:
     """Croissant 1.1: the data files with their sha256, a RecordSet per file (tasks, checklists, responses,
-    samples, people's scores and choices, judges' outputs) and the Responsible-AI fields."""
+    samples, people's scores and choices, judges' outputs) and the Responsible-AI fields (records and the
+    maintainer's release-claims.toml only)."""
     key = "".join(ch for ch in name if ch.isalnum()) or "dataset"
-    return {
+    agreement = facts["checklist_agreement"]
+    alpha = f"{agreement['value']:.3f}" if agreement.get("value") is not None else agreement.get("undefined", "n/a")
+    document = {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": "http://mlcommons.org/croissant/1.1",
@@ -300,7 +320,7 @@ def _croissant(
         f"year = {{{date[:4]}}}, note = {{Released {date}}}}}",
         "datePublished": date,
         "license": license,
-        "url": f"https://example.invalid/{name}/{version}",
+        "url": url(claims, name, version),
         "distribution": [
             {
                 "@type": "cr:FileObject",
@@ -312,26 +332,39 @@ def _croissant(
                 "sha256": entries[path].sha256,
             }
             for path, _ in DATA_FILES
+        ]
+        + [
+            {
+                "@type": "cr:FileObject",
+                "@id": path,
+                "name": path,
+                "description": text,
+                "contentUrl": path,
+                "contentSize": f"{entries[path].size} B",
+                "encodingFormat": "application/x-parquet",
+                "sha256": entries[path].sha256,
+            }
+            for path, _, text in PARQUET_FILES
         ],
         "recordSet": _record_sets(files),
-        "rai:dataCollection": "Tasks gathered from public benchmarks (each keeps its source and licence); responses "
-        "generated by several systems; checklists drafted by a model and curated by people.",
+        "rai:dataCollection": f"{judge_summary(facts)} {judge_sources(facts)}",
         "rai:dataCollectionType": ["Manual Human Curation"],
         "rai:dataAnnotationProtocol": [
-            "Checklists: a curator selects 1-6 model-drafted entries per rubric (may rewrite or add one), a second person "
-            "cross-checks blind, a maintainer adjudicates disagreements. Responses reviewed for usability and NSFW. "
-            "Scores (1-5) and pair choices (first/second/tie), overall and per rubric, each sample served to "
-            "several annotators and never twice to one person (Judge Anything, App. C)."
+            judge_checklist_sentence(facts, alpha),
+            RESPONSES,
+            *judge_sample_sentences(facts),
         ],
-        "rai:annotationsPerItem": f"{facts['annotators']} annotator(s) in all; see agreement.json for the "
-        "people's agreement on scores and choices",
-        "rai:dataUseCases": ["Measuring automatic judges (MLLM-as-a-judge) against people. Not for training."],
-        "rai:dataLimitations": ["Small; the tasks' source benchmarks decide their coverage of modalities."],
-        "rai:personalSensitiveInformation": ["Annotators are pseudonymous (annotator-N)."],
-        "rai:dataReleaseMaintenancePlan": [
-            "Immutable semantic versions; errata as a new version (`curate release diff`)."
-        ],
+        "rai:annotationsPerItem": judge_annotations_per_item(facts),
     }
+    return document | croissant_claims(
+        claims,
+        str(document["description"]),
+        personal=[
+            "Annotators appear as annotator-N pseudonyms in data/score_annotations.jsonl and "
+            "data/pair_annotations.jsonl."
+        ],
+        maintenance=MAINTENANCE,
+    )
 
 
 def build_judge_release(
@@ -346,6 +379,7 @@ def build_judge_release(
 ) -> BuildResult:
     """Build VERSION of the workspace's judge_task benchmark into ``<workspace>/releases/<version>/``."""
     validate_version(version)
+    claims = load_claims(ws.root)  # a damaged release-claims.toml refuses the build before anything runs
     with ws.session() as s:
         existing = s.get(Release, version)
     name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
@@ -366,7 +400,7 @@ def build_judge_release(
     def write(temp: Path) -> BuildResult:
         checks = StoreChecks.of(ws)
         writer = ReleaseWriter(temp, checks=checks)
-        for path, data in files.items():
+        for path, data in (files | parquet_files(files)).items():
             writer.write_bytes(path, data)
         writer.copy_media(copies)
         checks.remember(ws)
@@ -374,9 +408,10 @@ def build_judge_release(
         writer.write_json("agreement.json", agreement)
         record = write_judge_admission_record(writer, ws, version, rejected)
         entries = {e.path: e for e in writer.entries()}
-        datasheet = _datasheet(name, version, date, license, facts, report) + "\n".join(admission_card_lines(record))
+        write_claims(writer, claims)
+        datasheet = _datasheet(name, version, date, license, facts, claims) + "\n".join(admission_card_lines(record))
         writer.write_bytes("README.md", datasheet.encode())
-        croissant = _croissant(name, version, date, license, entries, files, facts)
+        croissant = _croissant(name, version, date, license, entries, files, facts, claims)
         admission_files, admission_sets = admission_croissant_parts(writer.entries())
         croissant["distribution"] += admission_files
         croissant["recordSet"] += admission_sets

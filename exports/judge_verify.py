@@ -114,6 +114,9 @@ def check_judge_release(folder: Path, manifest: dict[str, Any], listed: dict[str
     for row in data.get(OUTPUTS, []):
         if row.get("sample") not in every_sample:
             broken(OUTPUTS, f"judge {row.get('judge')} names sample {row.get('sample')}, which the release lacks")
+    from .judge_parquet import parquet_problems
+
+    problems += [("invalid", rel, why) for rel, why in parquet_problems(folder, data, listed)]
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
     actual = {
         "tasks": len(data[TASKS]),

@@ -28,6 +28,7 @@ from curation.workflow import Derivation
 
 from .admission_lines import DAMAGED, payload_problems, read_settings
 from .admission_record import FILES, Lines, attest, platform_version, read_lines, unit_outcomes
+from .exclusions import reproduce_differences as exclusion_differences
 from .gates import public_agreement
 from .judge_admission import KIND as JUDGE_KIND
 from .judge_admission import reproduce_judge
@@ -106,7 +107,7 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     outcomes = read_lines(folder, FILES["outcomes"])
     report.units, report.records = len(units), len(records)
     modes = dict(settings.get("gate_modes", {}))
-    review = ReviewSettings.model_validate(settings["review"])
+    review = ReviewSettings.model_validate({"exclusion_rules": {}, **settings["review"]})  # older: no rules
     try:
         d = Derivation(
             review,
@@ -163,6 +164,9 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     try:
         _check_released(report, folder, unit_rows, derived, unit_line, str(settings.get("kind", "mcq")))
         _check_attestations(report, folder, unit_rows, [r for _, r in records])
+        report.differences += exclusion_differences(
+            folder, d, [u["id"] for u in unit_rows if u.get("released")], read_lines
+        )
         _check_agreement(report, folder, d, settings, unit_rows)
         if replay is not None:
             _check_probes(report, folder, unit_rows, gates, settings, replay)

@@ -16,6 +16,7 @@ from curation.derived import DerivedState
 from curation.errors import CurateError
 from curation.kinds import kind_of
 from curation.kinds.mcq import ITEM_COLUMNS
+from curation.notes import item_notes, note_columns
 from curation.tables import Asset, Item
 from curation.vocab import MODALITIES, OPTION_KEYS
 from curation.workspace import Workspace
@@ -99,6 +100,7 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
             record[f"{modality}_sha256"] = asset.sha256
             record[f"{modality}_source"] = provenance.get(modality, {}).get("source", "")
             record[f"{modality}_license"] = provenance.get(modality, {}).get("license", "")
+        record.update(note_columns(item_notes(row.extra) if row.kind == "mcq" else {}, has))
         items.append({column: record.get(column) for column in columns})
     media = [
         MediaFile(assets[sha], assets[assets[sha].derived_from or sha], tuple(ids))

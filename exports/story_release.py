@@ -14,8 +14,10 @@ from typing import Any
 
 from sqlalchemy import select
 
+from curation.config import ReviewSettings
 from curation.errors import CheckFailed, Problem, ValidationFailed
 from curation.kinds.story import TRANSITION_COLUMNS
+from curation.release_claims import ReleaseClaims, load_claims
 from curation.screening.audits import SPAN_WORDS
 from curation.screening.items import KIND, _audited
 from curation.screening.pipeline import stored_funnel
@@ -39,13 +41,24 @@ from .build import (
     validate_version,
 )
 from .card import CROISSANT_CONTEXT, citation
+from .claims import MAINTENANCE, card_block, claim_sections, croissant_claims, url, write_claims
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
+from .kind_claims import story_collection, story_provenance_lines, story_stage_sentences
+from .release_parquet import croissant_field, records_parquet
 from .story_duplicates import attribution_lines, duplicate_section
 from .tables import Release
 from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
 DATA_FILE = "data/transitions.jsonl"
+PARQUET_FILE = "data/transitions.parquet"
+"""The same records for `datasets` and Croissant: the page images as ``datasets.Image()``, the nested columns
+as JSON text (``exports.release_parquet``)."""
 JSON_COLUMNS = ("book_meta", "conditions", "speech", "provenance", "origin")
+_TYPES = {"page": "int32", "revision": "int32", "current_image": "image", "next_image": "image"}
+PARQUET_COLUMNS = tuple(
+    (c, "json" if c in JSON_COLUMNS else "list:string" if c == "duplicate_clusters" else _TYPES.get(c, "string"))
+    for c in TRANSITION_COLUMNS
+)
 
 
 def _record(item: Item, t: StoryTransition, assets: dict[str, Asset], clusters: list[str]) -> dict[str, Any]:
@@ -141,7 +154,12 @@ def _card(
     screening: dict[str, Any],
     audit: dict[str, Any],
     notes: str = "",
+    claims: ReleaseClaims | None = None,
+    settings: ReviewSettings | None = None,
 ) -> str:
+    """README.md: every sentence from the released records (``exports.kind_claims``) or the maintainer's
+    release-claims.toml (``exports.claims``)."""
+    claims = claims or ReleaseClaims()
     funnel, review = screening["screening"], screening["review"]
     lines = [
         f"# {name} {version}",
@@ -150,6 +168,11 @@ def _card(
         "and narration) and the next page as the reference, with book metadata, next-page conditions and a speech "
         "target. Text and annotations under " + license + "; each page keeps its book's licence (below).",
         "",
+        f'Load it from this folder with `datasets.load_dataset("parquet", data_files="{PARQUET_FILE}")`: '
+        "`current_image` and `next_image` decode the files under `media/` (their paths are relative to this "
+        f"folder); the nested columns are JSON text. `{DATA_FILE}` holds the same records as JSON Lines.",
+        "",
+        *card_block(claims, "description"),
         "## Screening funnel",
         "",
         "| step | in | kept | removed | why |",
@@ -170,14 +193,13 @@ def _card(
         "",
         "## Annotation and provenance",
         "",
-        "Book metadata, next-page conditions and the speech target were proposed by a model (model and prompt hash "
-        "per field group in `provenance`) and checked by reviewers, who kept or dropped each transition and revised "
-        "fields; `provenance.<group>.revised_fields` names every field a person changed.",
+        *story_stage_sentences(settings or ReviewSettings(), len(records)),
         "",
+        "Per field group, the model and prompt hash of a proposal are in `provenance`, and "
+        "`provenance.<group>.revised_fields` names every field a person changed:",
+        "",
+        *story_provenance_lines(records, ANNOTATION_GROUPS),
     ]
-    for group in ANNOTATION_GROUPS:
-        revised = sum(r["provenance"][group]["human_revised"] for r in records)
-        lines.append(f"- {group}: {revised} of {len(records)} transitions revised by a reviewer")
     ref = audit["reference_span"]
     share = audit["annotation_share"] or {}
     lines += [
@@ -210,30 +232,33 @@ def _card(
     lines += attribution_lines(records)
     if notes.strip():
         lines += ["", "## Release notes", "", notes.strip()]
-    lines.append("")
+    lines += ["", *claim_sections(claims), ""]
     return "\n".join(lines)
 
 
 def _croissant(
-    name: str, version: str, date: str, license: str, records: list[dict[str, Any]], writer: ReleaseWriter
+    name: str,
+    version: str,
+    date: str,
+    license: str,
+    records: list[dict[str, Any]],
+    writer: ReleaseWriter,
+    claims: ReleaseClaims | None = None,
+    candidates: int = 0,
+    settings: ReviewSettings | None = None,
 ) -> dict[str, Any]:
     files = {e.path: e for e in writer.entries()}
-    fields = []
-    for column in TRANSITION_COLUMNS:
-        dtype = "sc:Integer" if column in ("page", "revision") else "sc:Text"
-        description = "JSON object" if column in JSON_COLUMNS else column.replace("_", " ")
-        fields.append(
-            {
-                "@type": "cr:Field",
-                "@id": f"transitions/{column}",
-                "name": column,
-                "description": description,
-                "dataType": dtype,
-                "source": {"fileObject": {"@id": DATA_FILE}, "extract": {"jsonPath": f"$.{column}"}},
-            }
-        )
+    described = {
+        "json": "{}: a JSON object as text, null where absent (nested in data/transitions.jsonl).",
+        "image": "{}: in Parquet a datasets.Image() {{bytes: null, path}}, its path relative to the release folder.",
+    }
+    fields = [
+        croissant_field("transitions", PARQUET_FILE, c, t, described.get(t, "{}.").format(c.replace("_", " ")))
+        for c, t in PARQUET_COLUMNS
+    ]
     facts = type("Facts", (), {"name": name, "version": version, "release_date": date})
-    return {
+    claims = claims or ReleaseClaims()
+    document = {
         "@context": CROISSANT_CONTEXT,
         "@type": "sc:Dataset",
         "conformsTo": "http://mlcommons.org/croissant/1.1",
@@ -244,7 +269,7 @@ def _croissant(
         "citeAs": citation(facts),  # type: ignore[arg-type]
         "datePublished": date,
         "license": license,
-        "url": f"https://example.invalid/{name}/{version}",
+        "url": url(claims, name, version),
         "distribution": [
             {
                 "@type": "cr:FileObject",
@@ -254,6 +279,15 @@ def _croissant(
                 "contentSize": f"{files[DATA_FILE].size} B",
                 "encodingFormat": "application/jsonlines",
                 "sha256": files[DATA_FILE].sha256,
+            },
+            {
+                "@type": "cr:FileObject",
+                "@id": PARQUET_FILE,
+                "name": PARQUET_FILE,
+                "contentUrl": PARQUET_FILE,
+                "contentSize": f"{files[PARQUET_FILE].size} B",
+                "encodingFormat": "application/x-parquet",
+                "sha256": files[PARQUET_FILE].sha256,
             },
             {
                 "@type": "cr:FileSet",
@@ -269,20 +303,19 @@ def _croissant(
                 "@type": "cr:RecordSet",
                 "@id": "transitions",
                 "name": "transitions",
-                "description": f"One record per transition ({DATA_FILE}).",
+                "description": f"One record per transition ({PARQUET_FILE}; the same records as {DATA_FILE}).",
                 "key": {"@id": "transitions/id"},
                 "field": fields,
             }
         ],
-        "rai:dataCollection": "Page-to-page transitions of openly licensed storybooks, screened by rules and model "
-        "scores, then filtered and revised by reviewers (Omni-StoryBench §4.1, App. D).",
-        "rai:dataCollectionType": ["Web Scraping", "Manual Human Curation"],
+        "rai:dataCollection": story_collection(records, candidates),
+        "rai:dataCollectionType": ["Manual Human Curation"],
         "rai:dataAnnotationProtocol": [
-            "Model-proposed annotations (provenance per field group); two human stages: filter and revise."
+            *story_stage_sentences(settings or ReviewSettings(), len(records)),
+            *[line.removeprefix("- ") + "." for line in story_provenance_lines(records, ANNOTATION_GROUPS)],
         ],
-        "rai:dataUseCases": ["Held-out evaluation of story-grounded omnimodal generation. Not for training."],
-        "rai:dataLimitations": ["String-level overlap audits do not establish absence of training exposure."],
     }
+    return document | croissant_claims(claims, str(document["description"]), maintenance=MAINTENANCE)
 
 
 def build_story_release(
@@ -297,6 +330,7 @@ def build_story_release(
 ) -> BuildResult:
     """Build VERSION from the admitted story transitions (held, returned or pending ones are not admitted)."""
     validate_version(version)
+    claims = load_claims(ws.root)  # a damaged release-claims.toml refuses the build before anything runs
     with ws.session() as s:
         existing = s.get(Release, version)
     name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
@@ -332,20 +366,22 @@ def build_story_release(
         writer.copy_media([(path, ws.asset_path(assets[sha]), sha) for path, sha in sorted(media)])
         checks.remember(ws)
         writer.write_bytes(DATA_FILE, jsonl_bytes(records))
+        writer.write_bytes(PARQUET_FILE, records_parquet(records, PARQUET_COLUMNS, PARQUET_FILE))
         screening = _screening(ws, statuses, released)
         writer.write_json("screening.json", screening)
         audit = {**report.to_json(), "duplicates": policy}
         writer.write_json("audit.json", audit)
         story = [st for st in statuses if st.kind == KIND]
         record = write_admission_record(writer, ws, version, inputs, story, released, {}, rejected)
-        croissant = _croissant(name, version, date, license, records, writer)
+        write_claims(writer, claims)
+        candidates = int(screening["screening"]["candidates"])
+        croissant = _croissant(name, version, date, license, records, writer, claims, candidates, ws.settings.review)
         admission_files, admission_sets = admission_croissant_parts(writer.entries())
         croissant["distribution"] += admission_files
         croissant["recordSet"] += admission_sets
         writer.write_json("croissant.json", croissant)
-        card = _card(name, version, date, license, records, screening, audit, notes) + "\n".join(
-            admission_card_lines(record)
-        )
+        card = _card(name, version, date, license, records, screening, audit, notes, claims, ws.settings.review)
+        card += "\n".join(admission_card_lines(record))
         writer.write_bytes("README.md", card.encode("utf-8"))
         entries = writer.entries()
         manifest = {

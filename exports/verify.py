@@ -288,25 +288,11 @@ def _check_references(
 
         problems += [Mismatch(*found) for found in check_duplicate_annotations(folder, items)]
     problems += _check_attributions(folder, listed)
-    parquet = folder / "data" / "items.parquet"
-    if parquet.is_file() and not parquet.is_symlink():
-        try:
-            import pyarrow.parquet as pq
+    parquet = unit_file.removesuffix(".jsonl") + ".parquet"  # data/items.parquet, data/transitions.parquet
+    if (folder / parquet).is_file() and not (folder / parquet).is_symlink():
+        from .release_parquet import mirror_problems
 
-            rows = pq.read_table(parquet).to_pylist()
-        except Exception as exc:  # pyarrow raises several unrelated types for damaged files
-            return [*problems, Mismatch("invalid", "data/items.parquet", f"not readable ({exc})")]
-        from_parquet = {r.get("id"): r for r in rows}
-        if (
-            len(from_parquet) != len(rows)
-            or set(from_parquet) != set(items)
-            or any(
-                {k: v for k, v in from_parquet[i].items() if v is not None}
-                != {k: v for k, v in items[i].items() if v is not None and k in from_parquet[i]}
-                for i in items
-            )
-        ):
-            problems.append(Mismatch("invalid", "data/items.parquet", "its items differ from data/items.jsonl"))
+        problems += [Mismatch("invalid", parquet, why) for why in mirror_problems(folder, parquet, items, unit_file)]
     return problems
 
 

@@ -231,6 +231,7 @@ LISTENERS = ("rev3", "rev4")  # C: two listeners not involved in recording (B.4)
 BLIND = "rev5"  # D: the blind answer checker
 GROUP = "rev6"  # E: the group reviewer
 CHECKLIST = ("rev1", "rev3", "rev5")  # B, C and D walk through the subset checklist jointly (C.2.4)
+EXCLUSIONS = {"ethics": "pass", "identifying": "pass"}  # the default [review] exclusion_rules, attested
 
 
 def reviews() -> list[dict]:
@@ -260,7 +261,14 @@ def reviews() -> list[dict]:
             if it["group"] == "traffic-01" and rev == CHECKLIST[-1]:  # one reviewer also finds the picture ambiguous
                 ambiguous = ["text", "image"]
             out.append(
-                {"item": i, "stage": "subset_checklist", "reviewer": rev, "consistent": sets, "ambiguous": ambiguous}
+                {
+                    "item": i,
+                    "stage": "subset_checklist",
+                    "reviewer": rev,
+                    "consistent": sets,
+                    "ambiguous": ambiguous,
+                    "exclusions": dict(EXCLUSIONS),
+                }
             )
         out.append({"item": i, "stage": "answer_check", "reviewer": BLIND, "answer": it["answer"]})
     for group in ("kitchen-01", "stress-01", "door-01", "traffic-01", "bank-01"):

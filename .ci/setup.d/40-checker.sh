@@ -13,4 +13,10 @@ fi
 if ! .venv/bin/python -c "import lmformatenforcer" >/dev/null 2>&1; then
   "$PIP" install -q "lm-format-enforcer>=0.11" 2>&1 | grep -v "^WARNING: Location" || true
 fi
+# datasets' Audio feature decodes with torchcodec (tests/exports/test_release_loading.py): 0.13.0 is the build for
+# torch 2.13.0 (0.14 and newer fail to load beside it), installed without dependencies so it cannot replace that
+# torch; it loads the system FFmpeg (.ci/run installs Debian's ffmpeg).
+if ! .venv/bin/python -c "from torchcodec.decoders import AudioDecoder" >/dev/null 2>&1; then
+  "$PIP" install -q --no-deps "torchcodec==0.13.0" 2>&1 | grep -v "^WARNING: Location" || true
+fi
 .venv/bin/python -c "import torch, transformers; print('checker: torch', torch.__version__, 'transformers', transformers.__version__)"

@@ -22,8 +22,10 @@ from typing import Any
 from pydantic import ValidationError
 from sqlalchemy import select
 
+from curation.config import ReviewSettings
 from curation.errors import Problem, ValidationFailed
-from curation.kinds import GroupStage, Stage, all_stages, stage_named
+from curation.kinds import GroupStage, LabelStudioSpec, Stage, all_stages, stage_named
+from curation.notes import NOTE_LABELS, NOTE_MODALITIES, item_notes
 from curation.reviews import PendingReview, ReviewReport, StageGuard, Withdrawal, record_reviews, withdraw_reviews
 from curation.screening.items import revise_items
 from curation.screening.revise import ReviseRecord
@@ -65,17 +67,21 @@ def _require_stage(stage: str) -> None:
     _stage(stage)
 
 
-def controls(stage: str) -> dict[str, Control]:
+def _spec(stage: str, settings: ReviewSettings | None) -> LabelStudioSpec:
+    """The stage's project under the workspace's review settings (the checklist asks each exclusion rule)."""
+    found = _stage(stage)
+    spec = found.labelstudio_spec(settings) if settings is not None else found.labelstudio
+    assert spec is not None
+    return spec
+
+
+def controls(stage: str, settings: ReviewSettings | None = None) -> dict[str, Control]:
     """The stage's declared controls as the result reader checks them."""
-    spec = _stage(stage).labelstudio
-    assert spec is not None
-    return {name: Control(**dataclasses.asdict(c)) for name, c in spec.controls.items()}
+    return {name: Control(**dataclasses.asdict(c)) for name, c in _spec(stage, settings).controls.items()}
 
 
-def label_config(stage: str) -> str:
-    spec = _stage(stage).labelstudio
-    assert spec is not None
-    return spec.label_config
+def label_config(stage: str, settings: ReviewSettings | None = None) -> str:
+    return _spec(stage, settings).label_config
 
 
 def project_key(stage: str) -> str:
@@ -95,6 +101,15 @@ def _options_html(item: ItemFacts) -> str:
     return "".join(f"<p><b>{k}</b> {html.escape(v)}</p>" for k, v in item.options.items())
 
 
+def _notes_html(item: ItemFacts, shown: tuple[str, ...] | frozenset[str] = NOTE_MODALITIES) -> str:
+    """The item's notes on the shown modalities, escaped (text people typed is shown as typed)."""
+    notes = item_notes(item.extra) if item.kind == "mcq" else {}
+    return (
+        "".join(f"<p><b>{NOTE_LABELS[m]}:</b> {html.escape(text)}</p>" for m, text in notes.items() if m in shown)
+        or "<p><i>No audio or image note.</i></p>"
+    )
+
+
 def _placeholder(modality: str) -> str:
     return f"<p><i>{html.escape(PLACEHOLDERS[modality])}</i></p>"
 
@@ -109,6 +124,8 @@ def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, 
         parts.append(image_html(connection, blobs[item.image], 640) if "image" in shown else _placeholder("image"))
     if "audio" in item.modalities:
         parts.append(audio_html(connection, blobs[item.audio]) if "audio" in shown else _placeholder("audio"))
+    if any(m in shown for m in item_notes(item.extra)) and item.kind == "mcq":  # a note goes with its modality
+        parts.append(_notes_html(item, shown))
     return "".join(parts)
 
 
@@ -128,8 +145,7 @@ def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: st
 def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[TaskSpec]:
     """The stage's pending items (or groups) as tasks, in the order reviewers should meet them."""
     found = _stage(stage)
-    spec = found.labelstudio
-    assert spec is not None
+    spec = _spec(stage, ws.settings.review)
     statuses = derive_status(ws)
     with ws.session() as s:
         items, perturbed = load_facts(s)
@@ -176,7 +192,7 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                     )
                 )
         return specs
-    bound = bind_controls(spec.label_config, controls(stage))
+    bound = bind_controls(spec.label_config, controls(stage, ws.settings.review))
     for item in pending:
         inputs = found.inputs(item)
         media = [blobs[getattr(item, m)] for m in ("image", "audio") if m in spec.task_fields and getattr(item, m)]
@@ -231,6 +247,8 @@ def _task_data(
             data["options"] = _options(item)
         elif name == "options_html":
             data["options_html"] = _options_html(item)
+        elif name == "notes_html":
+            data["notes_html"] = _notes_html(item)
         elif name in ("image", "audio"):
             sha = getattr(item, name)
             data[name] = media_url(connection, blobs[sha]) if sha else ""
@@ -254,7 +272,7 @@ def push_stage(ws: Workspace, connection: Connection, stage: str, recreate: bool
         connection,
         project_key(stage),
         f"{ws.root.name}: {stage}",
-        label_config(stage),
+        label_config(stage, ws.settings.review),
         quorum(ws, stage),
         wanted,
         recreate,
@@ -404,7 +422,7 @@ def _facts(ws: Workspace, stage: str) -> _Facts:
     for i in items:
         if i.id not in discarded:  # a group is judged on its live sisters, as when it was pushed
             sisters[i.group].append(i)
-    bound = bind_controls(label_config(stage), controls(stage))
+    bound = bind_controls(label_config(stage, ws.settings.review), controls(stage, ws.settings.review))
     return _Facts(found, people, {i.id: i for i in items}, sisters, perturbed, bound, StageGuard(ws, found))
 
 

@@ -1,8 +1,9 @@
 """Write a new item or edit one of yours: media with preview, the TRIAD fields, taxonomy leaves with their
 definitions as help, the scene group (sisters shown; their answers only after a confirm, as an exposure),
-provenance. Every typed field is kept as the author's draft on the server until saved or discarded (a reload
-resumes it). Problems appear beside their field, all of them at once; an upload that is no image or audio (or a
-decompression bomb) is named at once, never previewed."""
+the optional audio and image notes (TRIAD's A+ / I+ descriptions, ``curation.notes``), provenance. Every typed
+field is kept as the author's draft on the server until saved or discarded (a reload resumes it). Problems
+appear beside their field, all of them at once; an upload that is no image or audio (or a decompression bomb) is
+named at once, never previewed."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from curation.authoring import Upload, item_fields, save_uploaded_item
 from curation.drafts import discard_draft, load_draft, save_draft
 from curation.errors import CurateError, ValidationFailed
 from curation.kinds.mcq import MCQ
+from curation.notes import NOTE_LABELS, NOTE_MAX_CHARS, NOTE_MODALITIES
 from curation.tables import Item
 from curation.taxonomy import TAXONOMY
 from curation.vocab import AUDIO_SOURCES, IMAGE_SOURCES, MODALITIES, OPTION_KEYS, PERTURBED
@@ -74,7 +76,10 @@ FIELDS: dict[str, Any] = {  # every typed field -> its value when no draft holds
     "image-license": prov.get("image", {}).get("license", ""),
     "audio-source": prov.get("audio", {}).get("source", AUDIO_SOURCES[0]),
     "audio-license": prov.get("audio", {}).get("license", ""),
+    **{f"note-{m}": current.get("notes", {}).get(m, "") for m in NOTE_MODALITIES},
 }
+NOTED = [m for m in NOTE_MODALITIES if m in (snap.facts[target].modalities if editing else MODALITIES)]
+"""The modalities the item has that a note may describe: only theirs get a note area."""
 
 
 def key_of(name: str) -> str:
@@ -87,7 +92,9 @@ def keep_draft() -> None:
     save_draft(ws, user.name, DRAFT_PAGE, draft_subject, values)
 
 
-if f"{prefix}-init" not in st.session_state:  # first draw in this tab: the person's draft, else the item
+# first draw in this tab, or back from another item (Streamlit drops the state of widgets a run did not draw):
+# the person's draft, else the item
+if f"{prefix}-init" not in st.session_state or key_of("id") not in st.session_state:
     draft = load_draft(ws, user.name, DRAFT_PAGE, draft_subject) or {}
     for name, default in FIELDS.items():
         st.session_state[key_of(name)] = draft.get(name, default)
@@ -119,6 +126,7 @@ FIELD_LABELS = {
     "taxonomy": "Ambiguity taxonomy",
     "ambiguous": "Ambiguous modalities",
     "provenance": "Provenance",
+    "notes": "Notes",
     "image": "Image",
     "audio": "Audio",
     "item": "The item",
@@ -233,6 +241,16 @@ with st.container(border=True):
         on_change=keep_draft,
     )
     errors_for("ambiguous")
+    st.markdown(
+        "**Notes** (optional, TRIAD App. E.3): a compact audio note — transcript, prosody that disambiguates, "
+        "voice properties, non-speech sounds — and a literal caption of the image. Never name an option, the "
+        "taxonomy leaf or a sister item."
+    )
+    notes = {
+        m: st.text_area(NOTE_LABELS[m], key=key_of(f"note-{m}"), on_change=keep_draft, max_chars=NOTE_MAX_CHARS)
+        for m in NOTED
+    }
+    errors_for("notes")
     st.markdown("**Provenance and licence**")
     c1, c2, c3, c4 = st.columns(4)
     image_source = c1.selectbox("Image source", IMAGE_SOURCES, key=key_of("image-source"), on_change=keep_draft)
@@ -260,6 +278,8 @@ if submitted:
         "answer": answer or "",
         "taxonomy": {m: leaf or "" for m, leaf in taxonomy.items()},
         "ambiguous": ambiguous,
+        # an empty (or only blank) area is no note
+        **({"notes": kept} if (kept := {m: t for m, t in notes.items() if t and not t.isspace()}) else {}),
         "provenance": {
             # keep extra provenance keys (attribution, url, ...) of an edited item
             "image": {**prov.get("image", {}), "source": image_source, "license": image_license},

@@ -1,5 +1,5 @@
-"""Grammar pass: the item's text, pass or fail, and a note for the author (kept as the reviewer's draft until
-submitted: a reload resumes them)."""
+"""Grammar pass: the item's text (with its audio and image notes, when it has them), pass or fail, and a note for
+the author (kept as the reviewer's draft until submitted: a reload resumes them)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import streamlit as st
 
 from annotation_ui.components import record_review, review_queue, show_options, show_text, verdict_form
 from annotation_ui.page_drafts import PageDraft, verdict_fields
+from curation.notes import NOTE_LABELS, item_notes
 
 PAGE = "grammar"
 
@@ -22,6 +23,8 @@ with st.container(border=True):
     show_text("Question", item.question)
     st.markdown("**Options**")
     show_options(item.options)
+    for modality, note in item_notes(item.extra).items():  # notes are text too: the stage reads them
+        show_text(NOTE_LABELS[modality], note)
 form = f"grammar-{item_id}"
 draft = PageDraft(ws, user.name, PAGE, f"item:{item_id}", verdict_fields(form), item.revision, "verdict")
 answer = verdict_form(form, "Verdict", "Note for the author", "What to fix, if anything", draft)

@@ -29,7 +29,8 @@ PAGE = "group_integration"
 
 user, ws, snap, group = review_queue(
     "Group integration",
-    "Sisters must differ only in the perturbed modality, share their options, and not all share one answer. "
+    "Sisters must differ only in the perturbed modality (no two identical), keep their options as the template "
+    "allows, and two sisters one modality apart must have different answers (the altered cue changes it). "
     "Only groups whose every sister passed its blind answer check are listed.",
     "group",
     "group_integration",

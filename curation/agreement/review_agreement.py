@@ -147,7 +147,7 @@ def read_tags(path: Path, items: Iterable[ReviewedItem]) -> list[TagRecord]:
             continue
         item, tagger, taxonomy = str(obj["item"]), str(obj["tagger"]), obj["taxonomy"]
         if item not in known:
-            problems.append(Problem(f"unknown item {item!r}", "item", line, file))
+            problems.append(Problem(f"unknown item {item!r} (`curate status` lists the items)", "item", line, file))
             continue
         if tagger == known[item].author:
             problems.append(

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
+
+from curation.sister_content import content, identical_sets
+from curation.vocab import MODALITIES
 
 from .audio import AudioSignature
 from .clusters import Cluster, Edge, build_clusters
 from .image import ImageSignature
 from .leaks import Leak, option_in_context_leaks, option_modality_leaks, shared_span_leaks
+from .note_leaks import note_leaks
 from .search import chromaprint_pairs, image_pairs, spectral_pairs
 from .text import near_duplicate_pairs, shingles, text_key, words
 
@@ -26,6 +31,25 @@ class AuditSubject:
     audio: str | None = None
     language: str | None = None
     """BCP 47 tag of the text: decides whether tokens are words or characters (script check when absent)."""
+    modalities: tuple[str, ...] = MODALITIES
+    """The modalities the item has."""
+    notes: Mapping[str, str] = field(default_factory=dict)
+    """Modality -> the item's note on it (TRIAD's A+ / I+ descriptions, ``curation.notes``)."""
+    leaves: tuple[str, ...] = ()
+    """The item's taxonomy leaves: a note may not name them."""
+
+
+@dataclass(frozen=True)
+class IdenticalSisters:
+    """Sisters of one group identical in every modality they have (``curation.sister_content``: same normalized
+    text, same media content hash). Informational: the group rule ``group:identical_sisters`` is what refuses
+    them, so they are no duplicate cluster and hold nothing here."""
+
+    group: str
+    items: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"group": self.group, "items": list(self.items)}
 
 
 @dataclass(frozen=True)
@@ -47,10 +71,17 @@ class AuditReport:
     leaks: list[Leak] = field(default_factory=list)
     groups: dict[str, str] = field(default_factory=dict)
     """Item -> scene group, so that keeping an item keeps its sisters in the cluster too."""
+    identical_sisters: list[IdenticalSisters] = field(default_factory=list)
+    """Sisters identical in every modality (the pairs within a group the duplicate search ignores by design)."""
 
     def to_dict(self) -> dict[str, object]:
-        """The ``audit --json`` shape of design.md (leaks carry an ``id`` too, for ``audit resolve``)."""
-        return {"clusters": [c.to_dict() for c in self.clusters], "leaks": [k.to_dict() for k in self.leaks]}
+        """The ``audit --json`` shape of design.md (leaks carry an ``id`` too, for ``audit resolve``), with the
+        informational ``identical_sisters``."""
+        return {
+            "clusters": [c.to_dict() for c in self.clusters],
+            "leaks": [k.to_dict() for k in self.leaks],
+            "identical_sisters": [i.to_dict() for i in self.identical_sisters],
+        }
 
     def find(self, target: str) -> Cluster | Leak | None:
         for cluster in self.clusters:
@@ -153,10 +184,13 @@ def run_audit(
     images: Mapping[str, ImageSignature],
     audio: Mapping[str, AudioSignature],
     option_in_context: str = "warn",
+    note_option: str = "block",
 ) -> AuditReport:
-    """Exact and near duplicates across scene groups, clustered, plus the three leak checks.
+    """Exact and near duplicates across scene groups, clustered, plus the leak checks (``curation.audit.leaks``,
+    and the notes' in ``curation.audit.note_leaks``).
 
-    ``option_in_context`` (``warn`` or ``block``) is the severity of an option found in its own context.
+    ``option_in_context`` (``warn`` or ``block``) is the severity of an option found in its own context,
+    ``note_option`` that of an option found in one of the item's notes.
     """
     subjects = sorted(subjects, key=lambda s: s.id)
     edges: list[Edge] = []
@@ -193,5 +227,17 @@ def run_audit(
         shared_span_leaks(subjects, skip_pairs=text_pairs)
         + option_in_context_leaks(subjects, "block" if option_in_context == "block" else "warning")
         + option_modality_leaks(subjects)
+        + note_leaks(subjects, note_option)
     )
-    return AuditReport(build_clusters(edges), leaks, {s.id: s.group for s in subjects})
+    groups = {s.id: s.group for s in subjects}
+    return AuditReport(build_clusters(edges), leaks, groups, identical_sisters(subjects))
+
+
+def identical_sisters(subjects: Sequence[AuditSubject]) -> list[IdenticalSisters]:
+    """Sisters identical in every modality they have, per group (by group, then first item)."""
+    found = []
+    by_group = sorted(subjects, key=lambda s: (s.group, s.id))
+    for group, members in groupby(by_group, key=lambda s: s.group):
+        same = identical_sets(list(members), lambda s: content(s.context, s.image, s.audio, s.modalities))
+        found += [IdenticalSisters(group, tuple(s.id for s in sisters)) for sisters in same]
+    return found

@@ -11,7 +11,9 @@ from sqlmodel import col
 
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed
 from curation.facts import json_column, json_reader
+from curation.notes import item_notes
 from curation.tables import Asset, Event, GateResult, Item
+from curation.vocab import MODALITIES
 from curation.workspace import Workspace, record_event
 
 from .audio import AudioSignature, audio_signature
@@ -146,10 +148,14 @@ def run_workspace_audit(
             item.image,
             item.audio,
             item.language,
+            tuple(item.modalities) if item.modalities else MODALITIES,
+            item_notes(item.extra) if item.kind == "mcq" else {},
+            tuple(sorted(set((item.taxonomy or {}).values()))),
         )
         for item, _ in active
     ]
-    return run_audit(subjects, images, audio, ws.settings.gates.option_in_context), {
+    gates = ws.settings.gates
+    return run_audit(subjects, images, audio, gates.option_in_context, gates.note_option), {
         item.id: digest for item, digest in active
     }
 

@@ -148,9 +148,21 @@ class Stage:
         """The stage's outcome from a maintainer's consensus record's payload (``adjudicable`` stages)."""
         raise NotImplementedError(f"stage {self.name!r} is not adjudicable")
 
+    def settle(
+        self, item: ItemFacts, consensus: Mapping[str, Any], records: Sequence[RecordFacts], settings: ReviewSettings
+    ) -> StageOutcome:
+        """The outcome while a maintainer's consensus settles the stage; ``records``: the reviewers' counted
+        records, for what the consensus does not replace (the checklist's exclusion attestations)."""
+        return self.judge_consensus(item, consensus, settings)
+
     # ----- recording ---------------------------------------------------------------------------
     def record_problems(self, review: BaseModel, item: ItemFacts) -> list[tuple[str, str]]:
         """``(field, message)`` for what the record gets wrong about this item (options it does not have, ...)."""
+        return []
+
+    def settings_problems(self, review: BaseModel, settings: ReviewSettings) -> list[tuple[str, str]]:
+        """``(field, message)`` for what the record gets wrong about the workspace's settings (an exclusion rule
+        it does not list, ...): checked where records are stored, since record models know no workspace."""
         return []
 
     # ----- release -----------------------------------------------------------------------------
@@ -159,6 +171,11 @@ class Stage:
         return verdict_counts(records)
 
     # ----- Label Studio ------------------------------------------------------------------------
+    def labelstudio_spec(self, settings: ReviewSettings) -> LabelStudioSpec | None:
+        """The stage's Label Studio project under the workspace's settings (``labelstudio`` unless the settings
+        add controls: the checklist asks each exclusion rule)."""
+        return self.labelstudio
+
     def task_values(self, item: ItemFacts) -> dict[str, Any]:
         """Task data of the stage's own beyond ``task_fields`` (plain values; the bridge escapes nothing more)."""
         return {}

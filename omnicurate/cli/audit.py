@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .common import JsonFlag, err_console, open_workspace, out_console, print_json
+from .common import JsonFlag, err_console, for_people, open_workspace, out_console, print_json
 
 Actor = Annotated[str, typer.Option(help="Who runs it (recorded in the event log).")]
 
@@ -95,9 +95,16 @@ def audit_cmd(ctx: typer.Context, actor: Actor = "cli", json_out: JsonFlag = Fal
     for leak in report.leaks:
         severity = "warning" if not leak.blocking else "blocks"
         note = _decision(decided.get(leak.id))
-        evidence = ", ".join(f"{k}={v}" for k, v in leak.evidence.items() if k != "severity")
+        evidence = for_people({k: v for k, v in leak.evidence.items() if k != "severity"})
         out_console.print(
             f"{leak.id} {leak.kind} ({severity}): {', '.join(leak.items)}{note}\n    {evidence}",
+            highlight=False,
+            markup=False,
+        )
+    for same in report.identical_sisters:
+        out_console.print(
+            f"group {same.group}: sisters {', '.join(same.items)} are identical in every modality (same text and "
+            "media); the group rule refuses them (group:identical_sisters), no resolution needed here",
             highlight=False,
             markup=False,
         )

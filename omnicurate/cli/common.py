@@ -1,6 +1,6 @@
 """Helpers every CLI module shares: the chosen workspace, output for people and for pipes, paths, errors.
 
-Conventions (design.md "CLI conventions", docs/cli.md): ``--json`` prints one JSON document with full
+Conventions (docs/cli-conventions.md): ``--json`` prints one JSON document with full
 precision; human output rounds numbers; to a pipe, tables print as TSV and lines are never wrapped; a path on
 the command line is relative to the current folder.
 """

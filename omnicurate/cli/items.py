@@ -99,7 +99,9 @@ def import_items_cmd(
 
 @import_app.command("reviews")
 def import_reviews_cmd(
-    file: Annotated[Path, typer.Argument(help="Review records JSONL (design.md format), any stage, any order.")],
+    file: Annotated[
+        Path, typer.Argument(help="Review records JSONL (format: docs/reference/formats.md), any stage, any order.")
+    ],
     json_out: JsonFlag = False,
 ) -> None:
     """Validate every record, then store them all in one transaction."""

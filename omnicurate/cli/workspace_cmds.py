@@ -24,7 +24,8 @@ def init_cmd(
         ),
     ] = None,
 ) -> None:
-    """Create a workspace: curate.toml, a database and a content-addressed media store."""
+    """Create a workspace: curate.toml, a database, a content-addressed media store and release-claims.toml (a
+    template that claims nothing: what releases state in the maintainer's words)."""
     from curation.workspace import Workspace
 
     ws = Workspace.init(directory, db)

@@ -8,7 +8,7 @@ answers that do not parse (recorded as invalid).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ def curate_queries(ws: Workspace, tasks_file: Path, log: Callable[[str], None]) 
     lines = tasks_file.read_text(encoding="utf-8").splitlines()
     lines += [json.dumps({**q, "license": "CC-BY-4.0"}) for q in EXTRA_QUERIES]
     candidates.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    log(f"queries: {import_queries(ws, candidates, actor='demo')}")
+    log(f"queries: {_counts(import_queries(ws, candidates, actor='demo'))}")
     statuses = {s.id: s for s in query_statuses(ws)}
     held = {q: s.reasons for q, s in statuses.items() if s.state == "held"}
     records: list[dict[str, Any]] = [
@@ -62,7 +62,8 @@ def curate_queries(ws: Workspace, tasks_file: Path, log: Callable[[str], None]) 
     states: dict[str, int] = {}
     for status in query_statuses(ws):
         states[status.state] = states.get(status.state, 0) + 1
-    log(f"query curation: held by the audit {held}; {states}; promoted now {promoted['promoted']}")
+    audit = "; ".join(f"{q} ({', '.join(reasons)})" for q, reasons in held.items()) or "none"
+    log(f"query curation: held by the audit: {audit}; {_counts(states)}; promoted now {promoted['promoted']}")
 
 
 def _answer(kind: str, sample: dict[str, Any], order: str, run: int, index: int) -> str:
@@ -117,4 +118,9 @@ def run_demo_judge(ws: Workspace, folder: Path, log: Callable[[str], None]) -> N
 
     for run in RUNS:
         result = run_judge(ws, JUDGE, generator.model_id, "checklist", generate, run=run)
-        log(f"judge run {run} ({JUDGE}, checklist setting, replayed): {result.as_dict()}")
+        log(f"judge run {run} ({JUDGE}, checklist setting, replayed): {_counts(result.as_dict())}")
+
+
+def _counts(counts: Mapping[str, object]) -> str:
+    """``{"added": 15, "unchanged": 0}`` as people read it: ``15 added, 0 unchanged``."""
+    return ", ".join(f"{n} {what}" for what, n in counts.items()) or "none"

@@ -12,14 +12,26 @@ from media_factory import make_tone
 from playwright.sync_api import Page, expect
 from ui_helpers import CONTEXT, PASSWORD, advance, passing_record
 
+from annotation_ui.exclusion_form import CHOICE_LABELS
 from annotation_ui.logic import submit_review
 from curation.tables import ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
+from devsupport.reviews import PASSING_EXCLUSIONS
 
 pytestmark = pytest.mark.browser
 OPTIONS = {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}
 TIMEOUT = 30_000
 expect.set_options(timeout=TIMEOUT)  # every expectation waits as long as an action: CI's machines are shared
+
+
+def attest_in_browser(page: Page) -> None:
+    """Answer every exclusion rule of the subset-checklist page ``pass``."""
+    for rule in PASSING_EXCLUSIONS:
+        group = page.locator('[data-testid="stRadio"]').filter(has_text=f"{rule}:")
+        settled(page)
+        group.get_by_text(CHOICE_LABELS["pass"], exact=True).click()
+        settled(page)
+        expect(group.locator("input:checked")).to_have_count(1)
 
 
 def settled(page: Page) -> None:
@@ -173,6 +185,7 @@ def test_author_then_reviewers_in_a_browser(page: Page, streamlit_server, tmp_pa
         if n < len(CHECKLIST_VIEWS) - 1:
             page.get_by_role("button", name="Next view").click()
             settled(page)  # the previous view's elements linger until the run that replaces them ends
+    attest_in_browser(page)
     page.get_by_role("button", name="Submit checklist").click()
     expect(page.get_by_text("Recorded your checklist for g1-b.")).to_be_visible()
     (checklist,) = records(ws, "g1-b", "subset_checklist")
@@ -259,6 +272,8 @@ def test_typed_text_shows_as_typed_and_views_need_an_answer(page: Page, streamli
         if n < len(CHECKLIST_VIEWS) - 1:
             page.get_by_role("button", name="Next view").click()
             settled(page)
+    expect(submit).to_be_disabled()  # every view answered, the exclusion rules not yet
+    attest_in_browser(page)
     expect(submit).to_be_enabled()
     submit.click()
     expect(page.get_by_text("Recorded your checklist for md-a.")).to_be_visible()

@@ -194,6 +194,7 @@ def test_group_panel_marks_the_perturbed_modality_and_runs_the_group_checks(ui_w
     import_items(ui_workspace, write_items(tmp_path / "g2", rows))
     panel = group_panel(ui_workspace, load_snapshot(ui_workspace), "g2")
     assert panel.varying == frozenset({"text", "audio"})
+    # two modalities apart, both answering A: no perturbation changed the answer (group_answers = "perturbation")
     assert panel.rule_reasons == ["group:multiple_perturbed", "group:duplicate_answers"]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from ui_helpers import APP, PASSWORD, advance, passing_record
+from ui_helpers import APP, PASSWORD, advance, attest_rules, passing_record
 
 from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn, submit_review
@@ -114,6 +114,7 @@ def test_audio_signoff_page_records_three_scores(ui_workspace):
 def test_subset_checklist_shows_one_view_at_a_time_and_needs_all_seven(ui_workspace):
     advance(ui_workspace, "g1-a", "A", through="audio_signoff")
     at = open_page("subset_checklist", "rev4", ("reviewer",))
+    attest_rules(at, "g1-a")  # the exclusion rules answered first: the views alone decide when Submit opens
     ticks = {view: ["A", "B"] for view in CHECKLIST_VIEWS[:-1]} | {"text+image+audio": ["A"]}
     for n, view in enumerate(CHECKLIST_VIEWS):
         assert f"View {n + 1} of 7: {view}" in at.subheader[0].value
@@ -193,6 +194,7 @@ def test_a_box_ticked_on_screen_counts_even_when_its_callback_was_lost(ui_worksp
 def test_subset_checklist_needs_a_tick_or_no_option_fits_in_every_view(ui_workspace, plan, submittable):
     advance(ui_workspace, "g1-a", "A", through="audio_signoff")
     at = open_page("subset_checklist", "rev4", ("reviewer",))
+    attest_rules(at, "g1-a")
     for n, view in enumerate(CHECKLIST_VIEWS):
         for key in plan.get(view, []):
             at.checkbox(key=f"cl-g1-a-{view}-{key}").check()

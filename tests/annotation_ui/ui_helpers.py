@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from curation.workspace import Workspace
+from devsupport.reviews import PASSING_EXCLUSIONS
 
 PASSWORD = "correct-horse-1"
 CONTEXT = "Sure, that was a really helpful suggestion."
@@ -49,6 +50,7 @@ def passing_record(item: str, stage: str, reviewer: str, answer: str, options: s
             "stage": stage,
             "reviewer": reviewer,
             "consistent": {**{v: list(options) for v in views}, "text+image+audio": [answer]},
+            "exclusions": dict(PASSING_EXCLUSIONS),
         }
     if stage == "answer_check":
         return {"item": item, "stage": stage, "reviewer": reviewer, "answer": answer}
@@ -99,3 +101,12 @@ def promote_story(ws: Workspace, folder: Path, books: int = 8, top: int = 3) -> 
     settings = ScreenSettings(top=top)
     run_screen(ws, settings, ReplayStructured(str(corpus.replay)))
     return sorted(promote_selected(ws, settings).created)
+
+
+def attest_rules(at, item: str, verdicts: dict[str, str] | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Answer the subset-checklist page's exclusion rules (every default rule ``pass`` unless VERDICTS says)."""
+    from annotation_ui.exclusion_form import widget_key
+
+    for rule, verdict in {**PASSING_EXCLUSIONS, **(verdicts or {})}.items():
+        at.radio(key=widget_key(item, rule)).set_value(verdict)
+    at.run()

@@ -23,6 +23,7 @@ from curation.kinds.mcq.subset_checklist import rule_verdicts, verdict_depends_o
 from curation.reviews import import_reviews
 from curation.workflow import Derivation, ItemFacts, RecordFacts, funnel, group_inputs
 from curation.workspace import Workspace
+from devsupport.reviews import PASSING_EXCLUSIONS
 from omnicurate.cli.main import app
 from tests.media_factory import item_row, write_items
 
@@ -66,7 +67,10 @@ def reviewed(item: ItemFacts, checklists: list[dict[str, list[str]]]) -> list[Re
     out += [
         rec(item, "audio_signoff", r, scores={"naturalness": 4, "clarity": 4, "artefacts": 4}) for r in ("l1", "l2")
     ]
-    out += [rec(item, "subset_checklist", r, consistent=c) for r, c in zip(("g1", "g2", "l1"), checklists, strict=True)]
+    out += [
+        rec(item, "subset_checklist", r, consistent=c, exclusions=PASSING_EXCLUSIONS)
+        for r, c in zip(("g1", "g2", "l1"), checklists, strict=True)
+    ]
     out.append(rec(item, "answer_check", "d1", answer=item.answer))
     return out
 
@@ -136,8 +140,10 @@ def test_a_revision_makes_the_consensus_stale() -> None:
     assert derive([a, b], records)["a"].reasons != ["checklist:disagreement"]
     revised = replace(a, revision=2, context="a new context", content_hash="h-a2")
     kept = [r for r in records if r.stage != "subset_checklist"]  # the new reviews come in later
-    redone = [rec(revised, "subset_checklist", r, consistent=c) for r, c in (("g1", DETERMINES), ("g2", DETERMINES))]
-    redone.append(rec(revised, "subset_checklist", "l1", consistent=GOOD))
+    redone = [
+        rec(revised, "subset_checklist", r, consistent=c, exclusions=PASSING_EXCLUSIONS)
+        for r, c in (("g1", DETERMINES), ("g2", DETERMINES), ("l1", GOOD))
+    ]
     status = derive([revised, b], kept + redone)  # grammar and the rest are to do again; the hold is back
     assert status["a"].state == "in_review" and "checklist:disagreement" in status["a"].reasons
     derivation = Derivation(ReviewSettings(), [revised, b], {"g": "audio"}, kept + redone)
@@ -185,7 +191,13 @@ def ws(workspace: Workspace, tmp_path: Path) -> Workspace:
         ]  # fmt: skip
         import_reviews(workspace, write(tmp_path / f"{item}-1.jsonl", rows))
         rows = [
-            {"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": c}
+            {
+                "item": item,
+                "stage": "subset_checklist",
+                "reviewer": r,
+                "consistent": c,
+                "exclusions": PASSING_EXCLUSIONS,
+            }
             for r, c in zip(("g1", "g2", "l1"), lists, strict=True)
         ]
         rows.append({"item": item, "stage": "answer_check", "reviewer": "d1", "answer": answer})

@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.workspace import Workspace
-from devsupport.reviews import consistent_sets
+from devsupport.reviews import PASSING_EXCLUSIONS, consistent_sets
 from omnicurate.cli.main import app
 from tests.media_factory import item_row, write_items
 
@@ -44,7 +44,11 @@ def reviews(item: str, answer: str, who: dict[str, str], second: str) -> list[di
         {"item": item, "stage": "audio_signoff", "reviewer": listener2, "scores": scores},
     ]
     sets = consistent_sets(answer)
-    rows += [{"item": item, "stage": "subset_checklist", "reviewer": who[x], "consistent": sets} for x in "BCD"]
+    attested = PASSING_EXCLUSIONS
+    rows += [
+        {"item": item, "stage": "subset_checklist", "reviewer": who[x], "consistent": sets, "exclusions": attested}
+        for x in "BCD"
+    ]
     rows.append({"item": item, "stage": "answer_check", "reviewer": who["D"], "answer": answer})
     return rows
 

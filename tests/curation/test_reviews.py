@@ -16,6 +16,7 @@ from curation.schema import GrammarReview
 from curation.tables import Event, ReviewRecord
 from curation.workflow import derive_status
 from curation.workspace import Workspace
+from devsupport.reviews import PASSING_EXCLUSIONS
 from tests.media_factory import item_row, make_tone, write_items
 
 SETS = {
@@ -153,7 +154,8 @@ def full_round(ws: Workspace, tmp_path: Path, item: str, answer: str, name: str)
         for r in ("rev2", "rev3")
     ]
     rows += [
-        {"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": sets} for r in ("rev1", "rev2", "rev3")
+        {"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": sets, "exclusions": PASSING_EXCLUSIONS}
+        for r in ("rev1", "rev2", "rev3")
     ]
     rows.append({"item": item, "stage": "answer_check", "reviewer": "rev4", "answer": answer})
     import_reviews(ws, write_reviews(tmp_path / name, rows))

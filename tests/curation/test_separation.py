@@ -22,7 +22,7 @@ from curation.reviews import import_reviews, review_queue
 from curation.tables import ReviewRecord
 from curation.workflow import derive_status
 from curation.workspace import Workspace
-from devsupport.reviews import consistent_sets
+from devsupport.reviews import PASSING_EXCLUSIONS, consistent_sets
 from tests.media_factory import item_row, write_items
 
 PEOPLE = ("rev1", "rev2", "rev3", "rev4", "rev5", "rev6", "rev7")
@@ -37,7 +37,14 @@ def audio(item: str, who: str) -> dict[str, Any]:
 
 
 def checklist(item: str, who: str) -> dict[str, Any]:
-    return {"item": item, "stage": "subset_checklist", "reviewer": who, "consistent": consistent_sets(ANSWER[item])}
+    sets = consistent_sets(ANSWER[item])
+    return {
+        "item": item,
+        "stage": "subset_checklist",
+        "reviewer": who,
+        "consistent": sets,
+        "exclusions": PASSING_EXCLUSIONS,
+    }
 
 
 def blind(item: str, who: str, answer: str | None = None) -> dict[str, Any]:

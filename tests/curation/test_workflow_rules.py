@@ -13,6 +13,7 @@ from curation.config import ReviewSettings
 from curation.kinds.mcq.subset_checklist import rule_verdicts
 from curation.tables import Decision, GateResult
 from curation.workflow import Derivation, ItemFacts, RecordFacts, group_inputs
+from devsupport.reviews import PASSING_EXCLUSIONS
 
 OPTIONS = {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"}
 _ids = count(1)
@@ -61,7 +62,10 @@ def full_reviews(item: ItemFacts, **changes: Any) -> list[RecordFacts]:
     out = [rec(item, "grammar", "r1", verdict=changes.get("grammar", "pass"), note="")]
     out.append(rec(item, "grammar", "g2", verdict="pass", note=""))  # TRIAD §4.2: two grammar reviewers
     out += [rec(item, "audio_signoff", f"c{i + 1}", scores=s) for i, s in enumerate(scores)]  # TRIAD's C
-    out += [rec(item, "subset_checklist", f"r{i + 1}", consistent=s) for i, s in enumerate(sets)]
+    out += [
+        rec(item, "subset_checklist", f"r{i + 1}", consistent=s, exclusions=PASSING_EXCLUSIONS)
+        for i, s in enumerate(sets)
+    ]
     out.append(rec(item, "answer_check", "r4", answer=changes.get("answer", item.answer)))
     return out
 
@@ -316,11 +320,13 @@ def test_group_too_small_and_distinct_answers_setting() -> None:
     lone = [facts("a")]
     status = derive(lone, [*full_reviews(lone[0]), group_pass("g", lone)])
     assert status["a"].reasons == ["group:too_small"]
+    # three audio-perturbed sisters A, B, B: b and c differ only in their audio and share an answer
     trio = [facts("a"), facts("b", answer="B"), facts("c", answer="B")]
     records = [r for it in trio for r in full_reviews(it)] + [group_pass("g", trio)]
-    assert ReviewSettings().group_answers == "all_distinct", "TRIAD C.2 step 6: sisters have distinct answers"
-    strict = derive(trio, records)
-    assert {s.state for s in strict.values()} == {"returned"} and "group:duplicate_answers" in strict["a"].reasons
+    assert ReviewSettings().group_answers == "perturbation", "TRIAD §3.2: the answer changes with the altered cue"
+    for rule in ("perturbation", "all_distinct"):
+        strict = derive(trio, records, ReviewSettings(group_answers=rule))
+        assert {s.state for s in strict.values()} == {"returned"} and "group:duplicate_answers" in strict["a"].reasons
     assert derive(trio, records, ReviewSettings(group_answers="not_all_same"))["a"].state == "admitted"
     same = [facts("a"), facts("b"), facts("c")]
     records = [r for it in same for r in full_reviews(it)] + [group_pass("g", same)]

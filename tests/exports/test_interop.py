@@ -33,8 +33,9 @@ def release(admitted_ws: Workspace, tmp_path: Path) -> Path:
 def test_datasets_loads_the_parquet_with_the_declared_features(release: Path, tmp_path: Path, monkeypatch) -> None:
     datasets = require("datasets")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.chdir(release)  # the media columns decode from paths relative to the release folder
     ds = datasets.load_dataset(
-        "parquet", data_files=str(release / "data" / "items.parquet"), split="train", cache_dir=str(tmp_path / "hf")
+        "parquet", data_files="data/items.parquet", split="train", cache_dir=str(tmp_path / "hf")
     )
     assert ds.num_rows == 4
     assert ds["id"] == ["g1-a", "g1-b", "g2-a", "g2-b"]
@@ -42,7 +43,11 @@ def test_datasets_loads_the_parquet_with_the_declared_features(release: Path, tm
     assert features["options"] == datasets.List(datasets.Value("string"))
     assert features["tier"] == datasets.Value("int32") and features["context"] == datasets.Value("string")
     assert ds[2]["options"] == ["grateful", "sarcastic", "ambivalent"]
-    assert all((release / row["audio"]).is_file() and (release / row["image"]).is_file() for row in ds)
+    assert features["image"] == datasets.Image() and features["audio"] == datasets.Audio()
+    for column, feature in (("image", datasets.Image), ("audio", datasets.Audio)):
+        paths = [media["path"] for media in ds.cast_column(column, feature(decode=False))[column]]
+        assert all(path.startswith("media/") and (release / path).is_file() for path in paths)
+        assert paths == [json.loads(line)[column] for line in (release / "data/items.jsonl").read_text().splitlines()]
     features_yaml = (release / "README.md").read_text().split("  features:\n")[1].split("  download_size:")[0]
     declared = [line.split(": ", 1)[1] for line in features_yaml.splitlines() if line.startswith("  - name: ")]
     assert declared == list(features)

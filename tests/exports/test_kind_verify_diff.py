@@ -13,6 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from curation.errors import CurateError
+from exports.release_parquet import records_parquet
+from exports.story_release import PARQUET_COLUMNS
 from exports.verify import diff_releases, verify_release
 from omnicurate.cli.main import app
 
@@ -54,7 +56,8 @@ def found(folder: Path) -> set[tuple[str, str]]:
 def test_a_judge_release_verifies_and_names_its_kind(release: Path) -> None:
     report = verify_release(release)
     assert report.ok, report.mismatches
-    assert (report.items, report.files) == (12, 30)  # 28 data, media and metadata files + admission/ (2)
+    # 31 data (the tasks and responses in Parquet too), media and metadata files (claims.json too) + admission/ (2)
+    assert (report.items, report.files) == (12, 33)
     result = runner.invoke(app, ["release", "verify", str(release)])
     assert result.exit_code == 0 and "12 items: OK" in result.output
 
@@ -64,7 +67,11 @@ def test_a_changed_task_and_a_removed_medium_are_found(release: Path) -> None:
     (release / "data" / "tasks.jsonl").write_text(tasks)
     video = rows(release, "data/tasks.jsonl")[[t["id"] for t in rows(release, "data/tasks.jsonl")].index("v2t-01")]
     (release / video["inputs"]["video"]).unlink()
-    assert found(release) == {("changed", "data/tasks.jsonl"), ("missing", video["inputs"]["video"])}
+    assert found(release) == {
+        ("changed", "data/tasks.jsonl"),
+        ("invalid", "data/tasks.parquet"),  # it still holds the tasks as released
+        ("missing", video["inputs"]["video"]),
+    }
     result = runner.invoke(app, ["release", "verify", str(release)])
     assert result.exit_code == 1 and "changed: data/tasks.jsonl" in result.output
 
@@ -131,6 +138,7 @@ def story_release(folder: Path, version: str = "0.1.0", text: str = "Kito walked
             | {f"{k}_sha256": v[1] for k, v in blobs.items()}
         )
     (folder / "data" / "transitions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "data" / "transitions.parquet").write_bytes(records_parquet(records, PARQUET_COLUMNS, "transitions"))
     files = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         data = path.read_bytes()

@@ -201,7 +201,7 @@ def apply_external(
 def _require_annotator(s, name: str) -> None:  # type: ignore[no-untyped-def]
     person = s.get(Person, name)
     if person is None:
-        raise NotFoundError(f"unknown person {name!r}")
+        raise NotFoundError(f"unknown person {name!r}; `curate people list` lists the people")
     if not person.role_set & {"reviewer", "maintainer"}:
         raise PermissionDenied(f"{name!r} has neither the reviewer nor the maintainer role")
 

@@ -26,6 +26,8 @@ RELEASE_FILES = (
     "data/score_annotations.jsonl",
     "data/pair_annotations.jsonl",
     "data/judge_outputs.jsonl",
+    "data/tasks.parquet",  # the tasks and responses again, media as `datasets` features (exports.judge_parquet)
+    "data/responses.parquet",
 )
 TASK_COLUMNS = ("id", "instruction", "inputs", "output", "modality_pair", "source", "license")
 

@@ -43,14 +43,18 @@ ITEM_COLUMNS = (
     "image_license",
     "audio_source",
     "audio_license",
+    "image_note",
+    "audio_note",
     "revision",
 )
-"""The release's item record of a TRIAD item: one row of data/items.parquet and one line of data/items.jsonl."""
+"""The release's item record of a TRIAD item: one row of data/items.parquet and one line of data/items.jsonl.
+``image_note`` and ``audio_note`` (TRIAD's I+ / A+ descriptions, ``curation.notes``) are null where an item has
+none, so a release of items without notes has them too, all null."""
 
 _MODALITY_COLUMNS = {
     "text": ("context", "taxonomy_text"),
-    "image": ("taxonomy_image", "image", "image_sha256", "image_source", "image_license"),
-    "audio": ("taxonomy_audio", "audio", "audio_sha256", "audio_source", "audio_license"),
+    "image": ("taxonomy_image", "image", "image_sha256", "image_source", "image_license", "image_note"),
+    "audio": ("taxonomy_audio", "audio", "audio_sha256", "audio_source", "audio_license", "audio_note"),
 }
 
 

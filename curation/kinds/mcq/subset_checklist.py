@@ -4,16 +4,24 @@ An item answers exactly the non-empty views of its own modalities ({text, image}
 ``text+image``); the reviewers' sets are combined by the configured rule (``[review] combine``). When the
 verdict depends on that rule (``any`` and ``majority`` disagree, whichever is configured), the stage holds the
 item with ``checklist:disagreement`` until a maintainer records a consensus checklist (an adjudication).
+
+The record also attests the workspace's exclusion rules (``exclusions``; ``curation.exclusions``): a ``fail``
+returns the item (``exclusion:<rule>``), a rule no counted reviewer attested ``pass`` holds it
+(``exclusion_unattested:<rule>``), whether Definition 1 was judged on the reviewers' sets or a consensus.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import lru_cache
+from html import escape
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from ... import exclusions
+from ...exclusion_rules import VERDICTS
 from ...facts import ItemFacts, RecordFacts, StageOutcome, digest
 from ...schema import ChecklistReview
 from ...vocab import CHECKLIST_VIEWS, modality_set, strict_views_of, view_modalities, view_name
@@ -159,7 +167,27 @@ class SubsetChecklist(Stage):
     def inputs(self, item: ItemFacts) -> str:
         return digest(self.name, item.context, item.question, item.options, item.image, item.audio)
 
+    def labelstudio_spec(self, settings: ReviewSettings) -> LabelStudioSpec | None:
+        """The project with one required pass/fail control per exclusion rule (``exclusion_<rule>``), asked on
+        every view's task about what that view shows."""
+        return exclusion_spec(self.labelstudio, settings.exclusion_rules)
+
     def judge(self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings) -> StageOutcome:
+        """Definition 1 on the combined checklists, then the exclusion rules (``curation.exclusions``)."""
+        return exclusions.with_exclusions(
+            self._judge_checklist(item, records, settings), records, settings.exclusion_rules
+        )
+
+    def settle(
+        self, item: ItemFacts, consensus: Mapping[str, Any], records: Sequence[RecordFacts], settings: ReviewSettings
+    ) -> StageOutcome:
+        """The consensus decides the checklist; the reviewers' exclusion attestations still count."""
+        outcome = self.judge_consensus(item, consensus, settings)
+        return exclusions.with_exclusions(outcome, records, settings.exclusion_rules)
+
+    def _judge_checklist(
+        self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings
+    ) -> StageOutcome:
         if len(records) < self.quorum(settings):
             return StageOutcome(None)
         verdicts = rule_verdicts(
@@ -204,11 +232,16 @@ class SubsetChecklist(Stage):
         ]
         return problems
 
+    def settings_problems(self, review: BaseModel, settings: ReviewSettings) -> list[tuple[str, str]]:
+        """Exclusion rules the workspace does not list (``[review] exclusion_rules``)."""
+        assert isinstance(review, ChecklistReview)
+        return exclusions.unknown_rules(review.exclusions, settings.exclusion_rules)
+
     def admission(self, item: ItemFacts, records: Sequence[RecordFacts], settings: ReviewSettings) -> dict[str, Any]:
         rule = settings.combine
         payloads = [r.payload["consistent"] for r in records]
         combined = combine_checklist(payloads, rule, self.views(item)) if records else {}
-        return {
+        summary: dict[str, Any] = {
             "reviews": len(records),
             "combine": rule,
             "consistent": {view: sorted(keys) for view, keys in combined.items()},
@@ -216,6 +249,9 @@ class SubsetChecklist(Stage):
                 1 for view in combined if len({tuple(sorted(p.get(view, []))) for p in payloads}) == 1
             ),
         }
+        if settings.exclusion_rules:  # per rule, the counted reviewers' pass and fail attestations
+            summary["exclusions"] = exclusions.admission_summary(records, settings.exclusion_rules)
+        return summary
 
     def record_from_annotation(
         self, item: ItemFacts | None, values: Mapping[str | None, Mapping[str, Any]]
@@ -224,4 +260,44 @@ class SubsetChecklist(Stage):
         views = {view: v["consistent"] for view, v in values.items()}
         if set(views) != set(self.views(item)):
             return None
-        return {"consistent": views}
+        record: dict[str, Any] = {"consistent": views}
+        attested = annotation_exclusions(values)
+        if attested:
+            record["exclusions"] = attested
+        return record
+
+
+EXCLUSION_CONTROL = "exclusion_"
+"""Prefix of a rule's Label Studio control: ``exclusion_<rule>``."""
+
+
+def exclusion_spec(spec: LabelStudioSpec | None, rules: Mapping[str, str]) -> LabelStudioSpec | None:
+    """SPEC with a required single pass/fail Choices control per rule, headed by the rule's sentence."""
+    if spec is None or not rules:
+        return spec
+    asked = "".join(
+        f'<Header value="{escape(f"Exclusion rule {rule}: {sentence}", quote=True)}" size="6"/>'
+        f'<Choices name="{EXCLUSION_CONTROL}{rule}" toName="question" choice="single-radio" required="true" '
+        'showInline="true"><Choice value="pass"/><Choice value="fail"/></Choices>'
+        for rule, sentence in rules.items()
+    )
+    intro = (
+        '<Header value="Exclusion rules: for each, pass when nothing this view shows breaks it, fail when '
+        'something does." size="5"/>'
+    )
+    config = spec.label_config.removesuffix("</View>") + intro + asked + "</View>"
+    controls = dict(spec.controls) | {
+        f"{EXCLUSION_CONTROL}{rule}": Control("choices", required=True, choices=VERDICTS) for rule in rules
+    }
+    return replace(spec, label_config=config, controls=controls)
+
+
+def annotation_exclusions(values: Mapping[str | None, Mapping[str, Any]]) -> dict[str, str]:
+    """A reviewer's attestations from their views' annotations: a rule fails when any view failed it, passes
+    when every view that asked it passed it."""
+    given: dict[str, set[str]] = {}
+    for view_values in values.values():
+        for name, chosen in view_values.items():
+            if name.startswith(EXCLUSION_CONTROL) and chosen:
+                given.setdefault(name.removeprefix(EXCLUSION_CONTROL), set()).update(chosen)
+    return {rule: "fail" if "fail" in chosen else "pass" for rule, chosen in given.items()}

@@ -34,7 +34,7 @@ TRANSITION_COLUMNS = (
     "duplicate_clusters",
     "origin",
 )
-"""One line of the release's ``data/transitions.jsonl``."""
+"""One line of the release's ``data/transitions.jsonl`` (and one row of ``data/transitions.parquet``)."""
 
 
 def transition_columns(modalities: Sequence[str]) -> tuple[str, ...]:
@@ -50,7 +50,7 @@ STORY = register_kind(
         stages=[Filter(), Revise()],
         gates=("story_audit", "story_overlap"),
         release=ReleaseLayout(
-            data_files=("data/transitions.jsonl",),
+            data_files=("data/transitions.jsonl", "data/transitions.parquet"),
             columns=transition_columns,
             unit_file="data/transitions.jsonl",
             media_fields=("current_image", "next_image"),

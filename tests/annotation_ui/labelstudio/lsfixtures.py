@@ -12,6 +12,7 @@ from annotation_ui.labelstudio.tables import LsTask
 from curation.items import import_items
 from curation.reviews import import_reviews
 from curation.workspace import Workspace
+from devsupport.reviews import PASSING_EXCLUSIONS
 from tests.media_factory import item_row, write_items
 
 EMAILS = {
@@ -83,7 +84,15 @@ def advance(ws: Workspace, folder: Path, to_stage: str) -> None:
                     )
             elif stage == "subset_checklist":
                 for r in ("gram1", "listen1", "blind1"):
-                    lines.append({"item": item, "stage": stage, "reviewer": r, "consistent": _consistent(answer)})
+                    lines.append(
+                        {
+                            "item": item,
+                            "stage": stage,
+                            "reviewer": r,
+                            "consistent": _consistent(answer),
+                            "exclusions": dict(PASSING_EXCLUSIONS),
+                        }
+                    )
             elif stage == "answer_check":
                 lines.append({"item": item, "stage": stage, "reviewer": "blind1", "answer": answer})
     path = folder / f"advance-{to_stage}.jsonl"
@@ -108,3 +117,9 @@ def rating(name: str, value: int, to: str = "audio") -> dict[str, Any]:
 
 def note(text: str, to: str) -> dict[str, Any]:
     return {"from_name": "note", "to_name": to, "type": "textarea", "value": {"text": [text]}}
+
+
+def attested(to: str = "question", **verdicts: str) -> list[dict[str, Any]]:
+    """The subset checklist's exclusion-rule answers of one view's annotation: every default rule ``pass``
+    unless VERDICTS says otherwise (``exclusion_<rule>`` controls)."""
+    return [choice(f"exclusion_{rule}", to, v) for rule, v in {**PASSING_EXCLUSIONS, **verdicts}.items()]

@@ -20,7 +20,7 @@ from curation.reviews import import_reviews
 from curation.vocab import CHECKLIST_VIEWS
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
-from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, choice, rating, seed, tasks
+from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, attested, choice, rating, seed, tasks
 from tests.annotation_ui.labelstudio.server import LsServer
 
 REV1, REV2 = EMAILS["rev1"], EMAILS["rev2"]
@@ -144,7 +144,9 @@ def test_3_task_data_changed_on_the_server_is_refused_and_restored(
     assert changed.status_code == 200
     rev1 = ls_env.annotator(REV1)
     for view in CHECKLIST_VIEWS:
-        rev1.annotations.create(id=ids[("item:g1-a", view)], result=[choice("consistent", "question", "A", "B")])
+        rev1.annotations.create(
+            id=ids[("item:g1-a", view)], result=[choice("consistent", "question", "A", "B"), *attested()]
+        )
 
     report = pull(workspace, "subset_checklist")
     assert (report["recorded"], report["incomplete"]) == (0, 6)
@@ -158,7 +160,7 @@ def test_3_task_data_changed_on_the_server_is_refused_and_restored(
     again = pull(workspace, "subset_checklist")
     assert (again["recorded"], len(again["refused"])) == (0, 1), "made on the changed data: still refused"
 
-    rev1.annotations.create(id=text_task, result=[choice("consistent", "question", "A", "C")])
+    rev1.annotations.create(id=text_task, result=[choice("consistent", "question", "A", "C"), *attested()])
     redone = pull(workspace, "subset_checklist")
     assert (redone["recorded"], redone["superseded"]) == (1, 0)
     recorded = [e for e in history(workspace, "g1-a") if e["action"] == "review.recorded" and e["actor"] == "rev1"]
@@ -195,7 +197,9 @@ def test_5_config_is_sent_only_when_changed_and_a_misfit_is_named(
 
     original = stages.label_config
     changed = original("audio_signoff").replace("Listen to the clip", "Listen to the whole clip")
-    monkeypatch.setattr(stages, "label_config", lambda stage: changed if stage == "audio_signoff" else original(stage))
+    monkeypatch.setattr(
+        stages, "label_config", lambda stage, *rest: changed if stage == "audio_signoff" else original(stage, *rest)
+    )
     refused = curate(workspace, "ls", "push", "audio_signoff", code=2)
     assert f"annotation {misfit.id} (task {task}, by {REV1}): from_name=loudness, to_name=audio, type=rating" in refused
     assert "Pull first" in refused and "delete or correct those annotations" in refused
@@ -236,14 +240,16 @@ def test_7_checklist_views_reach_every_annotator_in_order(
     ids = tasks(workspace, "subset_checklist")
     rev1 = ls_env.annotator(REV1)
     for view in reversed(CHECKLIST_VIEWS):  # g1-b partly annotated, full view first: Label Studio used to favour these
-        rev1.annotations.create(id=ids[("item:g1-b", view)], result=[choice("consistent", "question", "B")])
+        rev1.annotations.create(
+            id=ids[("item:g1-b", view)], result=[choice("consistent", "question", "B"), *attested()]
+        )
     by_task = {task: key for key, task in ids.items()}
     order: dict[str, list[str | None]] = {"item:g1-a": [], "item:g1-b": []}
     rev2 = ls_env.annotator(REV2)
     while (task := served(ls_env, REV2, project)) is not None:
         subject, view = by_task[task["id"]]
         order[subject].append(view)
-        rev2.annotations.create(id=task["id"], result=[choice("consistent", "question", "A", "B")])
+        rev2.annotations.create(id=task["id"], result=[choice("consistent", "question", "A", "B"), *attested()])
     intended = sorted(CHECKLIST_VIEWS, key=lambda v: (v.count("+"), CHECKLIST_VIEWS.index(v)))
     assert order == {"item:g1-a": intended, "item:g1-b": intended}
     assert pull(workspace, "subset_checklist")["recorded"] == 3

@@ -19,7 +19,7 @@ from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
-from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, choice, note, rating, seed, tasks
+from tests.annotation_ui.labelstudio.lsfixtures import EMAILS, advance, attested, choice, note, rating, seed, tasks
 from tests.annotation_ui.labelstudio.server import LsServer
 
 
@@ -233,9 +233,11 @@ def test_checklist_tasks_show_one_view_each_and_need_all_seven(
     rev1, rev2 = annotators(ls_env)
     for view in CHECKLIST_VIEWS:
         chosen = ["A"] if view == "text+image+audio" else ["A", "C"]
-        rev1.annotations.create(id=ids[("item:g1-a", view)], result=[choice("consistent", "question", *chosen)])
+        result = [choice("consistent", "question", *chosen), *attested()]
+        rev1.annotations.create(id=ids[("item:g1-a", view)], result=result)
     for view in CHECKLIST_VIEWS[:3]:
-        rev2.annotations.create(id=ids[("item:g1-a", view)], result=[choice("consistent", "question", "A", "B")])
+        result = [choice("consistent", "question", "A", "B"), *attested()]
+        rev2.annotations.create(id=ids[("item:g1-a", view)], result=result)
     (pulled,) = pull_stages(workspace, connection, ["subset_checklist"])
     assert (pulled.recorded, pulled.incomplete) == (1, 3)
     consistent = records(workspace, "subset_checklist")[("item:g1-a", "rev1")]["consistent"]

@@ -167,7 +167,7 @@ def test_read_tags_reports_every_problem_with_its_line(tmp_path):
     with pytest.raises(ValidationFailed) as caught:
         read_tags(path, items)
     messages = [str(p) for p in caught.value.problems]
-    assert messages[0] == f"{path}:2: item: unknown item 'zz'"
+    assert messages[0] == f"{path}:2: item: unknown item 'zz' (`curate status` lists the items)"
     assert messages[1] == f"{path}:3: tagger: 'ann1' authored 'i2'; the item's own tags are theirs"
     assert messages[2].startswith(f"{path}:4: taxonomy.audio: unknown audio leaf 'loud'")
     assert messages[3] == f"{path}:5: tagger: 'rev5' already tagged 'i1' on line 1"

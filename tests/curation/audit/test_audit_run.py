@@ -81,7 +81,7 @@ def test_cluster_ids_are_stable_and_json_has_the_design_shape() -> None:
     second = run_audit(list(reversed(subjects)), IMAGES, AUDIO)
     assert first.to_dict() == second.to_dict()
     document = json.loads(json.dumps(first.to_dict()))
-    assert set(document) == {"clusters", "leaks"}
+    assert set(document) == {"clusters", "leaks", "identical_sisters"} and document["identical_sisters"] == []
     cluster = document["clusters"][0]
     assert set(cluster) == {"id", "items", "edges"}
     assert set(cluster["edges"][0]) == {"a", "b", "modality", "method", "distance"}

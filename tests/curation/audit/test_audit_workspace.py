@@ -166,7 +166,7 @@ def test_cli_commands(demo_workspace: Workspace) -> None:
     assert check.exit_code == 0 and json.loads(check.stdout)["summary"]["nonconforming"] == 0
     audit = invoke("-w", root, "audit", "--json")
     document = json.loads(audit.stdout)
-    assert audit.exit_code == 0 and set(document) == {"clusters", "leaks"}
+    assert audit.exit_code == 0 and set(document) == {"clusters", "leaks", "identical_sisters"}
     assert set(document["clusters"][0]) == {"id", "items", "edges"}
     assert all({"kind", "items", "evidence"} <= set(leak) for leak in document["leaks"])
     text = invoke("-w", root, "audit")

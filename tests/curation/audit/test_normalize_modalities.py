@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from curation.vocab import checklist_views_of
 from curation.workspace import Workspace
 from devsupport.media_factory import make_image, make_tone
+from devsupport.reviews import PASSING_EXCLUSIONS
 from omnicurate.cli.main import app
 
 POOL = ("p1", "p2", "p3", "p4", "p5")
@@ -90,7 +91,16 @@ def reviews(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             scores = {"naturalness": 4, "clarity": 4, "artefacts": 4}
             out += [{"item": item, "stage": "audio_signoff", "reviewer": who, "scores": scores} for who in (C, B)]
         sets = checklist(modalities, answer)
-        out += [{"item": item, "stage": "subset_checklist", "reviewer": who, "consistent": sets} for who in (B, C, D)]
+        out += [
+            {
+                "item": item,
+                "stage": "subset_checklist",
+                "reviewer": who,
+                "consistent": sets,
+                "exclusions": PASSING_EXCLUSIONS,
+            }
+            for who in (B, C, D)
+        ]
         out.append({"item": item, "stage": "answer_check", "reviewer": D, "answer": answer})
     out.append({"group": "x", "stage": "group_integration", "reviewer": E, "verdict": "pass"})
     return out

@@ -24,7 +24,7 @@ from curation.reviews import import_reviews, review_queue
 from curation.vocab import PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace
-from devsupport.reviews import BLIND, CHECKLIST, GRAMMAR, GROUP
+from devsupport.reviews import BLIND, CHECKLIST, GRAMMAR, GROUP, PASSING_EXCLUSIONS
 from exports.build import build_release
 from exports.verify import verify_release
 from tests.exports.workspace_factory import REVIEWERS, distinct_context
@@ -81,7 +81,16 @@ def reviews(answer_of: dict[str, str]) -> list[dict[str, Any]]:
     for item, answer in answer_of.items():
         out += [{"item": item, "stage": "grammar", "reviewer": r, "verdict": "pass"} for r in GRAMMAR]
         sets = {**SETS, "text+image": [answer]}
-        out += [{"item": item, "stage": "subset_checklist", "reviewer": r, "consistent": sets} for r in CHECKLIST]
+        out += [
+            {
+                "item": item,
+                "stage": "subset_checklist",
+                "reviewer": r,
+                "consistent": sets,
+                "exclusions": PASSING_EXCLUSIONS,
+            }
+            for r in CHECKLIST
+        ]
         out.append({"item": item, "stage": "answer_check", "reviewer": BLIND, "answer": answer})
     out.append({"group": "ti", "stage": "group_integration", "reviewer": GROUP, "verdict": "pass"})
     return out
@@ -132,7 +141,16 @@ def test_text_image_items_go_through_their_own_stages_views_and_release(
         ws,
         write(
             tmp_path / "r2.jsonl",
-            [{"item": "ti-a", "stage": "subset_checklist", "reviewer": r, "consistent": again} for r in CHECKLIST],
+            [
+                {
+                    "item": "ti-a",
+                    "stage": "subset_checklist",
+                    "reviewer": r,
+                    "consistent": again,
+                    "exclusions": PASSING_EXCLUSIONS,
+                }
+                for r in CHECKLIST
+            ],
         ),
     )
     status = {st.id: st for st in derive_status(ws)}["ti-a"]

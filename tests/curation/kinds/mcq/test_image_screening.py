@@ -81,7 +81,9 @@ def test_an_ai_image_waits_for_two_screenings_then_is_admitted(ai_ws: Workspace,
     build_release(ai_ws, "1.0.0", out=folder)
     card = (folder / "README.md").read_text()
     image = ai_ws.item("g1-a").image
-    assert "AI-generated images, each screened for artefacts" in card
+    assert "AI-generated images, with their items' passing artefact screenings (`image_screening` records):" in card
+    quorum = ai_ws.settings.review.image_screening_quorum  # the stage line names the quorum in force
+    assert f"image_screening (quorum {quorum} per item; 2 released item(s))" in card
     assert "(items g1-a, g1-b): 2 passing screening(s) per item" in card and image[:12] in card
     admission = {json.loads(line)["id"]: json.loads(line) for line in (folder / "admission.jsonl").open()}
     assert admission["g1-a"]["stages"]["image_screening"]["verdicts"] == {"pass": 2}
