@@ -451,7 +451,8 @@ def _judge_card_lines(summary: Mapping[str, Any]) -> list[str]:
         "from this folder alone with `curate release reproduce DIR`.",
         "",
         "People: the records' reviewers and adjudicators appear under per-release pseudonyms (rule: "
-        f"{RULE}); an entry a person rewrote or added names that person in its provenance (`provenance.person`).",
+        f"{RULE}); an entry a person rewrote or added names that person's pseudonym in its provenance "
+        "(`provenance.person`, in data/checklists.jsonl too).",
         "",
         "Tasks not released: "
         + (

@@ -181,7 +181,7 @@ def front_matter(facts: CardFacts) -> str:
     lines += ["task_categories:", *[f"- {t}" for t in tasks], "tags:", *[f"- {t}" for t in tags]]
     lines += ["configs:", "- config_name: default", "  data_files:", "  - split: test", "    path: data/items.parquet"]
     lines += ["dataset_info:", "  features:"]
-    for name, dtype, _ in ITEM_FEATURES:
+    for name, dtype, _ in released_features(facts.items):
         lines.append(f"  - name: {name}")
         if dtype.startswith("list:"):
             lines += ["    sequence: " + dtype.split(":", 1)[1]]
@@ -401,6 +401,13 @@ CROISSANT_CONTEXT: dict[str, Any] = {
 }
 
 
+def released_features(items: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """The features of the columns the release's items carry: a release of items without audio has no audio
+    columns, and its card and Croissant file declare none (a declared column the Parquet lacks fails to load)."""
+    present = {key for item in items for key in item}
+    return [feature for feature in ITEM_FEATURES if feature[0] in present]
+
+
 def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
     """Croissant 1.1 JSON-LD: the data files with their sha256, the item RecordSet, and Responsible-AI fields."""
     files = {f.path: f for f in facts.data_files}
@@ -433,7 +440,7 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
                 "includes": [f"media/*{ext}" for ext in _media_exts(facts.media, kind)],
             }
         )
-    fields = [croissant_field("items", "data/items.parquet", *feature) for feature in ITEM_FEATURES]
+    fields = [croissant_field("items", "data/items.parquet", *feature) for feature in released_features(facts.items)]
     annotations = [a["annotations"] for a in facts.admission]
     from curation.config import ReviewSettings
 

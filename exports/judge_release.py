@@ -23,6 +23,7 @@ from curation.kinds.judge.queries import curation_summary
 from curation.kinds.judge.report import ReportSettings
 from curation.kinds.judge.rubrics import CRITERIA, DEFINITIONS
 from curation.kinds.judge.tables import JudgeAnnotation, JudgeOutput, JudgeSample
+from curation.pseudonyms import Pseudonyms, workspace_key
 from curation.release_claims import ReleaseClaims, load_claims
 from curation.tables import Asset
 from curation.workspace import Workspace
@@ -72,11 +73,19 @@ DATA_FILES = (
 )
 
 
+def _pseudonymous(entry: dict[str, Any], pseudonym: Pseudonyms) -> dict[str, Any]:
+    """A checklist entry as released: a person who rewrote or added it is named by their per-release pseudonym."""
+    provenance = entry.get("provenance") or {}
+    if provenance.get("by") == "person":
+        entry["provenance"] = {**provenance, "person": pseudonym(provenance["person"])}
+    return entry
+
+
 def _media_name(asset: Asset) -> str:
     return f"media/{asset.sha256}{asset.ext}"
 
 
-def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str]], dict[str, Any]]:
+def _collect(ws: Workspace, version: str) -> tuple[dict[str, bytes], list[tuple[str, Path, str]], dict[str, Any]]:
     """The data files, the media to copy and the facts the card and manifest need."""
     checklists = {t.task: t for t in record_store.task_checklists(ws)}
     final = {t for t, c in checklists.items() if c.state == "final"}
@@ -131,10 +140,15 @@ def _collect(ws: Workspace) -> tuple[dict[str, bytes], list[tuple[str, Path, str
     for sample, person, payload, kind in annotation_rows:
         if sample in kept_ids:
             annotations[kind].append({"sample": sample, "annotator": pseudonym[person], **payload})
+    person = Pseudonyms(workspace_key(ws.root), version)  # as in admission/: the same person, the same pseudonym
     files = {
         "data/tasks.jsonl": jsonl_bytes(tasks),
         "data/checklists.jsonl": jsonl_bytes(
-            {"task": t["id"], "entries": [e.model_dump(mode="json") for e in checklists[t["id"]].final]} for t in tasks
+            {
+                "task": t["id"],
+                "entries": [_pseudonymous(e.model_dump(mode="json"), person) for e in checklists[t["id"]].final],
+            }
+            for t in tasks
         ),
         "data/responses.jsonl": jsonl_bytes(responses),
         "data/score_samples.jsonl": jsonl_bytes(kept_samples["score"]),
@@ -384,7 +398,7 @@ def build_judge_release(
         existing = s.get(Release, version)
     name = name or _published_name(ws, existing) or ws.root.name  # a renamed workspace rebuilds its version
     date = release_date(existing)
-    files, copies, facts = _collect(ws)
+    files, copies, facts = _collect(ws, version)
     if facts["tasks"] == 0:
         raise CheckFailed("release refused: no task has a final checklist yet; see `curate judge checklists`")
     refuse_changed_data(existing, files)

@@ -44,17 +44,31 @@ def read_jsonl(folder: Path, rel: str) -> list[dict[str, Any]]:
 
 
 def read_tasks(folder: Path) -> dict[str, dict[str, Any]]:
-    """Tasks by id with their checklist entries (``checklist``): what `curate release diff` compares."""
+    """Tasks by id with their checklist entries (``checklist``): what `curate release diff` compares. A person
+    in an entry's provenance is a per-release pseudonym, different in every version by design, so it is compared
+    as ``(a person)``: a diff names changed entries, not new pseudonyms."""
     try:
         tasks = {str(t.get("id")): dict(t) for t in read_jsonl(folder, TASKS)}
         for row in read_jsonl(folder, CHECKLISTS):
             if str(row.get("task")) in tasks:
-                tasks[str(row.get("task"))]["checklist"] = row.get("entries")
+                tasks[str(row.get("task"))]["checklist"] = _without_pseudonyms(row.get("entries"))
     except _Unreadable as exc:
         from curation.errors import CurateError
 
         raise CurateError(f"{folder}: {exc}") from exc
     return tasks
+
+
+def _without_pseudonyms(entries: Any) -> Any:
+    if not isinstance(entries, list):
+        return entries
+    out = []
+    for entry in entries:
+        provenance = entry.get("provenance") if isinstance(entry, dict) else None
+        if isinstance(provenance, dict) and "person" in provenance:
+            entry = {**entry, "provenance": {**provenance, "person": "(a person)"}}
+        out.append(entry)
+    return out
 
 
 def check_judge_release(folder: Path, manifest: dict[str, Any], listed: dict[str, Any]) -> tuple[int, list[Problem]]:

@@ -85,6 +85,11 @@ def test_nineteen_entries_over_six_rubrics_from_import_to_a_verified_release(dra
     assert manifest["checklist_per_rubric"] == [1, 6]
     (row,) = [json.loads(x) for x in (folder / "data" / "checklists.jsonl").read_text().splitlines()]
     assert len(row["entries"]) == 19 and Counter(e["rubric"] for e in row["entries"])["creativity"] == 4
+    # the curator who added an entry is named by a per-release pseudonym, never by name, anywhere in the release
+    (by_person,) = [e["provenance"] for e in row["entries"] if e["provenance"]["by"] == "person"]
+    assert by_person["person"].startswith("p-") and by_person["action"] == "added"
+    released_text = "".join(p.read_text(encoding="utf-8") for p in folder.rglob("*.jsonl"))
+    assert by_person["person"] in released_text and '"ann1"' not in released_text and '"ann2"' not in released_text
     assert curate(drafted, "release", "verify", str(folder)).exit_code == 0
 
     # a forger who puts a seventh entry into one rubric (and re-hashes the file) is caught

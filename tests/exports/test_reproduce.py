@@ -184,6 +184,15 @@ def test_a_release_of_text_image_items_reproduces(make_workspace: Callable[[str]
     outcome = lines(result.path, "admission/outcomes.jsonl")[0]
     assert "audio_signoff" not in outcome["stages"] and outcome["state"] == "admitted"
     assert not (result.path / "admission" / "probes.jsonl").read_text(encoding="utf-8")
+    # a release without audio declares no audio column, and every record set loads where users load it
+    import mlcroissant as mlc
+
+    croissant = json.loads((result.path / "croissant.json").read_text(encoding="utf-8"))
+    items = next(rs for rs in croissant["recordSet"] if rs["@id"] == "items")
+    assert not [f["name"] for f in items["field"] if "audio" in f["name"]]
+    dataset = mlc.Dataset(jsonld=result.path / "croissant.json")
+    loaded = {rs.uuid: sum(1 for _ in dataset.records(record_set=rs.uuid)) for rs in dataset.metadata.record_sets}
+    assert loaded["items"] == 2
 
 
 def test_the_story_demo_release_reproduces_and_a_changed_filter_decision_is_caught(tmp_path: Path) -> None:

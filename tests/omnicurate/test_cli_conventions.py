@@ -289,38 +289,3 @@ def test_imports_plots_and_replayed_drafts_read_paths_from_the_current_folder(
     assert json.loads(drafted.stdout)["drafted"] == []  # every task's draft is already cached
     missing = invoke(*ws, "import", "items", "nothere.jsonl")
     assert missing.exit_code == 2 and "nothere.jsonl" in missing.stderr
-
-
-# ---- what the manual says about the demos ------------------------------------------------------------------
-
-
-DOCS = Path(__file__).resolve().parents[2] / "docs"
-
-
-def test_the_manual_names_the_demo_reviewers_by_stage_as_the_demo_recorded_them() -> None:
-    from omnicurate.demo import DATA as DEMO_DATA
-
-    by_stage: dict[str, set[str]] = {}
-    for line in (DEMO_DATA / "reviews.jsonl").read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        by_stage.setdefault(record["stage"], set()).add(record["reviewer"])
-    stages = ("grammar", "audio_signoff", "subset_checklist", "answer_check", "group_integration")
-    sentence = "; ".join(f"{stage} " + ", ".join(f"`{r}`" for r in sorted(by_stage[stage])) for stage in stages)
-    text = " ".join((DOCS / "ui.md").read_text(encoding="utf-8").split())
-    assert f"The demo's recorded reviews were made by: {sentence}." in text
-    idle = sorted({f"rev{n}" for n in range(1, 7)} - set().union(*by_stage.values()))
-    assert f"{' and '.join(f'`{r}`' for r in idle)} have reviewed nothing yet" in text
-
-
-def test_the_manual_states_the_demo_counts_the_demo_produces(demos: dict[str, Path]) -> None:
-    import re
-
-    statuses = json.loads(invoke("-w", str(demos["mcq"]), "status", "--json").stdout)
-    counts = {state: sum(s["state"] == state for s in statuses) for state in ("admitted", "returned", "held")}
-    counts["in review"] = sum(s["state"] == "in_review" for s in statuses)
-    text = " ".join((DOCS / "getting-started.md").read_text(encoding="utf-8").split())
-    stated = {state: int(n) for n, state in re.findall(r"(\d+) (admitted|returned|held|in review)\b", text)}
-    assert stated == counts
-    story = json.loads(invoke("-w", str(demos["story"]), "release", "list", "--json").stdout)
-    story_text = " ".join((DOCS / "kinds" / "story_transition.md").read_text(encoding="utf-8").split())
-    assert f"(the story demo's `0.1.0` has {story[0]['items']})" in story_text
