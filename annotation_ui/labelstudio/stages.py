@@ -129,14 +129,22 @@ def _panel(connection: Connection, item: ItemFacts, view: str, blobs: dict[str, 
     return "".join(parts)
 
 
-def _group_panel(connection: Connection, sisters: list[ItemFacts], perturbed: str, blobs: dict[str, str]) -> str:
-    rows = [f"<p>perturbed modality: <b>{html.escape(perturbed)}</b></p>"]
+def _group_panel(
+    connection: Connection, sisters: list[ItemFacts], perturbed: str, blobs: dict[str, str], checks: list[str]
+) -> str:
+    """The sisters side by side with the automatic group checks' findings, as the app's group page shows them."""
+    found = ", ".join(html.escape(r) for r in checks)
+    rows = [
+        f"<p>perturbed modality: <b>{html.escape(perturbed)}</b></p>",
+        f"<p><b>Automatic checks:</b> {found}</p>" if checks else "<p><b>Automatic checks:</b> all pass.</p>",
+    ]
     for s in sisters:
         options = ", ".join(f"{k}: {html.escape(v)}" for k, v in s.options.items())
         rows.append(
             f"<hr/><h4>{html.escape(s.id)} — answer {html.escape(s.answer)}</h4><p>{html.escape(s.context)}</p>"
             + (image_html(connection, blobs[s.image], 320) if s.image else "")
             + (audio_html(connection, blobs[s.audio]) if s.audio else "")
+            + (_notes_html(s) if item_notes(s.extra) and s.kind == "mcq" else "")
             + f"<p>{html.escape(s.question)}</p><p>{options}</p>"
         )
     return "".join(rows)
@@ -165,7 +173,16 @@ def wanted_tasks(ws: Workspace, connection: Connection, stage: str) -> list[Task
                     ref=f"{stage}|group:{group}|{inputs[:16]}",
                     subject=f"group:{group}",
                     inputs_hash=inputs,
-                    data={"panel": _group_panel(connection, sisters, perturbed[group], blobs), "group": group},
+                    data={
+                        "panel": _group_panel(
+                            connection,
+                            sisters,
+                            perturbed[group],
+                            blobs,
+                            found.rules(perturbed[group], sisters, ws.settings.review),
+                        ),
+                        "group": group,
+                    },
                     media=media,
                     exposes=tuple(s.id for s in sisters),
                 )

@@ -23,6 +23,7 @@ from annotation_ui.components import (
 from annotation_ui.logic import group_panel, group_summary
 from annotation_ui.page_drafts import PageDraft, verdict_fields
 from curation.group_options import option_differences
+from curation.notes import NOTE_LABELS, item_notes
 from curation.reviews import group_content
 
 PAGE = "group_integration"
@@ -93,6 +94,8 @@ for column, sister in zip(st.columns(len(panel.sisters)), panel.sisters, strict=
         show_image(ws, sister.image)
         st.markdown(f"**Audio**{badge('audio')}")
         show_audio(ws, sister.audio)
+        for modality, note in item_notes(sister.extra).items():  # the A+/I+ notes, reviewed with the item
+            show_text(NOTE_LABELS[modality], note)
         show_text("Question", sister.question)
         show_options(sister.options, sister.answer)
 

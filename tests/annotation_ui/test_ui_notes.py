@@ -128,3 +128,19 @@ def test_label_studio_tasks_carry_notes_where_the_pages_show_them(noted_workspac
     (blind,) = wanted_tasks(ws, connection, "answer_check")  # type: ignore[arg-type]
     data = json.dumps(blind.data, ensure_ascii=False)
     assert "Flat voice" not in data and "烤焦" not in data and "notes" not in data
+
+
+def test_the_group_reviewer_sees_the_notes_and_the_automatic_checks(noted_workspace: Workspace) -> None:
+    ws, connection = noted_workspace, SimpleNamespace(media_folder="omnicurate")
+    for item, answer in (("g1-a", "A"), ("g1-b", "B")):
+        advance(ws, item, answer, through="answer_check")
+    at = open_page("group_integration", "maya", ("reviewer",))
+    assert AUDIO not in plain_texts(at)  # nothing of the group before the reviewer agrees to see its labels
+    next(b for b in at.button if b.label == "Show the labels").click().run()
+    assert AUDIO in plain_texts(at) and IMAGE in plain_texts(at)  # beside g1-a, as typed
+    (group,) = wanted_tasks(ws, connection, "group_integration")  # type: ignore[arg-type]
+    panel = group.data["panel"]
+    assert html.escape(AUDIO) in panel and AUDIO not in panel  # escaped, never as HTML
+    # the two sisters share text and image and differ in the audio: the checks pass, as the app's page says
+    assert "<b>Automatic checks:</b> all pass." in panel
+    assert any("Automatic checks: all pass." in s.value for s in at.success)
