@@ -9,7 +9,8 @@ own body or in the setup of a fixture it uses:
 - runs or looks up a hidden tool (a subprocess whose program is one, or ``shutil.which`` of one);
 - imports a hidden runtime, even one already loaded (``import`` statements, ``importlib.import_module``,
   ``importlib.util.find_spec``);
-- starts another Python process (which could do either where this one cannot see).
+- starts another Python process, the ``curate`` command or a shell (which could do either where this one
+  cannot see).
 
 ``.ci/bare-machine`` then runs just those tests with the tools hidden. A test that needs ffmpeg or torch
 without saying so is among them by construction (it ran them in the main run), so it still fails there.
@@ -38,6 +39,7 @@ HIDDEN_MODULES = frozenset(
 RECORD_ENV = "CURATE_TOOL_USE_RECORD"
 
 _PYTHONS = {os.path.realpath(sys.executable), sys.executable}
+_SHELLS = frozenset({"bash", "sh", "dash"})
 
 
 def _program(args: Any) -> str:
@@ -67,8 +69,10 @@ class ToolUse:
         name = os.path.basename(program)
         if name in HIDDEN_TOOLS:
             self.note(name)
-        elif program in _PYTHONS or os.path.realpath(program) in _PYTHONS:
+        elif program in _PYTHONS or os.path.realpath(program) in _PYTHONS or name == "curate":
             self.note("python subprocess")
+        elif name in _SHELLS:
+            self.note("shell subprocess")  # a script can run any tool (the manual's examples run through bash)
 
     def note_module(self, name: str | None) -> None:
         if name and name.partition(".")[0] in HIDDEN_MODULES:

@@ -100,6 +100,7 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     if settings.get("kind") == JUDGE_KIND:
         report.units, report.records = reproduce_judge(folder, report.differences, report.notes)
         return report
+    _refuse_damaged_files(folder)
     units = read_lines(folder, FILES["units"])
     records = read_lines(folder, FILES["records"])
     decisions = read_lines(folder, FILES["decisions"])
@@ -175,6 +176,35 @@ def reproduce_release(folder: Path, replay: ProbeReplay | None = None) -> Reprod
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise _damaged(exc, "units, records, exposures, attestations, probes or the unit file", records) from exc
     return report
+
+
+_LINE_FILES = (
+    "units",
+    "records",
+    "decisions",
+    "gates",
+    "exposures",
+    "outcomes",
+    "attestations",
+    "probes",
+    "exclusions",
+)
+"""The admission files re-derivation reads line by line, in the order their problems are listed."""
+
+
+def _refuse_damaged_files(folder: Path) -> None:
+    """Every damaged line of every admission file at once (``FILE:LINE``), not only the first damaged file's: a
+    person repairing a release sees all there is to repair. A file the release lacks is left to the reader that
+    needs it (an older release has no exclusions file)."""
+    problems: list[Problem] = []
+    for key in _LINE_FILES:
+        if (folder / FILES[key]).exists():
+            try:
+                read_lines(folder, FILES[key])
+            except ValidationFailed as exc:
+                problems += exc.problems
+    if problems:
+        raise ValidationFailed(problems, DAMAGED)
 
 
 def _damaged(exc: Exception, files: str, records: Lines) -> ValidationFailed:

@@ -69,6 +69,10 @@ def test_starts_python():
     assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
 
 
+def test_runs_a_shell_script():
+    assert subprocess.run(["bash", "-c", "true"]).returncode == 0
+
+
 @pytest.mark.parametrize("n", [1, 2])
 def test_parametrized_plain(n):
     assert n in (1, 2)
@@ -116,6 +120,7 @@ def test_the_record_names_the_tests_that_reach_a_hidden_tool(tmp_path: Path) -> 
         "test_uses_the_model_later": "fixture model",
         "test_imports_torch_again_when_loaded": "torch",
         "test_starts_python": "python subprocess",
+        "test_runs_a_shell_script": "shell subprocess",
     }
     listed = subprocess.run(
         [sys.executable, "-m", "devsupport.tool_use", str(record)], cwd=REPO, capture_output=True, text=True

@@ -234,6 +234,20 @@ def test_an_mcq_record_with_scores_of_the_wrong_type_names_its_line(copy_of: Cal
     assert f"admission/records.jsonl:{number}: payload.scores:" in result.output
 
 
+def test_every_damaged_admission_file_is_named_at_once(copy_of: Callable[[str], Path]) -> None:
+    release = copy_of("mcq")
+    rows = (release / "admission/records.jsonl").read_text(encoding="utf-8").splitlines()
+    number = next(i for i, line in enumerate(rows, 1) if json.loads(line)["stage"] == "audio_signoff")
+    _edit(release, "admission/records.jsonl", number, lambda r: r["payload"].update(scores="loud"))
+    outcomes = release / "admission/outcomes.jsonl"
+    outcomes.write_text(outcomes.read_text(encoding="utf-8") + "{not json\n", encoding="utf-8")
+    last = len(outcomes.read_text(encoding="utf-8").splitlines())
+    result = run("release", "reproduce", str(release))
+    assert result.exit_code == 2, result.output
+    assert f"admission/records.jsonl:{number}: payload.scores:" in result.output  # the first damaged file
+    assert f"admission/outcomes.jsonl:{last}: invalid JSON" in result.output  # and a later one, in the same run
+
+
 def test_a_story_unit_cut_short_and_a_unit_without_its_id(copy_of: Callable[[str], Path]) -> None:
     release = copy_of("story")
     units = release / "admission/units.jsonl"
