@@ -143,12 +143,13 @@ def test_datasets_decodes_each_image_from_the_released_file(
         assert ds.num_rows == len(shipped) and set(ds["id"]) == set(shipped)
         for column in (c for c, medium in media.items() if medium == "image"):
             assert ds.features[column] == datasets.Image()
-            paths = ds.cast_column(column, datasets.Image(decode=False))[column]
+            paths, ids = ds.cast_column(column, datasets.Image(decode=False))[column], ds["id"]
             for n, stored in enumerate(paths):
-                expected = shipped[ds[n]["id"]][column]
+                expected = shipped[ids[n]][column]
                 assert (stored or {}).get("path") == expected and (stored is None or stored["bytes"] is None)
             n = next(n for n, stored in enumerate(paths) if stored is not None)
-            image, path = ds[n][column], paths[n]["path"]
+            # only this column: a row decodes every medium, and audio needs torchcodec, which a bare machine lacks
+            image, path = ds.select_columns([column])[n][column], paths[n]["path"]
             assert path in listed and path.startswith("media/")
             with Image.open(release / path) as released:
                 assert image.size == released.size and image.format == released.format
