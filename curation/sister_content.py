@@ -16,22 +16,9 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from .vocab import MODALITIES
+from .vocab import MODALITIES, NO_SPACE_CODE_POINTS
 
-NO_SPACE_RANGES = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x0F00, 0x0FFF),  # Tibetan
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x3000, 0x303F),  # CJK symbols and punctuation
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x31F0, 0x31FF),  # Katakana phonetic extensions
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width Katakana
-    (0x20000, 0x3FFFF),  # CJK extensions B and later
-)
+NO_SPACE_RANGES = (*NO_SPACE_CODE_POINTS, (0x3000, 0x303F))  # and CJK symbols and punctuation
 """Characters of scripts written without spaces between words (and their punctuation): a space next to one
 carries no meaning."""
 _CLASS = "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in NO_SPACE_RANGES)

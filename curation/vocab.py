@@ -85,3 +85,19 @@ PLACEHOLDERS: Final = {
     "image": "[no image is provided in this condition]",
     "audio": "[no audio is provided in this condition]",
 }
+
+NO_SPACE_CODE_POINTS: Final = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x0F00, 0x0FFF),  # Tibetan
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # half-width Katakana
+    (0x20000, 0x3FFFF),  # CJK extensions B and later
+)
+"""Code point ranges of scripts written without spaces between words: the audits tokenize them by character
+(``curation.audit.tokens``), and sister comparison drops a space next to one (``curation.sister_content``)."""

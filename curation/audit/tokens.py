@@ -14,6 +14,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from ..vocab import NO_SPACE_CODE_POINTS
+
 TokenUnit = Literal["words", "characters"]
 
 NO_SPACE_LANGUAGES = frozenset(
@@ -24,19 +26,7 @@ NO_SPACE_SCRIPTS = frozenset({"hans", "hant", "hani", "jpan", "hira", "kana", "t
 """ISO 15924 script subtags (lower case) of scripts without spaces: they decide over the language."""
 SPACED_SCRIPTS = frozenset({"latn", "cyrl", "grek", "arab", "hebr", "deva", "hang", "kore", "armn", "geor", "ethi"})
 
-_NO_SPACE_RANGES = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x0F00, 0x0FFF),  # Tibetan
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x31F0, 0x31FF),  # Katakana phonetic extensions
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF66, 0xFF9F),  # half-width Katakana
-    (0x20000, 0x3FFFF),  # CJK extensions B and later
-)
+_NO_SPACE_RANGES = NO_SPACE_CODE_POINTS
 _WORD = re.compile(r"\w+")
 _CLASS = "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in _NO_SPACE_RANGES)
 _NO_SPACE = re.compile(f"[{_CLASS}]")
