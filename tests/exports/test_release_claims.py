@@ -254,17 +254,13 @@ def test_the_preprocessing_sentence_follows_the_transforms_actually_recorded() -
 
 # ----- judge_task and story_transition ---------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def judge_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge") / "ws"
-    assert runner.invoke(app, ["demo", str(root), "--kind", "judge"], catch_exceptions=False).exit_code == 0
-    return root
+def judge_ws(judge_demo_folder: Path) -> Path:
+    return judge_demo_folder
 
 
 @pytest.fixture(scope="module")
-def story_ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("story") / "ws"
-    assert runner.invoke(app, ["demo", str(root), "--kind", "story"], catch_exceptions=False).exit_code == 0
-    return root
+def story_ws(story_demo_folder: Path) -> Path:
+    return story_demo_folder
 
 
 def _built(root: Path, version: str) -> Path:
