@@ -13,12 +13,14 @@ from typing import Any
 
 import streamlit as st
 
+from curation.blind_checks import blind_checks_given_up
 from curation.drafts import discard_draft
 from curation.errors import CurateError, ValidationFailed
-from curation.exposure import blind_checks_given_up, exposed_items, reveal
+from curation.exposure import exposed_items, reveal
 from curation.guidelines import stage_guidelines
 from curation.reservations import claim_open, release, renew
-from curation.reviews import NO_LONGER_NEEDED, group_content, wanted
+from curation.review_queues import group_content, wanted
+from curation.reviews import NO_LONGER_NEEDED
 from curation.workspace import Workspace
 
 from .conflicts import exposed_since, subject_of, why_not_waiting

@@ -14,20 +14,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import select
 
+from curation.decisions import history
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
 from curation.jsonl import pydantic_problems
 from curation.kinds import kinds as kinds_registered
 from curation.kinds import stage_named
 from curation.notes import item_notes
-from curation.reviews import (
-    PendingReview,
-    QueueReport,
-    ReviewReport,
-    history,
-    queue_report_from,
-    record_reviews,
-    split_seen,
-)
+from curation.review_queues import QueueReport, queue_report_from
+from curation.reviews import PendingReview, ReviewReport, record_reviews, split_seen
 from curation.sister_content import content, normalized
 from curation.tables import Asset, Person
 from curation.vocab import MODALITIES, PLACEHOLDERS, view_modalities
@@ -97,8 +91,13 @@ PAGES_BY_ROLE: dict[str, list[PageSpec]] = {  # reviewers get one page per regis
         PageSpec("pages/adjudication.py", "Adjudicate checklists", ":material/gavel:", MCQ_ONLY),
         PageSpec("pages/history.py", "Item history", ":material/history:", IN_ITEM_TABLE),
     ],
+    "reviewer": [
+        PageSpec("pages/audio_spot_check.py", "Spot check", ":material/hearing:", MCQ_ONLY),
+        PageSpec("pages/baseline.py", "Human baseline", ":material/groups:", MCQ_ONLY),
+    ],
+    "producer": [PageSpec("pages/audio_takes.py", "Takes", ":material/mic:", MCQ_ONLY)],
 }
-SECTIONS = {"author": "Authoring", "reviewer": "Review", "maintainer": "Maintain"}
+SECTIONS = {"author": "Authoring", "reviewer": "Review", "producer": "Audio production", "maintainer": "Maintain"}
 
 
 def pages_for(user: SignedIn | None, present: Iterable[str] = ("mcq",)) -> dict[str, list[PageSpec]]:
@@ -108,10 +107,10 @@ def pages_for(user: SignedIn | None, present: Iterable[str] = ("mcq",)) -> dict[
         return {"": [SIGN_IN]}
     kinds = set(present) or {"mcq"}
     pages: dict[str, list[PageSpec]] = {}
-    for role in ("author", "reviewer", "maintainer"):
+    for role in SECTIONS:
         if role not in user.roles:
             continue
-        offered = stage_pages() if role == "reviewer" else PAGES_BY_ROLE[role]
+        offered = [*stage_pages(), *PAGES_BY_ROLE[role]] if role == "reviewer" else PAGES_BY_ROLE[role]
         shown = [p for p in offered if p.kinds is None or p.kinds & kinds]
         if shown:
             pages[SECTIONS[role]] = shown
@@ -140,7 +139,13 @@ def closed_page_note(spec: PageSpec, roles: Iterable[str], user: SignedIn, prese
 
 def every_page() -> list[PageSpec]:
     """Every page the app has (whoever may open it): a signed-out deep link must name a known page."""
-    return [*PAGES_BY_ROLE["author"], *stage_pages(), *PAGES_BY_ROLE["maintainer"]]
+    return [
+        *PAGES_BY_ROLE["author"],
+        *stage_pages(),
+        *PAGES_BY_ROLE["reviewer"],
+        *PAGES_BY_ROLE["producer"],
+        *PAGES_BY_ROLE["maintainer"],
+    ]
 
 
 def stage_pages() -> list[PageSpec]:
@@ -167,7 +172,7 @@ class QueuePage:
 def queue(ws: Workspace, snap: Snapshot, stage: str, reviewer: str) -> list[str]:
     """What REVIEWER may review next at STAGE (items, or groups for group integration: open groups only).
 
-    The rule of ``curation.reviews.review_queue`` (``queue_report_from``), read from the cached snapshot's
+    The rule of ``curation.review_queues.review_queue`` (``queue_report_from``), read from the cached snapshot's
     derivation plus a query for the reviewer's own records and exposures; cached per snapshot.
     """
     return queue_report(ws, snap, stage, reviewer).offered

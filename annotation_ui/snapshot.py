@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from curation.derived import DerivedState, load_derived
 from curation.kinds import kind_statuses
-from curation.reviews import QueueReport
+from curation.review_queues import QueueReport
 from curation.tables import Event, GateResult, Item
 from curation.workflow import ItemFacts, ItemStatus, StatusInputs
 from curation.workspace import Workspace

@@ -83,7 +83,7 @@ ITEM_COLUMNS = (
     col(Item.modalities),
     col(Item.extra),
 )
-"""The item columns ``curation.workflow.load_facts`` reads (in the same SELECT)."""
+"""The item columns ``curation.fact_loading.load_facts`` reads (in the same SELECT)."""
 RECORD_COLUMNS = (
     col(ReviewRecord.subject),
     col(ReviewRecord.stage),
@@ -93,7 +93,7 @@ RECORD_COLUMNS = (
     type_coerce(col(ReviewRecord.payload), String),  # raw JSON text, as load_records reads it
     col(ReviewRecord.id),
 )
-"""The review-record columns ``curation.workflow.load_records`` reads."""
+"""The review-record columns ``curation.fact_loading.load_records`` reads."""
 
 SETS = {
     "text": ["A", "B"],

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from curation.derived import load_derived
 from curation.errors import NotFoundError
 from curation.tables import Asset, GateResult, Item, utcnow
+from curation.transcripts import transcripts_of
 from curation.vocab import MODALITIES
 
 from .backends.base import ProbeBackend
@@ -26,7 +27,8 @@ PROBE_GATE = "probe"
 def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  # type: ignore[no-untyped-def]
     """The workspace's items (all, or ``ids``) with their media paths in the store, in id order.
 
-    An author-given transcript (``provenance.audio.transcript``) is what models without audio read.
+    Models without audio read the clip's stored speech-to-text transcript (``curate transcribe``, the latest
+    one), else the author's (``provenance.audio.transcript``); ``audio_transcript_source`` says which.
     """
     with ws.session() as s:
         query = select(Item).order_by(Item.id)
@@ -34,6 +36,7 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
             query = query.where(Item.id.in_(list(ids)))  # type: ignore[attr-defined]
         rows = list(s.execute(query).scalars())
         assets = {a.sha256: a for a in s.execute(select(Asset)).scalars()}
+        stored = transcripts_of(s, [r.audio for r in rows if r.audio])
     if ids:
         missing = sorted(set(ids) - {r.id for r in rows})
         if missing:
@@ -42,7 +45,10 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
     for row in rows:
         image = assets[row.image] if row.image else None
         audio = assets[row.audio] if row.audio else None
-        transcript = (row.provenance or {}).get("audio", {}).get("transcript")
+        authored = (row.provenance or {}).get("audio", {}).get("transcript")
+        transcript, source = (authored, "author") if isinstance(authored, str) and authored.strip() else (None, None)
+        if row.audio in stored and stored[row.audio].text:
+            transcript, source = stored[row.audio].text, stored[row.audio].model
         items.append(
             ProbeItem(
                 id=row.id,
@@ -55,12 +61,18 @@ def load_probe_items(ws, ids: Sequence[str] | None = None) -> list[ProbeItem]:  
                 audio=ws.asset_path(audio) if audio else None,
                 image_sha=image.sha256 if image else "",
                 audio_sha=audio.sha256 if audio else "",
-                audio_transcript=transcript if isinstance(transcript, str) and transcript.strip() else None,
+                audio_transcript=transcript,
+                audio_transcript_source=source,
                 audio_seconds=audio.duration_s if audio else None,
                 modalities=tuple(row.modalities) if row.modalities else MODALITIES,
             )
         )
     return items
+
+
+def transcript_sources(items: Sequence[ProbeItem]) -> dict[str, str]:
+    """Per item read through a transcript, who wrote it (a model's id or ``author``): the run's G.6 record."""
+    return {item.id: item.audio_transcript_source for item in items if item.audio_transcript_source}
 
 
 def human_checklist_sets(ws) -> dict[str, dict[str, list[str]]]:  # type: ignore[no-untyped-def]
@@ -138,6 +150,7 @@ def check_workspace(
             "model": probe.model_id,
             "estimator": config.as_dict(),
             "audio_input": "native" if probe.audio_input else "transcript_or_description",
+            **({} if probe.audio_input else {"transcripts": transcript_sources(items)}),
             **stats.as_json(),
             "skipped": skipped,
         }

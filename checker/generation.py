@@ -23,15 +23,22 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
+from curation.jsonl import validate_line
 
 from .backends.base import BackendError
 from .backends.replay import read_replay_file
+from .replay_formats import GenerationReplayLine
 
 
 class Generator(ABC):
     @property
     @abstractmethod
     def model_id(self) -> str: ...
+
+    @property
+    def takes(self) -> frozenset[str] | None:
+        """The input modalities the model takes, when the backend can tell (a probe); None when it cannot."""
+        return None
 
     @abstractmethod
     def generate(
@@ -48,15 +55,16 @@ class ReplayGenerator(Generator):
         self.lines: dict[str, str] = {}
         models = set()
         for where, record in records:
-            if not isinstance(record, dict) or not isinstance(record.get("key"), str):
-                problems.append(Problem('a line needs a "key"', field="key", **where))
-            elif not isinstance(record.get("output"), str):
-                problems.append(Problem('a line needs an "output" text', field="output", **where))
-            elif record["key"] in self.lines:
-                problems.append(Problem(f"key {record['key']!r} is given twice", field="key", **where))
+            parsed = validate_line(GenerationReplayLine, record, where["file"], where["line"])
+            if isinstance(parsed, list):
+                problems.extend(parsed)
+            elif not isinstance(parsed, GenerationReplayLine):
+                continue
+            elif parsed.key in self.lines:
+                problems.append(Problem(f"key {parsed.key!r} is given twice", field="key", **where))
             else:
-                self.lines[record["key"]] = record["output"]
-                models.add(str(record.get("model", "replay")))
+                self.lines[parsed.key] = parsed.output
+                models.add(parsed.model or "replay")
         if problems:
             raise ValidationFailed(problems, "fix the replay file and try again")
         self.model = models.pop() if len(models) == 1 else "replay"
@@ -133,6 +141,12 @@ class TransformersGenerator(Generator):
     @property
     def model_id(self) -> str:
         return self.backend.model_id
+
+    @property
+    def takes(self) -> frozenset[str]:
+        """Text, images when the processor has an image processor, audio when it has a feature extractor."""
+        image = getattr(self.backend.processor, "image_processor", None) is not None
+        return frozenset({"text", *(["image"] if image else []), *(["audio"] if self.backend.audio_input else [])})
 
     def generate(
         self, key: str, system: str, user: str, media: Sequence[tuple[str, Path]], temperature: float, seed: int

@@ -22,10 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from curation.errors import NotFoundError, Problem, ValidationFailed
-from curation.screening.model import TASKS, StructuredRequest
+from curation.jsonl import validate_line
+from curation.screening.model import StructuredRequest
 
 from .backends.base import SPEC_HELP, BackendError
 from .backends.replay import read_replay_file
+from .replay_formats import StructuredReplayLine
 
 MAX_TOKENS = 1024
 """App. E.3: "at most 1024 new output tokens"."""
@@ -88,16 +90,15 @@ class ReplayStructured:
         problems: list[Problem] = []
         self._digest, records = read_replay_file(self.path, problems)
         for where, record in records:
-            if not isinstance(record, dict) or not isinstance(record.get("subject"), str):
-                problems.append(Problem('a line needs a "subject" (candidate id or book:<id>)', "subject", **where))
-            elif record.get("task") not in TASKS:
-                problems.append(Problem(f"task must be one of {', '.join(TASKS)}", "task", **where))
-            elif "output" not in record:
-                problems.append(Problem("required field is missing", "output", **where))
-            elif (record["subject"], record["task"]) in self.outputs:
-                problems.append(Problem(f"{record['subject']} {record['task']} is given twice", **where))
+            parsed = validate_line(StructuredReplayLine, record, where["file"], where["line"])
+            if isinstance(parsed, list):
+                problems.extend(parsed)
+            elif not isinstance(parsed, StructuredReplayLine):
+                continue
+            elif (parsed.subject, parsed.task) in self.outputs:
+                problems.append(Problem(f"{parsed.subject} {parsed.task} is given twice", **where))
             else:
-                self.outputs[(record["subject"], record["task"])] = record["output"]
+                self.outputs[(parsed.subject, parsed.task)] = parsed.output
         if problems:
             raise ValidationFailed(problems, "fix the replay file and try again")
 

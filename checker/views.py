@@ -44,7 +44,10 @@ class ProbeItem:
     image_sha: str
     audio_sha: str
     audio_transcript: str | None = None
-    """Used instead of the audio by models without audio input (TRIAD G.6), when the author gave one."""
+    """Used instead of the audio by models without audio input (TRIAD G.6): the clip's stored speech-to-text
+    transcript (``curate transcribe``), else the one the author gave."""
+    audio_transcript_source: str | None = None
+    """Who wrote ``audio_transcript``: the speech-to-text model's id, or ``author``."""
     audio_seconds: float | None = None
     modalities: tuple[str, ...] = MODALITIES
     """The item's own modalities: its probe views are the subsets of these (``none`` included)."""

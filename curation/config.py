@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 import tomli_w
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .baseline.settings import BaselineSettings
 from .errors import Problem, ValidationFailed
 from .exclusion_rules import RuleName, RuleSentence, default_rules
 from .licences import DEFAULT_OPEN_LICENCES
@@ -133,6 +134,16 @@ class GateSettings(_Section):
     """Omni-StoryBench App. C: duplicate conditions, foreign 8-word spans, duplicate clusters across books."""
     story_overlap: GateMode = "warn"
     """A condition sharing 8+ words with its own reference narration (App. C flags, never removes, these)."""
+    consent: GateMode = "block"
+    """Audio whose speakers have no recorded consent (``consent:missing``; ``curation.audio_production``)."""
+    takes: GateMode = "block"
+    """Voice-acted clips short of ``[audio] min_takes`` takes or of a producer's choice (``takes:<problem>``)."""
+    spot_check: GateMode = "block"
+    """Sampled voice-acted clips not yet spot-checked (``spot_check:pending``) or found inconsistent by the
+    listener (``spot_check:inconsistent``)."""
+    recording: GateMode = "warn"
+    """An audio-perturbed group whose clips differ in actor, session or equipment (``group:recording_mismatch``,
+    TRIAD B.5): a heads-up by default, ``block`` to hold the group."""
 
     def mode(self, gate: str) -> str:
         """The policy of the gate named ``gate`` (release gates named ``media_*`` follow ``media``)."""
@@ -186,6 +197,15 @@ class JudgeSettings(_Section):
     checklist_max: int = Field(6, ge=1)
     """A curated checklist holds checklist_min..checklist_max entries per rubric, for every rubric its
     candidates cover (the paper: 1 to 6 from each rubric's checklist, ~19 per query)."""
+    draft_shown: int = Field(8, ge=1)
+    """The curation page and `curate judge checklist show` show at most this many drafted entries per rubric
+    (the first, in draft order); a draft may hold any number, and a record may select any drafted entry."""
+    caption_backend: str = ""
+    """The backend (replay:, transformers:, openai:) that captions a medium a judge or system cannot take
+    (App. C.3); empty: no caption route, and such a medium is refused by name."""
+    takes: dict[str, list[Literal["text", "image", "audio", "video"]]] = {}
+    """Per backend spec (as --backend takes it), the input modalities the model takes; a backend not named
+    here takes what its probe finds (transformers:) or every modality."""
     pairs_per_task: int = Field(2, ge=1)
     sample_seed: int = 0
     annotators_per_sample: int = Field(3, ge=1)
@@ -219,7 +239,8 @@ class CheckerSettings(_Section):
 
 class LicenceSettings(_Section):
     """The open licences every import takes (``curation.licences``): a licence given with incoming data (item
-    provenance, judge tasks and queries, story candidates, books) that is not among them refuses its file."""
+    provenance, judge tasks, story candidates, books) that is not among them refuses its file; a judge candidate
+    query under one is held by name."""
 
     accept: list[Annotated[str, Field(min_length=1, max_length=100)]] = list(DEFAULT_OPEN_LICENCES)
     """SPDX identifiers of the licences taken in (case aside); giving it replaces the default list."""
@@ -228,6 +249,19 @@ class LicenceSettings(_Section):
 
     def accepted(self) -> list[str]:
         return list(dict.fromkeys([*self.accept, *self.add]))
+
+
+class AudioSettings(_Section):
+    """Audio production (TRIAD App. B.2): takes and the independent listener's spot check of voice-acted clips
+    (those whose provenance names a producer)."""
+
+    min_takes: int = Field(3, ge=1)
+    """Takes a voice-acted clip needs recorded before its producer's choice counts (TRIAD B.2: at least three)."""
+    spot_check_rate: float = Field(0.05, ge=0, le=1)
+    """Share of voice-acted clips an independent listener spot-checks (TRIAD B.2: 5 %); at least one clip while
+    any exists and the rate is above 0."""
+    spot_check_seed: int = 0
+    """Seed of the spot-check draw: the same seed and clips give the same sample."""
 
 
 class ReleaseSettings(_Section):
@@ -247,7 +281,9 @@ class Settings(_Section):
     checker: CheckerSettings = CheckerSettings()
     story: StorySettings = StorySettings()
     release: ReleaseSettings = ReleaseSettings()
+    audio: AudioSettings = AudioSettings()
     licences: LicenceSettings = LicenceSettings()
+    baseline: BaselineSettings = BaselineSettings()
 
     @classmethod
     def load(cls, path: Path) -> Settings:

@@ -20,8 +20,6 @@ from sqlalchemy import select
 from sqlmodel import Session, col
 
 from .authorship import former_authors
-from .derived import DerivedState
-from .kinds import kind_of
 from .tables import Event, Item, ReviewRecord
 from .workspace import Workspace, record_event
 
@@ -141,33 +139,6 @@ def exposed_items(session: Session, person: str, items: Iterable[str]) -> set[st
     """The items among ``items`` whose label ``person`` already knows."""
     found = exposures(session, items)
     return {item for item, es in found.items() if any(e.person == person for e in es)}
-
-
-def blind_checks_given_up(ws: Workspace, state: DerivedState, person: str, items: Iterable[str]) -> list[str]:
-    """The items among ``items`` whose blind check ``person`` could still do, and would give up by seeing their
-    labels: not yet exposed, a reviewer allowed by the blind stage's separation rule, the stage not yet passed,
-    and no record of theirs there yet. What a page that reveals labels names before showing them."""
-    wanted = [i for i in dict.fromkeys(items) if i in state.facts and i not in state.discarded]
-    if not wanted or "reviewer" not in ws.person(person).role_set:
-        return []
-    with ws.session() as s:
-        known = exposed_items(s, person, wanted)
-    out = []
-    for item_id in wanted:
-        if item_id in known:
-            continue
-        item = state.facts[item_id]
-        for stage in kind_of(item.kind).item_stages:
-            if not stage.blind or not stage.applies(item) or state.stage_passed(item_id, stage.name):
-                continue
-            rule = stage.separation_rule(state.settings)
-            if rule(person, item, state.separation_records(item_id)) is not None:
-                continue
-            if any(r.reviewer == person for r in state.records(item_id, stage.name)):
-                continue
-            out.append(item_id)
-            break
-    return out
 
 
 def reveal(ws: Workspace, person: str, items: Iterable[str], via: str) -> int:

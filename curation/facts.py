@@ -140,15 +140,6 @@ class ItemFacts:
         """Authorship is history: the current author or the author of any earlier revision."""
         return person == self.author or person in self.former_authors
 
-    def stage_inputs(self, stage: str) -> str:
-        """Hash of what a stage judges; a review stays valid while it is unchanged."""
-        from .kinds import kind_of
-
-        found = kind_of(self.kind).stage(stage)
-        if found.scope != "item":
-            raise ValueError(f"{stage} is not an item stage")
-        return found.inputs(self)
-
 
 class RecordFacts(NamedTuple):
     """One review record as the derivation reads it (a tuple: 70,000 of them load in a blink)."""

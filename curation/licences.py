@@ -5,7 +5,10 @@ incoming data (an item's ``provenance.image.license`` / ``provenance.audio.licen
 query's ``license``, a story candidate's ``source.license``, a book's rights) must be one of the workspace's open
 licences, else the whole file is refused (``FILE:LINE: field: "X" is not an open licence ...``) and nothing is
 stored. Refused, not held: a held item would already have its media copied into the store and its text in the
-database, which is what a closed licence forbids.
+database, which is what a closed licence forbids. The one exception is a judge *candidate query* (Judge
+Anything §2.1 selects open-source queries from whole benchmarks): it is imported held by name
+(``licence:closed:<id>`` or ``licence:unknown:<text>``, :mod:`curation.kinds.judge.query_draw`), never drawn,
+promoted or released, so the curator sees which queries a benchmark's licence rules out.
 
 The list is :data:`DEFAULT_OPEN_LICENCES` (SPDX identifiers) unless ``[licences] accept`` in ``curate.toml``
 replaces it; ``[licences] add`` extends it (for a research-only benchmark, say, ``add = ["CC-BY-NC-4.0"]``).

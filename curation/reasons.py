@@ -65,6 +65,21 @@ REASONS: Final[dict[str, dict[str, str]]] = {
         "failed probe than a bad item).",
         "option_prior:<option>": "a probe warning: the model picks this option without any modality (a prior).",
     },
+    "Audio production (gates; `curate audio`)": {
+        "consent:missing": "a speaker the clip's provenance names has no standing consent record (`curate audio "
+        'consent`; a withdrawal ends it); `[gates] consent`, `"block"` by default.',
+        "takes:too_few": "a voice-acted clip (its provenance names a producer) has fewer takes than `[audio] "
+        "min_takes` (TRIAD B.2: three); `[gates] takes`.",
+        "takes:not_chosen": "the clip's producer has not chosen a take (`curate audio choose`).",
+        "takes:choice_not_item_audio": "the item's audio is not the take its producer chose: revise the item's "
+        "audio to the chosen take (only the item's audio is ever released).",
+        "spot_check:pending": "the clip is in the spot-check sample (`[audio] spot_check_rate`, `spot_check_seed`) "
+        "and no independent listener has checked it yet (`curate audio spot-check`); `[gates] spot_check`.",
+        "spot_check:inconsistent": "a spot-check listener found the clip inconsistent with the other actors' clips: "
+        "re-record it, or the listener changes their answer.",
+        "group:recording_mismatch": "the clips of an audio-perturbed group differ in actor, session or equipment "
+        '(TRIAD B.5); `[gates] recording`, `"warn"` by default.',
+    },
     "Adjudication queue (agreement)": {
         "checklist_split:<share>": "this share of the checklist cells split the reviewers (at least "
         "`[agreement] adjudicate_checklist_split`).",
@@ -93,6 +108,8 @@ REASONS: Final[dict[str, dict[str, str]]] = {
     },
     "Refusals of a review record": {
         "separation:triad": "the record would give one person two roles on an item that TRIAD C.2 keeps apart.",
+        "separation:recording": "the listener spoke in or produced the item's clip (its provenance's `speakers`, "
+        "`producer`), so cannot sign it off or spot-check it (TRIAD B.4).",
         "exposed:author": "the person authored an item of the group, so has seen the label; no blind check.",
         "exposed:group_review": "the person reviewed the group's integration (saw the labels); no blind check.",
         "exposed:shown": "the label was shown to the person (a page, an export, `curate history --by`).",

@@ -137,8 +137,8 @@ TEMPLATE = f'''# {CLAIMS_NAME}: what releases of this workspace state in the mai
 # biases = []
 
 # Personal or sensitive information in the data: voices, faces, names (card: ethics;
-# Croissant rai:personalSensitiveInformation). The platform keeps no record of any person's
-# permission, so a release states none unless it is written here.
+# Croissant rai:personalSensitiveInformation). A release states consent only for clips whose
+# speakers' consent is recorded (`curate audio consent`); what you write here is shown as your words.
 # personal_information = []
 
 # Social impact (card: ethics; Croissant rai:dataSocialImpact).

@@ -1,8 +1,10 @@
-"""Recording reviews and maintainers' decisions; review queues; item history."""
+"""Recording reviews: parsing a file of them, checking each against the workspace (stage, reviewer, separation,
+exposure, stale content) and storing all or nothing; withdrawing them. Queues are ``curation.review_queues``,
+a maintainer's decisions ``curation.decisions``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -12,16 +14,16 @@ from sqlmodel import col
 
 from .bulk import collector_paused
 from .db import insert_rows
-from .derived import DerivedState, load_derived
-from .errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
-from .exposure import exposed_items, exposure_refusal, exposures
+from .errors import Problem, ValidationFailed
+from .exposure import exposure_refusal, exposures
+from .fact_loading import load_facts, load_records
 from .facts import ItemFacts, RecordFacts
 from .jsonl import read_jsonl, validate_line
 from .kinds import GroupStage, Stage, kind_of, stage_named, stage_names
-from .reservations import Wanted, release_in
+from .reservations import release_in
 from .schema import GroupReview, ItemReviewIn, ReviewIn
-from .tables import Decision, Event, Item, Person, ReviewRecord, utcnow
-from .workflow import group_separation_records, live_sisters, load_facts, load_records, separation_records
+from .tables import Event, Person, ReviewRecord, utcnow
+from .workflow import group_separation_records, live_sisters, separation_records
 from .workspace import Workspace, event_row, record_event
 
 
@@ -494,112 +496,6 @@ def import_reviews(ws: Workspace, path: Path) -> ReviewReport:
     return record_reviews(ws, pending, str(path), parse_problems=problems)
 
 
-def review_queue(ws: Workspace, stage: str, reviewer: str, limit: int | None = None) -> list[str]:
-    """Items (or groups) this reviewer may review next at STAGE (see :func:`queue_from`)."""
-    out = queue_report(ws, stage, reviewer).offered
-    return out[:limit] if limit else out
-
-
-def queue_report(ws: Workspace, stage: str, reviewer: str, state: DerivedState | None = None) -> QueueReport:
-    """:func:`queue_report_from` on a fresh derivation, checking the stage and the person first."""
-    found = stage_named(stage)
-    if found is None:
-        raise ValidationFailed([Problem(f"unknown stage {stage!r}; stages are {', '.join(stage_names())}", "stage")])
-    ws.require_role(reviewer, "reviewer")
-    return queue_report_from(ws, state or load_derived(ws), found, reviewer)
-
-
-@dataclass
-class QueueReport:
-    """A person's queue at a stage: what is offered, in order, and what else waits there that they are not
-    offered, with why (``curate review queue --why``, the page's "why not" panel)."""
-
-    stage: str
-    offered: list[str]
-    withheld: dict[str, str] = field(default_factory=dict)
-
-
-def queue_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) -> list[str]:
-    """What REVIEWER may review next at STAGE, from a loaded derivation (see :func:`queue_report_from`)."""
-    return queue_report_from(ws, state, stage, reviewer).offered
-
-
-def queue_report_from(ws: Workspace, state: DerivedState, stage: Stage, reviewer: str) -> QueueReport:
-    """What REVIEWER may review next at STAGE, from a loaded derivation: pending there (a group only once it is
-    open: every live sister passed its answer check), allowed by the stage's separation rule in force, not
-    exposed to the label at a blind stage, not yet done by them, in a language they read and at a stage they
-    are qualified for (where the workspace sets either), and leaving every later stage of the item staffable if
-    they take it (the staffing planner). The CLI, the UI and tests share it. Entries the last three rules keep
-    from them are in ``withheld`` with the reason."""
-    with ws.session() as s:
-        done = {
-            (subj, rev_hash)
-            for subj, rev_hash in s.execute(
-                select(col(ReviewRecord.subject), col(ReviewRecord.inputs_hash)).where(
-                    col(ReviewRecord.stage) == stage.name, col(ReviewRecord.reviewer) == reviewer
-                )
-            )
-        }
-        pending = [st.id for st in state.statuses if st.state == "in_review" and st.stage == stage.name]
-        known = exposed_items(s, reviewer, pending) if stage.blind and pending else set()
-    report = QueueReport(stage.name, [])
-    abilities = state.inputs.abilities
-    if isinstance(stage, GroupStage):
-        rule = stage.group_separation_rule(state.settings)
-        for group in state.open_groups(stage.name):
-            sisters = state.sisters(group)
-            if rule(reviewer, group, sisters, state.group_separation_records(group)):
-                continue
-            if (f"group:{group}", stage.group_inputs(state.perturbed[group], sisters)) in done:
-                continue
-            why = abilities.refusal(reviewer, stage.name, [s.id for s in sisters]) if abilities.active else None
-            if why:
-                report.withheld[group] = why
-                continue
-            report.offered.append(group)
-        return report
-    item_rule = stage.separation_rule(state.settings)
-    for item_id in pending:
-        item = state.facts[item_id]
-        if item_id in known or item_rule(reviewer, item, state.separation_records(item_id)):
-            continue
-        if (f"item:{item_id}", stage.inputs(item)) in done:
-            continue
-        why = abilities.refusal(reviewer, stage.name, [item_id]) if abilities.active else None
-        if why is None and not state.staffing_check.keeps_staffable(item, stage.name, reviewer):
-            later = ", ".join(state.staffing_check.later_stages(item, stage.name))
-            why = (
-                f"staffing:{stage.name}: if {reviewer} took it, nobody left could do its {later} under the "
-                f'[review] separation = "{state.settings.separation}" rule; it is kept for someone else'
-            )
-        if why:
-            report.withheld[item_id] = why
-            continue
-        report.offered.append(item_id)
-    return report
-
-
-def wanted(state: DerivedState, stage: str, ids: Sequence[str]) -> list[Wanted]:
-    """The queue entries IDS (items, or groups at a group stage) as a reservation claim reads them: subject,
-    quorum and the inputs hash their records name now."""
-    found = stage_named(stage)
-    assert found is not None
-    quorum = found.quorum(state.settings)
-    if isinstance(found, GroupStage):
-        return [Wanted(f"group:{g}", quorum, group_content(state, stage, g)) for g in ids]
-    return [Wanted(f"item:{i}", quorum, found.inputs(state.facts[i])) for i in ids]
-
-
-def group_content(state: DerivedState, stage: str, group: str) -> str:
-    """The content hash of GROUP's live sisters as STAGE judges it: what a group record names as ``content``."""
-    found = stage_named(stage)
-    if not isinstance(found, GroupStage):
-        raise ValidationFailed([Problem(f"{stage!r} is not a group stage", "stage")])
-    if group not in state.perturbed:
-        raise NotFoundError(f"no group {group!r}")
-    return found.group_inputs(state.perturbed[group], state.sisters(group))
-
-
 def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFacts]]]:  # type: ignore[no-untyped-def]
     found: dict[str, dict[str, list[RecordFacts]]] = {}
     for start in range(0, len(subjects), 500):
@@ -609,82 +505,3 @@ def _stored_records(s, subjects: list[str]) -> dict[str, dict[str, list[RecordFa
                 RecordFacts(rec.subject, rec.stage, rec.reviewer, rec.revision, rec.inputs_hash, rec.payload, rec.id)
             )
     return found
-
-
-def decide(
-    ws: Workspace,
-    item_id: str,
-    actor: str,
-    kind: str,
-    reason: str,
-    stage: str | None = None,
-    verdict: str | None = None,
-) -> None:
-    """A maintainer discards, restores or overrides; the written reason is kept as an event."""
-    ws.require_role(actor, "maintainer")
-    if not reason.strip():
-        raise ValidationFailed([Problem("a written reason is required", "reason")])
-    if kind == "override" and (stage not in stage_names() or verdict not in ("pass", "fail")):
-        raise ValidationFailed([Problem("an override needs --stage STAGE and --verdict pass|fail", "stage")])
-    if kind != "override" and (stage is not None or verdict is not None):
-        raise ValidationFailed(
-            [Problem(f"--stage and --verdict belong to override, not {kind}; leave them out", "stage")]
-        )
-    with ws.writing() as s:
-        item = s.get(Item, item_id)
-        if item is None:
-            raise NotFoundError(f"no item {item_id!r}")
-        _check_decision(s, item, kind, stage)
-        s.add(
-            Decision(
-                item_id=item_id,
-                kind=kind,
-                stage=stage,
-                verdict=verdict,
-                reason=reason,
-                actor=actor,
-                revision=item.revision,
-            )
-        )
-        record_event(
-            s,
-            actor,
-            f"item.{kind}",
-            f"item:{item_id}",
-            None,
-            {"stage": stage, "verdict": verdict, "reason": reason, "revision": item.revision},
-        )
-
-
-def _check_decision(s, item: Item, kind: str, stage: str | None) -> None:  # type: ignore[no-untyped-def]
-    """Refuse a decision that would change nothing: an override of a stage the item's kind does not have, or a
-    restore of an item that is not discarded."""
-    stages = kind_of(item.kind).stage_names
-    if kind == "override" and stage not in stages:
-        raise ValidationFailed(
-            [Problem(f"{stage!r} is not a stage of {item.kind} items like {item.id!r} ({', '.join(stages)})", "stage")]
-        )
-    if kind == "restore":
-        latest = s.execute(
-            select(col(Decision.kind))
-            .where(col(Decision.item_id) == item.id, col(Decision.kind).in_(["discard", "restore"]))
-            .order_by(col(Decision.id).desc())
-        ).first()
-        if latest is None or latest[0] != "discard":
-            raise ValidationFailed([Problem(f"{item.id!r} is not discarded; there is nothing to restore", "item")])
-
-
-def history(ws: Workspace, item_id: str) -> list[Event]:
-    item = ws.item(item_id)
-    with ws.session() as s:
-        rows = s.execute(
-            select(Event)
-            .where(col(Event.subject).in_([f"item:{item_id}", f"group:{item.group_id}"]))
-            .order_by(col(Event.id))
-        ).scalars()
-        return list(rows)
-
-
-def require_not_author(ws: Workspace, item_id: str, person: str) -> None:
-    if ws.item(item_id).author == person:
-        raise PermissionDenied(f"{person!r} authored {item_id!r}: nobody reviews their own item")

@@ -16,6 +16,7 @@ from pydantic import (
     model_validator,
 )
 
+from .audio_production.credits import credit_problems
 from .exclusion_rules import Attestation, RuleName
 from .notes import NOTE_MAX_CHARS
 from .taxonomy import TAXONOMY
@@ -66,12 +67,23 @@ class ImageProvenance(AssetProvenance):
 
 
 class AudioProvenance(AssetProvenance):
+    """An audio clip's source and licence, and optionally who made it (``curation.audio_production.credits``):
+    ``speakers`` (names of people), ``producer`` (a ``voice_acting`` or ``tts_edited`` clip's), ``session`` and
+    ``equipment`` (TRIAD B.5's recording controls). Consent is recorded per speaker, not here."""
+
     @field_validator("source")
     @classmethod
     def _known_source(cls, v: str) -> str:
         if v not in AUDIO_SOURCES:
             raise ValueError(f"unknown audio source {v!r}; expected one of {', '.join(AUDIO_SOURCES)}")
         return v
+
+    @model_validator(mode="after")
+    def _credits(self) -> AudioProvenance:
+        problems = credit_problems(self.source, self.model_extra or {})
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
 
 class Provenance(_Strict):

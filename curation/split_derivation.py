@@ -24,16 +24,9 @@ from typing import Any, NamedTuple
 
 from .authorship import former_authors
 from .bulk import collector_paused
+from .fact_loading import item_rows, items_of_rows, perturbed_modalities, record_rows, records_of_rows
 from .staffing import StaffingGap
-from .workflow import (
-    ItemStatus,
-    StatusInputs,
-    item_rows,
-    items_of_rows,
-    perturbed_modalities,
-    record_rows,
-    records_of_rows,
-)
+from .workflow import ItemStatus, StatusInputs
 
 __all__ = ["SPLIT_FROM", "Derived", "StatusRows", "derive_statuses", "halves", "merged"]
 
@@ -49,9 +42,9 @@ class StatusRows(NamedTuple):
     ``StatusInputs.load`` reads, before the items' and records' facts are built (``facts``)."""
 
     items: Sequence[Any]
-    """``workflow.item_rows``: id and group first, in id order."""
+    """``fact_loading.item_rows``: id and group first, in id order."""
     records: Sequence[Any]
-    """``workflow.record_rows``: subject first."""
+    """``fact_loading.record_rows``: subject first."""
     former: Mapping[str, frozenset[str]]
     """Item -> its former authors."""
     rest: StatusInputs

@@ -71,7 +71,9 @@ Stage = Literal["grammar", "image_screening", "audio_signoff", "subset_checklist
 STATES: Final = ("in_review", "returned", "held", "admitted", "discarded")
 State = Literal["in_review", "returned", "held", "admitted", "discarded"]
 
-ROLES: Final = ("author", "reviewer", "maintainer")
+ROLES: Final = ("author", "reviewer", "maintainer", "speaker", "producer")
+"""``speaker``: a voice in recorded audio (consent is recorded per speaker); ``producer``: who directs voice
+acting and chooses the take (TRIAD App. B.2)."""
 PERTURBED: Final = ("text", "image", "audio", "mixed")
 OPTION_KEYS: Final = tuple("ABCDEFGH")
 AUDIO_AXES: Final = ("naturalness", "clarity", "artefacts")

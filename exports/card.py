@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
 from .ai_images import card_lines as ai_image_lines
+from .baseline import card_lines as baseline_card_lines
 from .claims import (
     CLAIMS_FILE,
     MAINTENANCE,
@@ -112,6 +113,10 @@ class CardFacts:
     """Per shipped media file, its facts recorded at intake (MIME type, sample rate, channels, pixel size)."""
     authors: int | None = None
     """How many people authored the released items."""
+    consent: list[str] = field(default_factory=list)
+    """What the consent records support about the released clips' speakers (``exports.claims``)."""
+    human_baseline: dict[str, Any] | None = None
+    """The human baseline campaigns' subsets and figures (``exports.baseline``), reported apart (TRIAD §5.1)."""
 
     @property
     def said(self) -> ReleaseClaims:
@@ -287,6 +292,7 @@ def dataset_card(facts: CardFacts) -> str:
         *[f"- {line}" for line in agreement_lines(facts.stats.get("agreement"))],
         "",
         *leaf_card_lines(facts.leaf_agreement),
+        *baseline_card_lines(facts.human_baseline or {}),
         *admission_card_lines(facts.admission_record),
         *exclusion_card_lines(facts.admission_record),
         "### H.4 Pre-processing",
@@ -332,6 +338,7 @@ def dataset_card(facts: CardFacts) -> str:
                 f"{audio_sources.get('tts', 0) + audio_sources.get('tts_edited', 0)} item(s) use synthesized or "
                 "edited speech; both are marked per item (`image_source`, `audio_source`).",
                 *pseudonym_sentence(facts.admission_record),
+                *facts.consent,
             ]
         ),
         *ai_image_lines(facts.items, facts.admission),
@@ -513,7 +520,7 @@ def croissant(facts: CardFacts, homepage: str = "") -> dict[str, Any]:
         facts.said,
         document["description"],
         biases=composition_lines(facts.stats),
-        personal=personal + pseudonym_sentence(facts.admission_record),
+        personal=personal + facts.consent + pseudonym_sentence(facts.admission_record),
         maintenance=MAINTENANCE,
     )
     return document

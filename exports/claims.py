@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlmodel import col
 
+from curation.audio_production.claims import ConsentSummary
 from curation.config import ReviewSettings
 from curation.kinds import kind_of
 from curation.release_claims import CLAIMS_NAME, ReleaseClaims
@@ -44,7 +45,7 @@ MAINTENANCE = (
     "Versions are immutable: a rebuild of a published version must reproduce its manifest byte for byte, so a "
     "changed item makes a new version; `curate release diff OLD NEW` lists the errata."
 )
-"""What the platform enforces of maintenance (``exports.build._publish``); the plan is the maintainer's."""
+"""What the platform enforces of maintenance (``exports.publish._publish``); the plan is the maintainer's."""
 
 
 def write_claims(writer: ReleaseWriter, claims: ReleaseClaims) -> None:
@@ -297,4 +298,20 @@ def pseudonym_sentence(summary: Mapping[str, Any] | None) -> list[str]:
     return [
         "Reviewers and maintainers appear in admission/ under per-release pseudonyms; authors are "
         f"{summary['authors']}."
+    ]
+
+
+def consent_sentences(summary: ConsentSummary) -> list[str]:
+    """The consent sentence of the card and of ``rai:personalSensitiveInformation``: stated only for clips whose
+    every named speaker has a recorded consent (``curation.audio_production.claims``); nothing at all when no
+    released clip has one, so a workspace without consent records states no consent, as before."""
+    if not summary.consented:
+        return []
+    scopes = "; ".join(f"{scope} ({n})" for scope, n in summary.scopes.items())
+    rest = summary.clips - summary.consented
+    return [
+        f"The speakers of {summary.consented} of {summary.clips} released audio clip(s) gave recorded consent "
+        f"(scopes, with the speakers' consents under each: {scopes}); each record names the signed document, which "
+        "is not part of the release."
+        + (f" This release states no consent for the other {rest} clip(s)." if rest else "")
     ]

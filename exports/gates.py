@@ -215,6 +215,10 @@ def default_gates() -> Gates:
             ("media_files", media_files_gate),
             ("media_conformity", media_conformity_gate),
             ("audit", audit_gate),
+            ("consent", lazy("curation.audio_production.gates", "consent_gate")),
+            ("takes", lazy("curation.audio_production.gates", "takes_gate")),
+            ("spot_check", lazy("curation.audio_production.gates", "spot_check_gate")),
+            ("recording", lazy("curation.audio_production.gates", "recording_gate")),
         ),
         workspace=(("agreement", agreement_gate),),
         reports=(

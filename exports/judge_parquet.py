@@ -1,8 +1,8 @@
 """The Parquet files of a ``judge_task`` release: its tasks and its responses, one column per medium, so that
-``datasets`` gives the input and output images as ``datasets.Image()`` and audio as ``datasets.Audio()``
-(``exports.release_parquet``). The JSON Lines files stay the record ``release verify``, ``diff`` and the
-Croissant record sets read; each Parquet file holds the same records, flattened as the Croissant fields are
-(``input_image`` for ``inputs.image``, ``image`` for ``output.image``). Video stays a path string.
+``datasets`` gives the input and output images as ``datasets.Image()``, audio as ``datasets.Audio()`` and video
+as ``datasets.Video()`` (``exports.release_parquet``). The Croissant ``tasks`` and ``responses`` record sets read
+these files; the JSON Lines files stay the record ``release verify`` and ``diff`` read, and each Parquet file
+holds the same records, flattened (``input_image`` for ``inputs.image``, ``image`` for ``output.image``).
 """
 
 from __future__ import annotations
@@ -15,27 +15,26 @@ from .release_parquet import Columns, mirror_problems, parquet_bytes
 from .writer import jsonl_bytes
 
 MEDIA = ("image", "audio", "video")
-_MEDIA_TYPES = {"image": "image", "audio": "audio", "video": "string"}
 TASK_COLUMNS: Columns = (
     *((c, "string") for c in ("id", "instruction", "output", "modality_pair", "source", "license")),
-    *((f"input_{m}", _MEDIA_TYPES[m]) for m in MEDIA),
+    *((f"input_{m}", m) for m in MEDIA),
 )
 RESPONSE_COLUMNS: Columns = (
     *((c, "string") for c in ("id", "task", "system", "text")),
-    *((m, _MEDIA_TYPES[m]) for m in MEDIA),
+    *((m, m) for m in MEDIA),
 )
 FILES = (
     (
         "data/tasks.parquet",
         "data/tasks.jsonl",
         "The tasks of data/tasks.jsonl, one column per input medium (input_image as datasets.Image(), "
-        "input_audio as datasets.Audio(), input_video a path).",
+        "input_audio as datasets.Audio(), input_video as datasets.Video()).",
     ),
     (
         "data/responses.parquet",
         "data/responses.jsonl",
         "The responses of data/responses.jsonl, one column per output (text; image as datasets.Image(), "
-        "audio as datasets.Audio(), video a path).",
+        "audio as datasets.Audio(), video as datasets.Video()).",
     ),
 )
 

@@ -30,21 +30,12 @@ from curation.workspace import Workspace
 
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
-from .build import (
-    DEFAULT_LICENSE,
-    FORMAT,
-    BuildResult,
-    _publish,
-    _published_name,
-    refuse_changed_data,
-    release_date,
-    validate_version,
-)
+from .build import DEFAULT_LICENSE, FORMAT, validate_version
 from .card import CROISSANT_CONTEXT
 from .claims import CLAIMS_FILE, MAINTENANCE, card_block, claim_sections, croissant_claims, url, write_claims
 from .judge_admission import write_judge_admission_record
 from .judge_parquet import FILES as PARQUET_FILES
-from .judge_parquet import parquet_files
+from .judge_parquet import RESPONSE_COLUMNS, TASK_COLUMNS, flat_response, flat_task, parquet_files
 from .kind_claims import (
     RESPONSES,
     judge_annotations_per_item,
@@ -54,6 +45,8 @@ from .kind_claims import (
     judge_sources,
     judge_summary,
 )
+from .publish import BuildResult, _publish, _published_name, refuse_changed_data, release_date
+from .release_parquet import croissant_field
 from .tables import Release
 from .writer import ReleaseWriter, StoreChecks, canonical_json, jsonl_bytes
 
@@ -214,7 +207,6 @@ def _datasheet(name: str, version: str, date: str, license: str, facts: dict[str
 
 
 _TEXT, _INT, _BOOL = "sc:Text", "sc:Integer", "sc:Boolean"
-_MEDIA = ("image", "audio", "video")
 
 
 def _field(record_set: str, name: str, dtype: str, path: str, column: str, inner: str | None) -> dict[str, Any]:
@@ -231,33 +223,66 @@ def _field(record_set: str, name: str, dtype: str, path: str, column: str, inner
     return field
 
 
+_PARQUET_SETS = {
+    "tasks": ("data/tasks.parquet", "data/tasks.jsonl", flat_task, TASK_COLUMNS),
+    "responses": ("data/responses.parquet", "data/responses.jsonl", flat_response, RESPONSE_COLUMNS),
+}
+_COLUMN_TEXT = {
+    "id": "The record's id.",
+    "instruction": "The task's instruction.",
+    "output": "The output modality the task asks for.",
+    "modality_pair": "Input and output modalities (e.g. image->text).",
+    "source": "The benchmark the query comes from.",
+    "license": "The query's licence (SPDX).",
+    "task": "The task the response answers.",
+    "system": "The system that gave the response.",
+    "text": "The response's text.",
+}
+
+
+def _parquet_record_set(name: str, files: dict[str, bytes], described: dict[str, str]) -> dict[str, Any] | None:
+    """The ``tasks`` or ``responses`` RecordSet, read from its Parquet file (a medium as its path in the release);
+    a field only for a column some record fills, so that every declared field can be read; none without records."""
+    parquet, jsonl, flatten, columns = _PARQUET_SETS[name]
+    rows = [flatten(json.loads(line)) for line in files[jsonl].splitlines() if line.strip()]
+    if not rows:
+        return None
+    filled = {c for row in rows for c, v in row.items() if v is not None}
+    fields = []
+    for column, kind in columns:
+        if column in filled:
+            medium = column.removeprefix("input_")
+            text = _COLUMN_TEXT.get(column) or (
+                f"The {'input' if column != medium else 'output'} {medium}: its path in the release "
+                f"(media/<sha256>.<ext>); datasets.{medium.capitalize()}() in the Parquet file."
+            )
+            fields.append(croissant_field(name, parquet, column, kind, text))
+    return {
+        "@type": "cr:RecordSet",
+        "@id": name,
+        "name": name,
+        "description": f"{described[jsonl]} ({parquet})",
+        "field": fields,
+        "key": {"@id": f"{name}/id"},
+    }
+
+
 def _record_sets(files: dict[str, bytes]) -> list[dict[str, Any]]:
-    """One RecordSet per data file that has records; a field only where its column exists in the file (a
-    judge that only scored has no choices), so every declared field can be read."""
+    """One RecordSet per data file that has records (the tasks and responses from their Parquet files, the
+    others from JSON Lines); a field only where its column exists in the file (a judge that only scored has no
+    choices), so every declared field can be read."""
     columns = {
         path: set().union(*(json.loads(line) for line in data.splitlines() if line.strip()))
         for path, data in files.items()
     }
     criteria_int = [(c, _INT) for c in CRITERIA]
     layouts: dict[str, tuple[str, str | None, list[tuple[str, str, str, str | None]]]] = {
-        "tasks": (
-            "data/tasks.jsonl",
-            "tasks/id",
-            [(c, _TEXT, c, None) for c in ("id", "instruction", "output", "modality_pair", "source", "license")]
-            + [(f"input_{m}", _TEXT, "inputs", m) for m in _MEDIA],
-        ),
         "checklists": (
             "data/checklists.jsonl",
             "checklists/task",
             [("task", _TEXT, "task", None)]
             + [(f"entry_{k}", _TEXT, "entries", f"[*].{k}") for k in ("id", "rubric", "text")]
             + [("entry_by", _TEXT, "entries", "[*].provenance.by")],
-        ),
-        "responses": (
-            "data/responses.jsonl",
-            "responses/id",
-            [(c, _TEXT, c, None) for c in ("id", "task", "system")]
-            + [(m, _TEXT, "output", m) for m in ("text", *_MEDIA)],
         ),
         "score_samples": (
             "data/score_samples.jsonl",
@@ -289,7 +314,7 @@ def _record_sets(files: dict[str, bytes]) -> list[dict[str, Any]]:
         ),
     }
     described = dict(DATA_FILES)
-    sets = []
+    sets = [rs for rs in (_parquet_record_set(name, files, described) for name in _PARQUET_SETS) if rs]
     for name, (path, key, fields) in layouts.items():
         present = columns.get(path, set())
         if not present:
@@ -304,7 +329,8 @@ def _record_sets(files: dict[str, bytes]) -> list[dict[str, Any]]:
         if key is not None:
             record_set["key"] = {"@id": key}
         sets.append(record_set)
-    return sets
+    order = ["tasks", "checklists", "responses", *layouts]  # the files' order
+    return sorted(sets, key=lambda rs: order.index(rs["name"]))
 
 
 def _croissant(

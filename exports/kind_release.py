@@ -17,7 +17,7 @@ from curation.kinds import Kind, kind_of, kind_statuses, kinds
 from curation.workflow import derive_status
 from curation.workspace import Workspace
 
-from .build import BuildResult
+from .publish import BuildResult
 
 
 def releasable_kinds() -> list[Kind]:

@@ -12,7 +12,8 @@
   ``datasets`` infers every other column from its Arrow type.
 - A JSON column (a nested annotation) is its value as canonical JSON text (sorted keys, compact), a text column
   to Croissant (``sc:Text``) and to ``datasets``.
-- Video stays a path string: ``datasets.Video`` needs a newer ``datasets`` than the release-check extra admits.
+- A video column is the same struct, declared ``datasets.Video()`` (datasets 3.1 and later; it decodes with
+  torchcodec from datasets 4.0, the release-check extra's minimum).
 
 Fixed schemas and writer settings make the same records give the same bytes (for one pyarrow version). The rows
 are parsed from JSON Lines rather than built with ``pa.array`` on Python lists, which imports pandas (a second
@@ -30,7 +31,7 @@ from curation.errors import CurateError
 
 from .writer import jsonl_bytes
 
-MEDIA_FEATURES = {"image": "Image", "audio": "Audio"}
+MEDIA_FEATURES = {"image": "Image", "audio": "Audio", "video": "Video"}
 """Column type -> the ``datasets`` feature that decodes it."""
 JSON_TYPE = "json"
 CROISSANT_TYPES = {
@@ -40,6 +41,7 @@ CROISSANT_TYPES = {
     JSON_TYPE: "sc:Text",
     "image": "sc:Text",
     "audio": "sc:Text",
+    "video": "sc:Text",
 }
 """Column type -> Croissant dataType (a medium is read as its path; ``list:T`` is an array of T)."""
 
@@ -56,7 +58,7 @@ def _arrow_type(kind: str) -> Any:
 
 
 def media_struct() -> Any:
-    """The Arrow type of ``datasets.Image`` and ``datasets.Audio`` storage."""
+    """The Arrow type of ``datasets.Image``, ``datasets.Audio`` and ``datasets.Video`` storage."""
     import pyarrow as pa
 
     return pa.struct([pa.field("bytes", pa.binary()), pa.field("path", pa.string())])

@@ -30,20 +30,12 @@ from curation.workspace import Workspace
 from .admission_record import card_lines as admission_card_lines
 from .admission_record import croissant_parts as admission_croissant_parts
 from .admission_record import write_admission_record
-from .build import (
-    FORMAT,
-    BuildResult,
-    _check_target,
-    _publish,
-    _published_name,
-    refuse_changed_data,
-    release_date,
-    validate_version,
-)
+from .build import FORMAT, validate_version
 from .card import CROISSANT_CONTEXT, citation
 from .claims import MAINTENANCE, card_block, claim_sections, croissant_claims, url, write_claims
 from .fingerprints import SKETCH_SPEC, minhash_hex, text_sha256
 from .kind_claims import story_collection, story_provenance_lines, story_stage_sentences
+from .publish import BuildResult, _check_target, _publish, _published_name, refuse_changed_data, release_date
 from .release_parquet import croissant_field, records_parquet
 from .story_duplicates import attribution_lines, duplicate_section
 from .tables import Release

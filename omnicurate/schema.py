@@ -19,9 +19,12 @@ TABLE_MODULES = (
     "checker.tables",
     "curation.kinds.judge.tables",
     "curation.kinds.judge.query_tables",
+    "curation.kinds.judge.caption_draw_tables",
     "curation.screening.tables",
     "curation.study.tables",
     "curation.work_tables",
+    "curation.reference_tables",
+    "curation.audio_production.tables",
 )
 """Module -> tables it owns; each is created by the migration its docstring names."""
 

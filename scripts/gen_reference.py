@@ -9,6 +9,8 @@
 * settings.md — every ``curate.toml`` setting with its type, default and meaning, from ``curation.config``;
 * cli.md      — every ``curate`` command with its arguments and options, from the CLI itself (Click);
 * reasons.md  — every reason code with its meaning, from ``curation.reasons``;
+* prompts.md  — the screening prompts as shipped (App. D's text), their placeholders and how a workspace
+  replaces them, from ``curation.screening.prompt_templates``;
 * vocabularies.md — every closed list a field takes (the taxonomy's 18 leaves with their definitions, sources,
   modalities, stages, rubrics, licences) and the fixed values of every format's fields.
 
@@ -28,7 +30,6 @@ import typing
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
@@ -39,6 +40,13 @@ from pydantic import BaseModel  # noqa: E402
 from scripts.reference_commands import cli_page, reasons_page  # noqa: E402
 from scripts.reference_common import HEADER  # noqa: E402
 from scripts.reference_common import cell as _cell  # noqa: E402
+from scripts.reference_formats import (  # noqa: E402
+    FORMATS,
+    HAND_WRITTEN_FORMATS,
+    REPLAY_FORMATS,
+    Format,
+    unlisted_replay_models,
+)
 from scripts.reference_models import (  # noqa: E402
     _constraints,
     _default,
@@ -51,305 +59,13 @@ from scripts.reference_models import (  # noqa: E402
 )
 from scripts.reference_nav import MKDOCS, mkdocs_config  # noqa: E402
 from scripts.reference_nav import NAV_MARK as NAV_MARK  # noqa: E402  (tests read it here)
+from scripts.reference_prompts import prompts_page  # noqa: E402
 from scripts.reference_vocabularies import vocabularies_page  # noqa: E402
 
 REFERENCE = ROOT / "docs" / "reference"
 
 
 # ---- formats ------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Format:
-    """One interchange file: the model that reads a line, the command that takes it, an example line."""
-
-    title: str
-    model: str
-    """``module:Class`` of the Pydantic model a line is validated with."""
-    command: str
-    example: dict[str, Any]
-    note: str = ""
-    dispatch: dict[str, Any] = field(default_factory=dict)
-    """Keys the reader of a mixed file uses to pick the model (shown in the example, not validated by it)."""
-
-
-FORMATS: tuple[Format, ...] = (
-    Format(
-        "Item (mcq)",
-        "curation.schema:ItemContent",
-        "curate import items FILE; curate export items FILE",
-        {
-            "id": "kitchen-01-a",
-            "group": "kitchen-01",
-            "perturbed": "audio",
-            "language": "en",
-            "author": "ann1",
-            "context": "Sure, that was a really helpful suggestion.",
-            "image": "media/kitchen.jpg",
-            "audio": "media/kitchen_sincere.wav",
-            "question": "How does the speaker feel about the suggestion?",
-            "options": {"A": "grateful", "B": "sarcastic", "C": "ambivalent", "D": "surprised"},
-            "answer": "A",
-            "taxonomy": {"text": "pragmatic", "image": "semiotic", "audio": "prosodic"},
-            "ambiguous": ["text", "audio"],
-            "provenance": {
-                "image": {"source": "photo", "license": "CC0-1.0"},
-                "audio": {"source": "voice_acting", "license": "CC-BY-4.0"},
-            },
-            "notes": {
-                "image": "A woman at a kitchen table pushes a plate of burnt toast away with two fingers.",
-                "audio": 'A woman, flat and drawn out: "Sure, that was a really helpful suggestion." A sigh.',
-            },
-        },
-        "Media paths are relative to the JSONL file. `ambiguous` (the modalities that are ambiguous on their own) "
-        'is required. Over two modalities (`"modalities": ["text", "image"]`) the missing one\'s fields are '
-        "absent. `notes` is optional (TRIAD App. E.3's A+ / I+ descriptions, only for the item's own image and "
-        "audio); a note naming an option, one of the item's taxonomy leaves or a sister's id is a leak "
-        "(`leak:note_option`, `leak:note_leaf`, `leak:note_sister`). Releases carry them as `image_note` and "
-        "`audio_note`.",
-    ),
-    Format(
-        "Review: grammar",
-        "curation.schema:GrammarReview",
-        "curate import reviews FILE",
-        {"item": "kitchen-01-a", "stage": "grammar", "reviewer": "rev2", "verdict": "pass", "note": ""},
-    ),
-    Format(
-        "Review: audio sign-off",
-        "curation.schema:AudioReview",
-        "curate import reviews FILE",
-        {
-            "item": "kitchen-01-a",
-            "stage": "audio_signoff",
-            "reviewer": "rev3",
-            "scores": {"naturalness": 4, "clarity": 5, "artefacts": 4},
-        },
-    ),
-    Format(
-        "Review: subset checklist",
-        "curation.schema:ChecklistReview",
-        "curate import reviews FILE",
-        {
-            "item": "kitchen-01-a",
-            "stage": "subset_checklist",
-            "reviewer": "rev1",
-            "consistent": {
-                "text": ["A", "B", "C"],
-                "image": ["A", "B", "D"],
-                "audio": ["A", "B"],
-                "text+image": ["A", "B"],
-                "text+audio": ["A", "C"],
-                "image+audio": ["A", "B"],
-                "text+image+audio": ["A"],
-            },
-            "ambiguous": ["text", "audio"],
-            "exclusions": {"ethics": "pass", "identifying": "pass"},
-        },
-        "`exclusions` attests each exclusion rule of the workspace (`[review] exclusion_rules`; the default rules "
-        "are `ethics` and `identifying`) `pass` or `fail`. A `fail` returns the item (`exclusion:<rule>`); until a "
-        "counted reviewer attests a rule `pass`, the item is held (`exclusion_unattested:<rule>`). A rule the "
-        "workspace does not list is refused.",
-    ),
-    Format(
-        "Review: blind answer check",
-        "curation.schema:AnswerReview",
-        "curate import reviews FILE",
-        {"item": "kitchen-01-a", "stage": "answer_check", "reviewer": "rev5", "answer": "A"},
-    ),
-    Format(
-        "Review: group integration",
-        "curation.schema:GroupReview",
-        "curate import reviews FILE",
-        {"group": "kitchen-01", "stage": "group_integration", "reviewer": "rev6", "verdict": "pass"},
-    ),
-    Format(
-        "Story candidate",
-        "curation.screening.schema:CandidateLine",
-        "curate import candidates FILE",
-        {
-            "id": "bk1-p03",
-            "book": "bk1",
-            "page": 3,
-            "title": "Kito and the zebra",
-            "source": {"collection": "african_storybook", "license": "CC-BY-4.0"},
-            "current": {"image": "media/bk1/p03.jpg", "text": "Kito ran to the river."},
-            "next": {"image": "media/bk1/p04.jpg", "text": "The zebra was waiting there."},
-        },
-        "Image paths are relative to the JSONL file.",
-    ),
-    Format(
-        "Story filter record",
-        "curation.screening.revise:FilterRecord",
-        "curate import reviews FILE",
-        {"item": "bk1-p03", "stage": "filter", "reviewer": "rev1", "verdict": "drop", "reason": "weak link"},
-    ),
-    Format(
-        "Story revise record",
-        "curation.screening.revise:ReviseRecord",
-        "curate story revise FILE",
-        {"item": "bk1-p03", "stage": "revise", "reviewer": "rev2", "edits": {"conditions.scene": "By the river"}},
-    ),
-    Format(
-        "Story study: system output",
-        "curation.study.lines:OutputLine",
-        "curate story study create NAME --release DIR --outputs FILE",
-        {"system": "sys-a", "transition": "bk1-p03", "text": "The zebra drank.", "image": "out/bk1-p03.png"},
-    ),
-    Format(
-        "Story study: judge scores",
-        "curation.study.lines:JudgeLine",
-        "curate story study judges NAME FILE",
-        {
-            "judge": "gpt-judge",
-            "system": "sys-a",
-            "transition": "bk1-p03",
-            "track": "text",
-            "scores": {
-                "metadata_alignment": 7,
-                "continuity": 8,
-                "condition_compliance": 6,
-                "ground_truth_consistency": 7,
-            },
-        },
-    ),
-    Format(
-        "Judge task",
-        "curation.kinds.judge.schema:TaskLine",
-        "curate judge import tasks FILE",
-        {
-            "id": "i2t-01",
-            "instruction": "Describe the picture.",
-            "inputs": {"image": "media/cat.jpg"},
-            "output": "text",
-            "source": "MMVet",
-            "license": "CC-BY-4.0",
-        },
-    ),
-    Format(
-        "Judge response",
-        "curation.kinds.judge.schema:ResponseLine",
-        "curate judge import responses FILE",
-        {"task": "i2t-01", "system": "sys-a", "output": {"text": "A cat sleeps on a chair."}},
-    ),
-    Format(
-        "Judge checklist draft (replay)",
-        "curation.kinds.judge.drafting:DraftReplayLine",
-        "curate judge draft --backend replay:FILE",
-        {
-            "task": "v2t-01",
-            "model": "gemini-1.5-pro",
-            "captions": {"video": "A white bar sweeps across coloured tiles."},
-            "checklist": {
-                "relevance": ["Does the text describe the picture?"],
-                "trustworthiness": ["Is every detail in the picture?"],
-                "creativity": ["Is the description vivid?"],
-                "clarity": ["Is the text easy to read?"],
-                "coherence": ["Does the text hold together?"],
-                "completeness": ["Is the main subject named?"],
-            },
-        },
-    ),
-    Format(
-        "Judge record: checklist curation / cross-check",
-        "curation.kinds.judge.schema:ChecklistSelectionRecord",
-        "curate judge import records FILE (entry ids: curate judge checklist show TASK)",
-        {"task": "i2t-01", "stage": "checklist_curation", "reviewer": "ann1", "selected": ["rele-6b1def4682"]},
-    ),
-    Format(
-        "Judge record: checklist adjudication",
-        "curation.kinds.judge.schema:ChecklistAdjudicationRecord",
-        "curate judge import records FILE",
-        {
-            "task": "i2t-01",
-            "adjudicator": "maya",
-            "selected": ["rele-6b1def4682"],
-            "reason": "the curator's entry is specific to the task",
-        },
-        dispatch={"stage": "checklist_adjudication"},
-    ),
-    Format(
-        "Judge record: response review",
-        "curation.kinds.judge.schema:ResponseReviewRecord",
-        "curate judge import records FILE",
-        {
-            "response": "i2t-01:sys-c",
-            "stage": "response_review",
-            "reviewer": "rev1",
-            "usable": False,
-            "reason": "off-topic",
-        },
-    ),
-    Format(
-        "Judge annotation (score or pair sample)",
-        "curation.kinds.judge.annotation_store:AnnotationLine",
-        "curate judge import annotations FILE (sample ids: curate judge samples --json)",
-        {
-            "sample": "s:i2t-01:sys-a",
-            "annotator": "ann1",
-            "scores": {
-                "overall": 4,
-                "relevance": 5,
-                "trustworthiness": 4,
-                "creativity": 3,
-                "clarity": 4,
-                "coherence": 4,
-                "completeness": 3,
-            },
-        },
-    ),
-    Format(
-        "Judge output",
-        "curation.kinds.judge.schema:JudgeOutputLine",
-        "curate judge import outputs FILE",
-        {
-            "sample": "s:i2t-01:sys-a",
-            "judge": "judge-gpt",
-            "scores": {
-                "overall": [4, 5],
-                "relevance": [5, 5],
-                "trustworthiness": [4, 4],
-                "creativity": [3, 4],
-                "clarity": [4, 4],
-                "coherence": [4, 5],
-                "completeness": [3, 3],
-            },
-        },
-    ),
-)
-
-HAND_WRITTEN_FORMATS = """\
-## Formats read without a model of their own
-
-### Probe replay (`curate check --probe replay:FILE`)
-One line per item and view (model `checker.backends.replay:ReplayLine`): `{"item", "view", "samples": [answers]
-| "probs": {option: probability}}`, optionally with the `"audio_route"` `curate check --record` writes (`native`,
-`transcript`, `description`, `hidden` or `mixed`); a file may mix `samples` and `probs` lines. Views: `none`,
-`text`, `image`, `audio`, `text+image`, `text+audio`, `image+audio`, `text+image+audio`. An answer is one of the
-item's option letters, or `"<unparseable>"` for an answer that named none (it counts towards K, never as an
-option); at most 1,000 answers a line. `probs` maps the item's option letters to numbers in [0, 1] (`true`,
-`"0.5"`, `NaN` and `Infinity` are refused) that sum to 1 (within 0.001); an option left out has probability 0.
-Unknown fields, a second line for one item and view, a view the item does not have and an option it does not
-have are refused, each as `FILE:LINE`; a refused file probes and stores nothing.
-
-```json
-{"item": "kitchen-01-a", "view": "text", "probs": {"A": 0.25, "B": 0.25, "C": 0.25, "D": 0.25}}
-{"item": "kitchen-01-a", "view": "text+image+audio", "samples": ["A", "A", "B", "A", "A"]}
-```
-
-### Screening replay (`curate screen --backend replay:FILE`, `[screen.model] backend`)
-One line per subject and task: `{"subject", "task", "output"}`, the model's recorded JSON answer.
-
-```json
-{"subject": "book:bk1", "task": "book_meta", "output": {"genre": "Slice of Life", "topic": "A day by the river"}}
-```
-
-### Ratings (`curate stats alpha|kappa|fleiss FILE`)
-CSV with the header `unit,coder,value` (or JSON Lines with those keys), one row per rating; a missing
-rating is simply absent; an optional `group` column makes bootstrap intervals resample whole groups.
-Any other column or key, a column named twice, a CSV row of another width than its header, a value that is
-NaN or infinite (`NaN`, `-Infinity`, `1e400` or the text `nan`, `inf`), and in JSON Lines a `true`, a list or
-an object where a number or a text goes are refused, each as `FILE:LINE`; nothing is computed from the file.
-"""
 
 
 def _load(spec: str) -> type[BaseModel]:
@@ -359,7 +75,44 @@ def _load(spec: str) -> type[BaseModel]:
     return model
 
 
-def formats_page(formats: Iterable[Format] = FORMATS, settings_root: type[BaseModel] | None = None) -> str:
+def _format_section(fmt: Format, shown: set[type[BaseModel]], nested: list[type[BaseModel]]) -> str:
+    """A format's heading, model table and example lines, each example validated (an example that the model, or
+    the format's own check, refuses fails the generator, and CI)."""
+    model = _load(fmt.model)
+    for example in fmt.examples:
+        model.model_validate(example)
+        if fmt.check is not None:
+            fmt.check(example)
+    out = [f"## {fmt.title}\n\nModel `{fmt.model}` · read by `{fmt.command}`\n\n"]
+    if model not in shown and _doc(model):
+        out.append(_doc(model) + "\n\n")
+    if fmt.note:
+        out.append(fmt.note + "\n\n")
+    out.append(model_table(model) + "\n\n")
+    if fmt.dispatch:
+        out.append(
+            f"A line also carries {', '.join(f'`{json.dumps({k: v})[1:-1]}`' for k, v in fmt.dispatch.items())}.\n\n"
+        )
+    lines = [{**dict(list(e.items())[:1]), **fmt.dispatch, **e} for e in fmt.examples]
+    out.append("```json\n" + "\n".join(json.dumps(line, ensure_ascii=False) for line in lines) + "\n```\n\n")
+    shown.add(model)
+    for info in model.model_fields.values():
+        nested += [m for m in _nested_models(info.annotation) if m not in nested]
+    return "".join(out)
+
+
+def formats_page(
+    formats: Iterable[Format] = FORMATS,
+    settings_root: type[BaseModel] | None = None,
+    replays: Iterable[Format] = REPLAY_FORMATS,
+) -> str:
+    replays = tuple(replays)
+    unlisted = unlisted_replay_models(replays)
+    if unlisted:
+        raise SystemExit(
+            f"replay or draft line models not in the reference: {', '.join(unlisted)}; "
+            "add each to REPLAY_FORMATS in scripts/reference_formats.py with an example line"
+        )
     settings_models = set(_section_models(settings_root or _settings_model()))
     out = [
         HEADER,
@@ -368,28 +121,19 @@ def formats_page(formats: Iterable[Format] = FORMATS, settings_root: type[BaseMo
         "that file. Every import is all or nothing: each problem is reported as `FILE:LINE: field: problem` and "
         "nothing is imported until the file is clean. Unknown fields are refused. The closed lists fields take "
         "their values from (the taxonomy's leaves, provenance sources, stages, rubrics, licences) are in "
-        "[Vocabularies](vocabularies.md).\n\n",
+        "[Vocabularies](vocabularies.md). Replay and draft files, recorded model answers that stand in for a "
+        "model (`--backend replay:FILE`), follow the [interchange files](#replay-and-draft-files).\n\n",
     ]
     shown: set[type[BaseModel]] = set()
     nested: list[type[BaseModel]] = []
-    for fmt in formats:
-        model = _load(fmt.model)
-        model.model_validate(fmt.example)  # an example that the model refuses fails the generator (and CI)
-        shown.add(model)
-        out.append(f"## {fmt.title}\n\nModel `{fmt.model}` · read by `{fmt.command}`\n\n")
-        if _doc(model):
-            out.append(_doc(model) + "\n\n")
-        if fmt.note:
-            out.append(fmt.note + "\n\n")
-        out.append(model_table(model) + "\n\n")
-        if fmt.dispatch:
-            out.append(
-                f"A line also carries {', '.join(f'`{json.dumps({k: v})[1:-1]}`' for k, v in fmt.dispatch.items())}.\n\n"
-            )
-        line = {**dict(list(fmt.example.items())[:1]), **fmt.dispatch, **fmt.example}
-        out.append("```json\n" + json.dumps(line, ensure_ascii=False) + "\n```\n\n")
-        for info in model.model_fields.values():
-            nested += [m for m in _nested_models(info.annotation) if m not in nested]
+    out += [_format_section(fmt, shown, nested) for fmt in formats]
+    out.append(
+        "## Replay and draft files\n\nA `replay:FILE` backend answers from recorded model outputs instead of a "
+        "model: written by hand, or by a run that records them. A file is read whole and refused whole: every "
+        "problem named `FILE:LINE`, nothing computed from it. A call the file has no line for stops the command, "
+        "naming the call.\n\n"
+    )
+    out += [_format_section(fmt, shown, nested) for fmt in replays]
     out.append(HAND_WRITTEN_FORMATS + "\n")
     others = [m for m in nested if m not in shown]
     others += [m for m in discovered_models() if m not in shown and m not in others and m not in settings_models]
@@ -474,6 +218,7 @@ class Pages:
             "cli.md": cli_page,
             "reasons.md": reasons_page,
             "vocabularies.md": lambda: vocabularies_page([(f.title, _load(f.model)) for f in FORMATS]),
+            "prompts.md": prompts_page,
         }
     )
 

@@ -29,6 +29,7 @@ REFERENCE_PAGES = (
     ("Settings (curate.toml)", "reference/settings.md"),
     ("Reason codes", "reference/reasons.md"),
     ("Vocabularies", "reference/vocabularies.md"),
+    ("Screening prompts", "reference/prompts.md"),
 )
 
 

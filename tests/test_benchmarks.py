@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = {
     "agreement.py": ["--quick"],
-    "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20"],
+    "audit_neardup.py": ["--sizes", "500", "--growth", "--sample-rows", "20", "--photos", "14"],
     "checker_cost.py": ["--smoke"],
     "dashboard_demo.py": ["--smoke"],
     "gpu_check.py": ["--size", "tiny", "--device", "cpu", "--items", "1", "--budget-s", "30"],
@@ -52,6 +52,7 @@ SMOKE = {
 HELPERS = {
     "demo_probe_items.py": "the demo items as probe items, imported by checker_cost.py and gpu_check.py",
     "hash_floor.py": "the sha256sum and OpenSSL hashing floors, imported by release_build.py and import_status.py",
+    "planted_photos.py": "photo-like JPEGs with planted near-duplicates and imagededup's PHash, for audit_neardup.py",
 }
 MARKS = {"labelstudio_roundtrip.py": [pytest.mark.service], "ui_team.py": [pytest.mark.browser]}
 """Beyond ``slow``: the Label Studio round trip needs the server that .ci/setup.d/40-labelstudio.sh installs;

@@ -49,3 +49,16 @@ def test_a_forbidden_import_breaks_a_contract(tmp_path: Path, module: str, line:
     assert result.returncode == 1, result.stdout + result.stderr
     broken = [line for line in result.stdout.splitlines() if line.endswith("BROKEN")]
     assert any(line.startswith(contract) for line in broken), result.stdout + result.stderr
+
+
+def test_an_import_inside_a_function_that_closes_a_circle_breaks_the_module_contract(tmp_path: Path) -> None:
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    facts = tmp_path / "curation/facts.py"  # the workflow reads the facts: a late import of it closes a circle
+    facts.write_text(facts.read_text() + "\n\ndef _late():\n    from .workflow import derive_status\n")
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    broken = [line for line in result.stdout.splitlines() if line.endswith("BROKEN")]
+    assert broken == ["No import circle between single modules (imports inside functions count) BROKEN"], broken
+    assert "- curation.facts -> curation.workflow" in result.stdout

@@ -15,6 +15,7 @@ import os
 import random
 import uuid
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,25 +27,17 @@ from curation.errors import MediaError, Problem, ValidationFailed
 from curation.jsonl import read_models
 from curation.media import inspect_audio, inspect_image, safe_media_path, sha256_file
 from curation.schema import Identifier
-from curation.tables import Person, utcnow
+from curation.tables import utcnow
 from curation.workspace import Workspace, record_event
 
-from .connection import Connection, Server
-from .projects import (
-    TAMPERED,
-    UNKNOWN_TASK,
-    PushReport,
-    TaskSpec,
-    audio_html,
-    export_tasks,
-    image_html,
-    known_project,
-    push_tasks,
-    users_by_id,
-)
-from .pulling import PullCounts, Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
-from .results import Control, ResultRefused, bind_controls, read_result
-from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit
+from .connection import Connection
+from .engine import ProjectKind, Pulled, pull, push
+from .media import audio_html, image_html
+from .projects import UNKNOWN_TASK, AnnotationOutcome
+from .pulling import PullCounts, RatingPull, Seen, Verdict
+from .pushing import PushReport, TaskSpec
+from .results import Control
+from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit, LsProject
 
 PRESETS: dict[str, tuple[tuple[str, ...], int]] = {
     # Omni-StoryBench App. F.5: the four rubric categories of the automated judges, on 1-10.
@@ -140,6 +133,29 @@ def _store_blob(ws: Workspace, path: Path, kind: str) -> str:
     return f"{sha}{info.ext}"
 
 
+def second_output(seen: dict[tuple[str, str], int], item: str, system: str, number: int, file: str) -> Problem | None:
+    """The problem when ``system``'s output for ``item`` stood on an earlier line; else this line is remembered."""
+    key = (item, system)
+    if key in seen:
+        return Problem(f"second output of {system!r} for {item!r} (first on line {seen[key]})", "system", number, file)
+    seen[key] = number
+    return None
+
+
+def output_media(ws: Workspace, outputs: Path, line: Any, number: int, problems: list[Problem]) -> dict[str, str]:
+    """The line's image and audio copied into the media store, by modality; one that cannot be read is a problem
+    of its line."""
+    blobs: dict[str, str] = {}
+    for kind in ("image", "audio"):
+        relative = getattr(line, kind)
+        if relative:
+            try:
+                blobs[kind] = _store_blob(ws, safe_media_path(outputs.parent, relative), kind)
+            except MediaError as exc:
+                problems.append(Problem(str(exc), kind, number, str(outputs)))
+    return blobs
+
+
 def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str = "cli") -> dict[str, Any]:
     """Read and check every output line, then store the campaign, its outputs and units in one transaction."""
     file = str(outputs)
@@ -147,26 +163,11 @@ def create_campaign(ws: Workspace, spec: CampaignSpec, outputs: Path, actor: str
     lines: list[tuple[int, OutputLine, dict[str, str]]] = []
     seen: dict[tuple[str, str], int] = {}
     for number, parsed in read_models(outputs, OutputLine, problems):
-        key = (parsed.item, parsed.system)
-        if key in seen:
-            problems.append(
-                Problem(
-                    f"second output of {parsed.system!r} for {parsed.item!r} (first on line {seen[key]})",
-                    "system",
-                    number,
-                    file,
-                )
-            )
+        twice = second_output(seen, parsed.item, parsed.system, number, file)
+        if twice is not None:
+            problems.append(twice)
             continue
-        seen[key] = number
-        blobs: dict[str, str] = {}
-        for kind in ("image", "audio"):
-            relative = getattr(parsed, kind)
-            if relative:
-                try:
-                    blobs[kind] = _store_blob(ws, safe_media_path(outputs.parent, relative), kind)
-                except MediaError as exc:
-                    problems.append(Problem(str(exc), kind, number, file))
+        blobs = output_media(ws, outputs, parsed, number, problems)
         lines.append((number, parsed, blobs))
     if not lines and not problems:
         problems.append(Problem("no outputs in the file", file=file))
@@ -354,131 +355,100 @@ def wanted_tasks(
     return specs
 
 
-def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bool = False) -> PushReport:
-    campaign, outputs, units = load_campaign(ws, name)
-    connection.media_dir()  # refuse early when no document root is configured
-    wanted = wanted_tasks(connection, campaign, outputs, units)
-    return push_tasks(
-        ws,
-        connection,
-        project_key(name),
-        f"{ws.root.name}: campaign {name}",
-        label_config(campaign),
-        campaign.redundancy,
-        wanted,
-        recreate,
-    )
+class CampaignProject(ProjectKind):
+    """A rating campaign's project: one task per unit; a vote is one rater's evaluation of one unit."""
 
+    annotator = "rater"
 
-# ----- pull ---------------------------------------------------------------------------------------
-@dataclass(kw_only=True)
-class CampaignPull(PullCounts):
-    campaign: str
+    def __init__(self, ws: Workspace, name: str) -> None:
+        self.name = name
+        self.campaign, self.outputs, self.units = load_campaign(ws, name)
+        self.unit_keys = {u.id: u.key for u in self.units}
+        self.key = project_key(name)
+        self.title = f"{ws.root.name}: campaign {name}"
+        self.quorum = self.campaign.redundancy
+        self.push_hint = f"run `curate campaign push {name}` first"
 
-    def as_json(self) -> dict[str, Any]:
-        return {"campaign": self.campaign, **self.counts()}
+    def label_config(self) -> str:
+        return label_config(self.campaign)
 
-    def summary(self) -> str:
-        return f"campaign {self.campaign}: {self.counts_in_words()}"
+    def controls(self) -> dict[str, Control]:
+        return controls(self.campaign)
 
+    def tasks(self, connection: Connection) -> list[TaskSpec]:
+        return wanted_tasks(connection, self.campaign, self.outputs, self.units)
 
-def pull_campaign(ws: Workspace, connection: Connection, name: str) -> CampaignPull:
-    """Validate every annotation and store each rater's deciding evaluation per unit, all in one transaction.
+    def locate(self, seen: Seen) -> str:
+        return "" if seen.row is not None and _unit_id(seen.row.subject) in self.unit_keys else UNKNOWN_TASK
 
-    Per rater and unit, the latest annotation that is not a skip decides: a refused one withdraws the rating
-    it had made, a skip never replaces a rating, and a rating whose annotation was deleted is withdrawn.
-    """
-    campaign, _, units = load_campaign(ws, name)
-    key = project_key(name)
-    project = known_project(ws, key, f"run `curate campaign push {name}` first")
-    server = Server(connection)
-    tasks = export_tasks(server, project)
-    users = users_by_id(server)
-    with ws.session() as s:
-        emails = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
-    unit_keys = {u.id: u.key for u in units}
-    rules = bind_controls(label_config(campaign), controls(campaign))
-    report = CampaignPull(campaign=name)
-    seen, deleted = read_export(ws, key, tasks, users, emails)
-    report.annotations = len(seen)
-    verdicts = [_judge(x, rules, unit_keys) for x in seen]
-    votes, superseded, skips = decide(verdicts)
-    outcomes = [v.seen.outcome(v.outcome, v.reason) for v in verdicts if v.outcome in ("refused", "skipped")]
-    outcomes += [v.seen.outcome("superseded", "a later annotation by the same rater replaces it") for v in superseded]
-    outcomes += [v.seen.outcome("recorded") for v in votes.values()]
-    report.skipped = sum(1 for v in verdicts if v.outcome == "skipped")
-    for v in verdicts:
-        if v.outcome == "refused":
-            unit = v.seen.row.subject if v.seen.row else v.seen.subject
-            report.refused.append(
-                {
-                    "annotation": v.seen.annotation,
-                    "task": v.seen.task,
-                    "unit": unit_keys.get(_unit_id(unit) or -1, unit),
-                    "user": v.seen.user,
-                    "reason": v.reason,
-                }
-            )
-    deciding: dict[tuple[int, str], Verdict] = {**skips, **votes}  # type: ignore[dict-item]
-    with ws.writing() as s:
-        existing = {
-            (r.unit_id, r.rater): r
-            for r in s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()
+    def admit(self, seen: Seen) -> Hashable:
+        assert seen.row is not None
+        return (_unit_id(seen.row.subject), seen.person)
+
+    def new_report(self, project: LsProject) -> RatingPull:
+        return RatingPull(about={"campaign": self.name}, label=f"campaign {self.name}")
+
+    def refusal(self, outcome: AnnotationOutcome) -> dict[str, Any]:
+        unit = self.unit_keys.get(_unit_id(outcome.subject) or -1, outcome.subject)
+        return {
+            "annotation": outcome.annotation,
+            "task": outcome.task,
+            "unit": unit,
+            "user": outcome.user,
+            "reason": outcome.reason,
         }
-        for (unit_id, rater), v in sorted(deciding.items()):
-            skipped = v.values is None
-            values = v.values or {}
-            scores = None if skipped or campaign.kind == "pairwise" else dict(values)
-            choice = values["preference"][0] if not skipped and campaign.kind == "pairwise" else None
-            after = {"unit": unit_id, "skipped": skipped, "scores": scores, "choice": choice}
-            row = existing.pop((unit_id, rater), None)
-            if row is None:
-                s.add(
-                    CampaignRating(
-                        campaign=name,
-                        unit_id=unit_id,
-                        rater=rater,
-                        annotation_id=v.seen.annotation,
-                        skipped=skipped,
-                        scores=scores,
-                        choice=choice,
-                        annotation_updated_at=v.seen.updated_at,
+
+    def record(self, ws: Workspace, pulled: Pulled, report: PullCounts) -> list[AnnotationOutcome]:
+        """Store each rater's deciding evaluation per unit in one transaction; a skip never replaces a rating,
+        and a rating no annotation backs any more (deleted, or edited and refused) is withdrawn."""
+        name, pairwise = self.name, self.campaign.kind == "pairwise"
+        deciding: dict[tuple[int, str], Verdict] = {**pulled.skips, **pulled.votes}  # type: ignore[dict-item]
+        with ws.writing() as s:
+            existing = {
+                (r.unit_id, r.rater): r
+                for r in s.execute(select(CampaignRating).where(CampaignRating.campaign == name)).scalars()
+            }
+            for (unit_id, rater), v in sorted(deciding.items()):
+                skipped = v.values is None
+                values = v.values or {}
+                scores = None if skipped or pairwise else dict(values)
+                choice = values["preference"][0] if not skipped and pairwise else None
+                after = {"unit": unit_id, "skipped": skipped, "scores": scores, "choice": choice}
+                row = existing.pop((unit_id, rater), None)
+                if row is None:
+                    s.add(
+                        CampaignRating(
+                            campaign=name,
+                            unit_id=unit_id,
+                            rater=rater,
+                            annotation_id=v.seen.annotation,
+                            skipped=skipped,
+                            scores=scores,
+                            choice=choice,
+                            annotation_updated_at=v.seen.updated_at,
+                        )
                     )
-                )
-                record_event(
-                    s,
-                    rater,
-                    "campaign.skipped" if skipped else "campaign.rating_recorded",
-                    f"campaign:{name}",
-                    None,
-                    after,
-                )
-                report.recorded += 0 if skipped else 1
-            elif (row.skipped, row.scores, row.choice) == (skipped, scores, choice):
-                report.unchanged += 1
-            else:
+                    action = "campaign.skipped" if skipped else "campaign.rating_recorded"
+                    record_event(s, rater, action, f"campaign:{name}", None, after)
+                    report.recorded += 0 if skipped else 1
+                elif (row.skipped, row.scores, row.choice) == (skipped, scores, choice):
+                    report.unchanged += 1
+                else:
+                    before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
+                    row.annotation_id, row.skipped, row.scores, row.choice = v.seen.annotation, skipped, scores, choice
+                    row.annotation_updated_at, row.updated_at = v.seen.updated_at, utcnow()
+                    s.add(row)
+                    record_event(s, rater, "campaign.rating_replaced", f"campaign:{name}", before, after)
+                    report.replaced += 1
+            for (unit_id, rater), row in sorted(existing.items()):  # no annotation of the rater backs it any more
                 before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
-                row.annotation_id, row.skipped, row.scores, row.choice = v.seen.annotation, skipped, scores, choice
-                row.annotation_updated_at, row.updated_at = v.seen.updated_at, utcnow()
-                s.add(row)
-                record_event(s, rater, "campaign.rating_replaced", f"campaign:{name}", before, after)
-                report.replaced += 1
-        for (unit_id, rater), row in sorted(existing.items()):  # no annotation of the rater backs it any more
-            before = {"unit": unit_id, "skipped": row.skipped, "scores": row.scores, "choice": row.choice}
-            s.delete(row)
-            record_event(
-                s,
-                rater,
-                "campaign.rating_withdrawn",
-                f"campaign:{name}",
-                before,
-                {"unit": unit_id, "reason": "its annotation was deleted in Label Studio, or edited and refused"},
-            )
-            report.withdrawn += 1
-    store_outcomes(ws, key, outcomes + deleted, {})
-    refused = {o.annotation for o in outcomes if o.outcome == "refused"}
-    reopen_tasks(ws, server, project, campaign.redundancy, tasks, refused)
-    return report
+                s.delete(row)
+                why = "its annotation was deleted in Label Studio, or edited and refused"
+                record_event(
+                    s, rater, "campaign.rating_withdrawn", f"campaign:{name}", before, {"unit": unit_id, "reason": why}
+                )
+                report.withdrawn += 1
+        return [v.seen.outcome("recorded") for v in pulled.votes.values()]
 
 
 def _unit_id(subject: str) -> int | None:
@@ -486,17 +456,11 @@ def _unit_id(subject: str) -> int | None:
     return int(ident) if kind == "unit" and ident.isdigit() else None
 
 
-def _judge(seen: Seen, rules: dict[str, Control], unit_keys: dict[int, str]) -> Verdict:
-    """A rating (or preference), a skip, or a refusal with its reason; the slot is (unit, rater)."""
-    unit = _unit_id(seen.row.subject) if seen.row else None
-    if seen.refusal or unit not in unit_keys:
-        return Verdict(seen, "refused", reason=seen.refusal or UNKNOWN_TASK)
-    slot = (unit, seen.person)
-    if seen.skipped:
-        return Verdict(seen, "skipped", slot)
-    if seen.tampered:
-        return Verdict(seen, "refused", slot, reason=TAMPERED)
-    try:
-        return Verdict(seen, "vote", slot, read_result(seen.result, rules))
-    except ResultRefused as exc:
-        return Verdict(seen, "refused", slot, reason=str(exc))
+def push_campaign(ws: Workspace, connection: Connection, name: str, recreate: bool = False) -> PushReport:
+    return push(ws, connection, CampaignProject(ws, name), recreate)
+
+
+def pull_campaign(ws: Workspace, connection: Connection, name: str) -> PullCounts:
+    """Validate every annotation and store each rater's deciding evaluation per unit (see ``CampaignProject``)."""
+    (report,) = pull(ws, connection, [CampaignProject(ws, name)])
+    return report

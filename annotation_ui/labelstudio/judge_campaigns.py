@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import html
+from collections.abc import Hashable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import select
@@ -28,27 +30,17 @@ from curation.kinds.judge import annotation_store, record_store, sample_store, t
 from curation.kinds.judge.rubrics import CHOICES, CRITERIA, DEFINITIONS, SCORE_MAX
 from curation.kinds.judge.schema import ChecklistEntry, PairSample, ScoreSample
 from curation.kinds.judge.tables import JudgeResponse, JudgeSample, JudgeTask
-from curation.tables import Asset, Person
+from curation.tables import Asset
 from curation.workspace import Workspace
 
-from .connection import Connection, Server
-from .projects import (
-    TAMPERED,
-    UNKNOWN_TASK,
-    PushReport,
-    TaskSpec,
-    audio_html,
-    export_tasks,
-    image_html,
-    instructions,
-    known_project,
-    media_url,
-    push_tasks,
-    users_by_id,
-)
-from .pulling import PullCounts, Seen, Verdict, decide, read_export, reopen_tasks, store_outcomes
-from .results import Control, ResultRefused, bind_controls, read_result
-from .tables import LsAnnotation
+from .connection import Connection
+from .engine import ProjectKind, Pulled, pull, push
+from .media import medium_html
+from .projects import UNKNOWN_TASK, AnnotationOutcome, instructions
+from .pulling import PullCounts, RatingPull, Seen
+from .pushing import PushReport, TaskSpec
+from .results import Control
+from .tables import LsAnnotation, LsProject
 
 SAMPLE_KINDS = ("score", "pair")
 
@@ -99,14 +91,6 @@ def controls(kind: str) -> dict[str, Control]:
 
 
 # ----- push ---------------------------------------------------------------------------------------
-def _medium_html(connection: Connection, modality: str, blob: str) -> str:
-    if modality == "image":
-        return image_html(connection, blob, 480)
-    if modality == "audio":
-        return audio_html(connection, blob)
-    return f'<video controls preload="none" style="max-width:480px" src="{media_url(connection, blob)}"></video>'
-
-
 @dataclass
 class _Shown:
     """What the tasks of one push show: tasks, responses, checklists and the blob name of each asset."""
@@ -133,7 +117,7 @@ def _task_html(connection: Connection, shown: _Shown, task: JudgeTask) -> tuple[
     media = []
     for modality, sha in sorted(task.inputs.items()):
         blob = shown.blobs[sha]
-        parts.append(_medium_html(connection, modality, blob))
+        parts.append(medium_html(connection, modality, blob))
         media.append(blob)
     return "".join(parts), media
 
@@ -141,7 +125,7 @@ def _task_html(connection: Connection, shown: _Shown, task: JudgeTask) -> tuple[
 def _response_html(connection: Connection, shown: _Shown, response: JudgeResponse) -> tuple[str, list[str]]:
     if response.asset:
         blob = shown.blobs[response.asset]
-        return _medium_html(connection, response.modality, blob), [blob]
+        return medium_html(connection, response.modality, blob), [blob]
     return f"<p style='white-space:pre-wrap'>{html.escape(response.text or '')}</p>", []
 
 
@@ -194,103 +178,95 @@ def wanted_tasks(ws: Workspace, connection: Connection, kind: str) -> list[TaskS
     return specs
 
 
+class JudgeSampleProject(ProjectKind):
+    """One sample kind's project: one task per sample short of its annotators; a vote is handed to the kind's
+    own Apply path, which refuses what the app refuses (a second annotation, a task one imported, a full sample)."""
+
+    events = MappingProxyType({"refused": "labelstudio.annotation_refused"})
+
+    def __init__(self, ws: Workspace, kind: str) -> None:
+        _check_kind(kind)
+        self.ws, self.kind = ws, kind
+        self.key = project_key(kind)
+        self.title = f"{ws.root.name}: judge {kind} samples"
+        self.quorum = ws.settings.judge.annotators_per_sample
+        self.push_hint = f"run `curate judge ls push {kind}` first"
+        self.samples: set[str] = set()
+
+    def instruction(self) -> str | None:
+        return instructions(self.ws, self.kind)
+
+    def label_config(self) -> str:
+        return label_config(self.kind)
+
+    def controls(self) -> dict[str, Control]:
+        return controls(self.kind)
+
+    def tasks(self, connection: Connection) -> list[TaskSpec]:
+        return wanted_tasks(self.ws, connection, self.kind)
+
+    def load(self) -> None:
+        self.samples = {s.id for s in sample_store.samples(self.ws, self.kind)}
+
+    def locate(self, seen: Seen) -> str:
+        return "" if seen.row is not None and seen.row.subject in self.samples else UNKNOWN_TASK
+
+    def admit(self, seen: Seen) -> Hashable:
+        assert seen.row is not None
+        return (seen.row.subject, seen.person)
+
+    def accept(self, seen: Seen, values: dict[str, Any]) -> dict[str, Any]:
+        return {c: v[0] if isinstance(v, list) else v for c, v in values.items()}
+
+    def new_report(self, project: LsProject) -> RatingPull:
+        return RatingPull(about={"kind": self.kind}, label=f"judge {self.kind} samples")
+
+    def refusal(self, outcome: AnnotationOutcome) -> dict[str, Any]:
+        return {
+            "annotation": outcome.annotation,
+            "task": outcome.task,
+            "sample": outcome.subject,
+            "user": outcome.user,
+            "reason": outcome.reason,
+        }
+
+    def record(self, ws: Workspace, pulled: Pulled, report: PullCounts) -> list[AnnotationOutcome]:
+        """Apply each person's deciding annotation in time order; what Apply refuses is refused here."""
+        with ws.session() as s:
+            owned = {
+                (r.subject, r.person)
+                for r in s.execute(
+                    select(LsAnnotation).where(LsAnnotation.project_key == self.key, LsAnnotation.outcome == "recorded")
+                ).scalars()
+                if r.person
+            }
+        ordered = sorted(pulled.votes.values(), key=lambda v: (v.seen.updated_at, v.seen.annotation))
+        external = [
+            annotation_store.ExternalAnnotation(
+                sample=v.slot[0],  # type: ignore[index]
+                person=v.slot[1],  # type: ignore[index]
+                values=v.values or {},
+                source=f"labelstudio {self.key} annotation {v.seen.annotation}",
+            )
+            for v in ordered
+        ]
+        applied = annotation_store.apply_external(ws, external, owned, owned - set(pulled.votes))  # type: ignore[arg-type]
+        refused_here = {(a.sample, a.person): reason for a, reason in applied.refused}
+        report.recorded, report.replaced = len(applied.recorded), len(applied.replaced)
+        report.unchanged, report.withdrawn = len(applied.unchanged), len(applied.withdrawn)
+        outcomes = []
+        for v in ordered:
+            reason = refused_here.get(v.slot)  # type: ignore[arg-type]
+            outcomes.append(v.seen.outcome("refused", reason) if reason else v.seen.outcome("recorded"))
+        return outcomes
+
+
 def push_judge(ws: Workspace, connection: Connection, kind: str, recreate: bool = False) -> PushReport:
     """Create or update the kind's project; samples that got their annotators meanwhile are closed there."""
-    _check_kind(kind)
-    connection.media_dir()  # refuse early when no document root is configured
-    wanted = wanted_tasks(ws, connection, kind)
-    return push_tasks(
-        ws,
-        connection,
-        project_key(kind),
-        f"{ws.root.name}: judge {kind} samples",
-        label_config(kind),
-        ws.settings.judge.annotators_per_sample,
-        wanted,
-        recreate,
-        instruction=instructions(ws, kind),
-    )
+    return push(ws, connection, JudgeSampleProject(ws, kind), recreate)
 
 
-# ----- pull ---------------------------------------------------------------------------------------
-@dataclass(kw_only=True)
-class JudgePull(PullCounts):
-    kind: str
-
-    def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self.counts()}
-
-    def summary(self) -> str:
-        return f"judge {self.kind} samples: {self.counts_in_words()}"
-
-
-def _judge(seen: Seen, rules: dict[str, Control], samples: set[str]) -> Verdict:
-    """A vote (criterion -> score or choice), a skip, or a refusal with its reason; the slot is (sample, person)."""
-    sample = seen.row.subject if seen.row else None
-    if seen.refusal or sample not in samples:
-        return Verdict(seen, "refused", reason=seen.refusal or UNKNOWN_TASK)
-    slot = (sample, seen.person)
-    if seen.skipped:
-        return Verdict(seen, "skipped", slot)
-    if seen.tampered:
-        return Verdict(seen, "refused", slot, reason=TAMPERED)
-    try:
-        values = read_result(seen.result, rules)
-    except ResultRefused as exc:
-        return Verdict(seen, "refused", slot, reason=str(exc))
-    return Verdict(seen, "vote", slot, {c: v[0] if isinstance(v, list) else v for c, v in values.items()})
-
-
-def pull_judge(ws: Workspace, connection: Connection, kind: str) -> JudgePull:
+def pull_judge(ws: Workspace, connection: Connection, kind: str) -> PullCounts:
     """Validate every annotation, then apply each person's deciding one through the app's Apply checks."""
-    _check_kind(kind)
-    key = project_key(kind)
-    project = known_project(ws, key, f"run `curate judge ls push {kind}` first")
-    server = Server(connection)
-    tasks = export_tasks(server, project)
-    users = users_by_id(server)
-    with ws.session() as s:
-        emails = {(p.email or "").strip().lower(): p.name for p in s.execute(select(Person)).scalars() if p.email}
-        owned = {
-            (r.subject, r.person)
-            for r in s.execute(
-                select(LsAnnotation).where(LsAnnotation.project_key == key, LsAnnotation.outcome == "recorded")
-            ).scalars()
-            if r.person
-        }
-    samples = {s.id for s in sample_store.samples(ws, kind)}
-    rules = bind_controls(label_config(kind), controls(kind))
-    report = JudgePull(kind=kind)
-    seen, deleted = read_export(ws, key, tasks, users, emails)
-    report.annotations = len(seen)
-    verdicts = [_judge(x, rules, samples) for x in seen]
-    votes, superseded, _ = decide(verdicts)
-    ordered = sorted(votes.values(), key=lambda v: (v.seen.updated_at, v.seen.annotation))
-    external = [
-        annotation_store.ExternalAnnotation(
-            sample=v.slot[0],  # type: ignore[index]
-            person=v.slot[1],  # type: ignore[index]
-            values=v.values or {},
-            source=f"labelstudio {key} annotation {v.seen.annotation}",
-        )
-        for v in ordered
-    ]
-    applied = annotation_store.apply_external(ws, external, owned, owned - set(votes))  # type: ignore[arg-type]
-    refused_here = {(a.sample, a.person): reason for a, reason in applied.refused}
-    report.recorded, report.replaced = len(applied.recorded), len(applied.replaced)
-    report.unchanged, report.withdrawn = len(applied.unchanged), len(applied.withdrawn)
-    outcomes = [v.seen.outcome(v.outcome, v.reason) for v in verdicts if v.outcome in ("refused", "skipped")]
-    outcomes += [v.seen.outcome("superseded", "a later annotation by the same person replaces it") for v in superseded]
-    for v in ordered:
-        reason = refused_here.get(v.slot)  # type: ignore[arg-type]
-        outcomes.append(v.seen.outcome("refused", reason) if reason else v.seen.outcome("recorded"))
-    report.skipped = sum(1 for v in verdicts if v.outcome == "skipped")
-    for o in outcomes:
-        if o.outcome == "refused":
-            report.refused.append(
-                {"annotation": o.annotation, "task": o.task, "sample": o.subject, "user": o.user, "reason": o.reason}
-            )
-    store_outcomes(ws, key, outcomes + deleted, {"refused": "labelstudio.annotation_refused"})
-    refused = {o.annotation for o in outcomes if o.outcome == "refused"}
-    reopen_tasks(ws, server, project, ws.settings.judge.annotators_per_sample, tasks, refused)
+    (report,) = pull(ws, connection, [JudgeSampleProject(ws, kind)])
     return report

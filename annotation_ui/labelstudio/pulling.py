@@ -83,9 +83,13 @@ class Verdict:
     reason: str = ""
 
 
+SHOWN = ("annotations", "recorded", "replaced", "unchanged", "withdrawn", "skipped", "refused")
+"""The figures of :meth:`PullCounts.counts`."""
+
+
 @dataclass(kw_only=True)
 class PullCounts:
-    """What one pull of a rating project did with the annotations it read (campaigns and judge samples)."""
+    """What one pull of a project did with the annotations it read; a kind's report adds its own figures."""
 
     annotations: int = 0
     recorded: int = 0
@@ -93,18 +97,21 @@ class PullCounts:
     unchanged: int = 0
     withdrawn: int = 0
     skipped: int = 0
-    refused: list[dict[str, Any]] = field(default_factory=list)
+    superseded: int = 0
+    deleted: int = 0
+    reopened: int = 0
+    """Tasks offered again after refusals."""
+    refused: list[Any] = field(default_factory=list)
 
     def counts(self) -> dict[str, Any]:
-        return {
-            "annotations": self.annotations,
-            "recorded": self.recorded,
-            "replaced": self.replaced,
-            "unchanged": self.unchanged,
-            "withdrawn": self.withdrawn,
-            "skipped": self.skipped,
-            "refused": self.refused,
-        }
+        """The figures every report's JSON shows, in this order."""
+        return {name: getattr(self, name) for name in SHOWN}
+
+    def as_json(self) -> dict[str, Any]:
+        return self.counts()
+
+    def summary(self) -> str:
+        return self.counts_in_words()
 
     def counts_in_words(self) -> str:
         return (
@@ -112,6 +119,22 @@ class PullCounts:
             f"{self.unchanged} unchanged, {self.withdrawn} withdrawn, {self.skipped} skip(s), "
             f"{len(self.refused)} refused"
         )
+
+
+@dataclass(kw_only=True)
+class RatingPull(PullCounts):
+    """A pull's report as campaigns, judge samples and query screening give it: what was pulled, then the counts."""
+
+    about: dict[str, str]
+    """What was pulled (``{"campaign": NAME}``...), leading the JSON document."""
+    label: str
+    """What was pulled, in words, leading the summary line."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.about, **self.counts()}
+
+    def summary(self) -> str:
+        return f"{self.label}: {self.counts_in_words()}"
 
 
 def read_export(

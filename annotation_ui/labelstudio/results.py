@@ -131,3 +131,20 @@ def _read_value(name: str, control: Control, value: Mapping[str, Any], options: 
     if not control.multiple and len(chosen) > 1:
         raise ResultRefused(f"{name}: {len(chosen)} options chosen where one is asked")
     return list(chosen)
+
+
+def prefill_regions(values: Mapping[str, Any], controls: Mapping[str, Control]) -> tuple[dict[str, Any], ...]:
+    """Starting values as result regions of a prediction, which Label Studio shows as the annotation's start."""
+    regions = []
+    for name, value in values.items():
+        control = controls[name]
+        if control.kind == "textarea":
+            body: dict[str, Any] = {"text": [value]}
+        elif control.kind == "choices":
+            body = {"choices": [value]}
+        else:
+            body = {"rating": value}
+        regions.append(
+            {"from_name": name, "to_name": control.to_name, "type": control.kind, "value": body, "origin": "prediction"}
+        )
+    return tuple(regions)

@@ -29,9 +29,12 @@ from curation.study.study import judge_scores, load_study, study_report
 from curation.study.tables import StoryStudy
 from curation.workspace import Workspace, record_event
 
-from .campaigns import _store_blob, campaign_spec, project_key, pull_campaign
+from .campaigns import CampaignProject, _store_blob, campaign_spec, load_campaign, output_media, second_output
 from .connection import Connection
-from .projects import PushReport, TaskSpec, audio_html, image_html, push_tasks
+from .engine import pull, push
+from .media import audio_html, image_html
+from .pulling import PullCounts
+from .pushing import PushReport, TaskSpec
 from .tables import Campaign, CampaignOutput, CampaignRating, CampaignUnit
 
 SOURCE_PREFIX = "story-study:"
@@ -96,26 +99,11 @@ def create_study(
         if line.transition not in in_window:
             outside += 1
             continue
-        key = (line.transition, line.system)
-        if key in seen:
-            problems.append(
-                Problem(
-                    f"second output of {line.system!r} for {line.transition!r} (first on line {seen[key]})",
-                    "system",
-                    number,
-                    file,
-                )
-            )
+        twice = second_output(seen, line.transition, line.system, number, file)
+        if twice is not None:
+            problems.append(twice)
             continue
-        seen[key] = number
-        blobs: dict[str, str] = {}
-        for kind in ("image", "audio"):
-            relative = getattr(line, kind)
-            if relative:
-                try:
-                    blobs[kind] = _store_blob(ws, safe_media_path(outputs.parent, relative), kind)
-                except MediaError as exc:
-                    problems.append(Problem(str(exc), kind, number, file))
+        blobs = output_media(ws, outputs, line, number, problems)
         rated = tracks_of(line.modalities, tracks)
         if not rated:
             problems.append(
@@ -288,30 +276,35 @@ def wanted_tasks(
 
 def _load(ws: Workspace, name: str) -> tuple[StoryStudy, Campaign, dict[int, CampaignOutput], list[CampaignUnit]]:
     study = load_study(ws, name)
-    with ws.session() as s:
-        campaign = s.get(Campaign, name)
-        assert campaign is not None, "a study is created with its campaign"
-        outputs = {o.id: o for o in s.execute(select(CampaignOutput).where(CampaignOutput.campaign == name)).scalars()}
-        units = list(
-            s.execute(select(CampaignUnit).where(CampaignUnit.campaign == name).order_by(CampaignUnit.id)).scalars()
-        )
-    return study, campaign, outputs, units  # type: ignore[return-value]
+    campaign, outputs, units = load_campaign(ws, name)
+    return study, campaign, outputs, units
+
+
+class StudyProject(CampaignProject):
+    """The study's project: the campaign's, with the study's three-panel tasks (same four rating controls)."""
+
+    def __init__(self, ws: Workspace, name: str) -> None:
+        self.study = load_study(ws, name)
+        super().__init__(ws, name)
+        self.title = f"{ws.root.name}: story study {name}"
+
+    def label_config(self) -> str:
+        return label_config()
+
+    def tasks(self, connection: Connection) -> list[TaskSpec]:
+        return wanted_tasks(connection, self.study, self.outputs, self.units)
 
 
 def push_study(ws: Workspace, connection: Connection, name: str, recreate: bool = False) -> PushReport:
     """Create or update the study's project: one task per unit, overlap = the redundancy target."""
-    study, campaign, outputs, units = _load(ws, name)
-    connection.media_dir()  # refuse early when no document root is configured
-    title = f"{ws.root.name}: story study {name}"
-    wanted = wanted_tasks(connection, study, outputs, units)
-    return push_tasks(ws, connection, project_key(name), title, label_config(), campaign.redundancy, wanted, recreate)
+    return push(ws, connection, StudyProject(ws, name), recreate)
 
 
-def pull_study(ws: Workspace, connection: Connection, name: str):  # type: ignore[no-untyped-def]
+def pull_study(ws: Workspace, connection: Connection, name: str) -> PullCounts:
     """The campaign's pull: each annotation validated against the study's rating controls (same names, same
     target, 1–10), each rater's deciding evaluation per unit stored in one transaction."""
-    load_study(ws, name)
-    return pull_campaign(ws, connection, name)
+    (report,) = pull(ws, connection, [StudyProject(ws, name)])
+    return report
 
 
 # ----- report -------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import streamlit as st
 
 from annotation_ui.components import record_review, review_queue, show_audio, show_text
 from annotation_ui.page_drafts import Field, PageDraft, int_between, is_text
+from curation.audio_production.credits import credits_of, listener_refusal
 from curation.vocab import AUDIO_AXES
 
 PAGE = "audio_signoff"
@@ -25,6 +26,10 @@ user, ws, snap, item_id = review_queue(
     "audio_signoff",
 )
 item = snap.facts[item_id]
+refusal = listener_refusal(user.name, item_id, credits_of(ws.item(item_id).provenance).people)
+if refusal:  # TRIAD B.4: listeners were not involved in recording
+    st.error(refusal)
+    st.stop()
 show_audio(ws, item.audio)
 show_text("Transcript context", item.context)
 fields = {axis: Field(f"audio-{item_id}-{axis}", START, int_between(LOW, HIGH)) for axis in AUDIO_AXES}

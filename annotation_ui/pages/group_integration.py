@@ -24,7 +24,7 @@ from annotation_ui.logic import group_panel, group_summary
 from annotation_ui.page_drafts import PageDraft, verdict_fields
 from curation.group_options import option_differences
 from curation.notes import NOTE_LABELS, item_notes
-from curation.reviews import group_content
+from curation.review_queues import group_content
 
 PAGE = "group_integration"
 

@@ -9,6 +9,7 @@ from annotation_ui.components import current_user, flash, guidelines_panel, labe
 from annotation_ui.judge_ui import remember_shown, require_annotator, show_refusal, show_task
 from curation.errors import CurateError
 from curation.kinds.judge import draft_store, record_store, task_store
+from curation.kinds.judge.checklists import shown_per_rubric
 from curation.kinds.judge.rubrics import RUBRICS
 from curation.kinds.judge.schema import ChecklistSelectionRecord
 
@@ -40,6 +41,7 @@ task = task_store.task(ws, picked)
 show_task(ws, task)
 curating = stage == "checklist_curation"
 candidates = draft_store.drafted_candidates(ws, picked) if curating else states[picked].curation.candidates  # type: ignore[union-attr]
+candidates, hidden = shown_per_rubric(candidates, ws.settings.judge.draft_shown)
 selected: list[str] = []
 edits: list[dict[str, str]] = []
 added: list[dict[str, str]] = []
@@ -60,6 +62,11 @@ with st.container(border=True):  # no form: ticking an entry opens its rewrite b
                     if text.strip() and text.strip() != entry.text:
                         edits.append({"entry": entry.id, "text": text})
         st.caption(f"{rubric}: {len(selected) - before} of {len(entries)} selected")
+        if hidden.get(rubric):
+            st.caption(
+                f"{hidden[rubric]} more drafted {rubric} entries are not shown ([judge] draft_shown); "
+                f"`curate judge checklist show {picked} --all` lists them"
+            )
     if curating:
         st.markdown("**Add an entry (optional)**")
         rubric = st.selectbox("Rubric", RUBRICS, index=None, key=f"judge-cl-add-rubric-{picked}")

@@ -15,7 +15,7 @@ from .audio import (
     frame_bit_error_rate,
 )
 from .hamming import pairs_within
-from .image import HASH_RADIUS, ImageSignature
+from .image import HASH_RADIUS, ImageSignature, hash_pools
 
 CHROMAPRINT_MIN_SHARED = 0.1
 """Candidates share at least this fraction of the shorter print's distinct 32-bit values (at least 2)."""
@@ -24,12 +24,13 @@ CHROMAPRINT_STOP_FRACTION = 0.01
 
 
 def image_pairs(signatures: Sequence[ImageSignature]) -> list[tuple[int, int, str, float]]:
-    """``(i, j, method, distance)`` for pHash or dHash within :data:`HASH_RADIUS` bits."""
+    """``(i, j, method, distance)`` for pHash (of the whole or a centre crop) or dHash within
+    :data:`HASH_RADIUS` bits."""
     found: dict[tuple[int, int], tuple[str, float]] = {}
-    for method in ("phash", "dhash"):
-        hashes = np.array([getattr(s, method) for s in signatures], dtype=np.uint64)
-        for i, j, d in pairs_within(hashes, HASH_RADIUS).tolist():
-            if (i, j) not in found or d < found[(i, j)][1]:
+    for method, hashes, owner in hash_pools(list(signatures)):
+        for a, b, d in pairs_within(hashes, HASH_RADIUS).tolist():
+            i, j = sorted((int(owner[a]), int(owner[b])))
+            if i != j and ((i, j) not in found or d < found[(i, j)][1]):
                 found[(i, j)] = (method, float(d))
     return [(i, j, method, d) for (i, j), (method, d) in sorted(found.items())]
 

@@ -37,9 +37,9 @@ class AssetDerivative(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-SIGNATURE_VERSION = 1
+SIGNATURE_VERSION = 2
 """Bump when a signature algorithm changes: cached signatures (``MediaSignature``) of older versions are
-recomputed."""
+recomputed. 2: image hashes from the reduced decode, with the centre-crop hashes."""
 HASHES_PER_QUERY = 500
 """Content hashes per ``IN (...)`` query of these tables (SQLite limits bound parameters)."""
 

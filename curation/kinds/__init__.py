@@ -10,7 +10,8 @@ Public API (everything else in this package is private)::
 
     Kind, Stage, GroupStage, UiPage, LabelStudioSpec, Control, ReleaseLayout, Gate, GateFinding, ADJUDICATION,
     StageOutcome, ItemFacts, RecordFacts, not_author, no_sister_author, verdict_counts,
-    register_kind, kind_of, kinds, kind_statuses, kinds_present, all_stages, stage_named, stage_names, stage_registered
+    register_kind, kind_of, kinds, kind_statuses, kinds_present, all_stages, stage_inputs, stage_named,
+    stage_names, stage_registered
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from ._registry import (
     kinds,
     kinds_present,
     register_kind,
+    stage_inputs,
     stage_named,
     stage_names,
     stage_registered,
@@ -72,6 +74,7 @@ __all__ = [
     "no_sister_author",
     "not_author",
     "register_kind",
+    "stage_inputs",
     "stage_named",
     "stage_names",
     "stage_registered",

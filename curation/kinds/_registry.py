@@ -12,6 +12,11 @@ from contextlib import contextmanager
 from importlib import import_module
 from typing import Any
 
+from sqlalchemy import literal, select, table
+from sqlmodel import col
+
+from ..facts import ItemFacts
+from ..tables import Item
 from ._parts import Kind, Stage
 
 _KINDS: dict[str, Kind] = {}
@@ -71,17 +76,20 @@ def stage_named(name: str) -> Stage | None:
     return None
 
 
+def stage_inputs(item: ItemFacts, stage: str) -> str:
+    """Hash of what an item stage of the item's kind judges; a review stays valid while it is unchanged."""
+    found = kind_of(item.kind).stage(stage)
+    if found.scope != "item":
+        raise ValueError(f"{stage} is not an item stage")
+    return found.inputs(item)
+
+
 def stage_names() -> tuple[str, ...]:
     return tuple(s.name for s in all_stages())
 
 
 def kinds_present(ws: Any) -> list[str]:
     """The kinds that have units in the workspace, in the registry's order: what the UI offers pages for."""
-    from sqlalchemy import select
-    from sqlmodel import col
-
-    from ..tables import Item
-
     with ws.session() as s:
         in_items = set(s.execute(select(col(Item.kind)).distinct()).scalars())
     return [k.name for k in kinds() if k.name in in_items or (k.has_units is not None and k.has_units(ws))]
@@ -92,15 +100,13 @@ def kind_statuses(ws: Any) -> list[Any]:
     what ``curate status``, ``curate funnel`` and the dashboard add to the items' own statuses.
 
     A built-in kind not loaded yet is loaded only if its table holds units (it has no rows otherwise)."""
-    for name, table in UNITS_APART.items():
-        if name not in _KINDS and _table_has_rows(ws, table):
+    for name, units_table in UNITS_APART.items():
+        if name not in _KINDS and _table_has_rows(ws, units_table):
             kind_of(name)
     return [status for kind in _in_order(_KINDS.values()) if kind.statuses is not None for status in kind.statuses(ws)]
 
 
 def _table_has_rows(ws: Any, name: str) -> bool:
-    from sqlalchemy import literal, select, table
-
     with ws.session() as s:
         return s.execute(select(literal(1)).select_from(table(name)).limit(1)).first() is not None
 

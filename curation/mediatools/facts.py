@@ -32,10 +32,12 @@ from .audio import (
     measure_level,
 )
 from .common import MediaCheck, _Findings, size_problem
-from .image import _jpeg_markers, _open, decode_image, jpeg_problems, pixels_problem, quantization
+from .image import _jpeg_markers, _open, decode_reduced, jpeg_problems, pixels_problem, quantization
 
 AUDIO_FACTS_VERSION = 1
 IMAGE_FACTS_VERSION = 1
+DECODE_CHECK_EDGE = 64
+"""The decode check decodes a picture at a size whose shorter edge is at least this (as the audit's hashes)."""
 FACTS_VERSIONS = {"audio": AUDIO_FACTS_VERSION, "image": IMAGE_FACTS_VERSION}
 """The measuring functions' versions by asset kind, stored with each medium's facts."""
 
@@ -172,7 +174,9 @@ def measure_image(data: bytes, name: str = "image", bounds: MediaSettings | None
         quantization=[list(t) for t in quantization(im)],
     )
     try:
-        decode_image(data, name, bounds)
+        # whether the pixels decode: a JPEG's decoder reads every coefficient at any scale, so decoding at
+        # reduced size finds the same faults as a full decode without its full-resolution copies
+        decode_reduced(data, name, bounds, DECODE_CHECK_EDGE)
     except MediaError as exc:
         facts["corrupt"] = _unnamed(exc, name)
     return facts

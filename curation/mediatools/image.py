@@ -6,6 +6,7 @@ every metadata segment goes (GPS position, camera serials, thumbnails, comments,
 
 from __future__ import annotations
 
+import hashlib
 import io
 import warnings
 from functools import cache
@@ -55,15 +56,30 @@ def pixels_problem(width: int, height: int, name: str, settings: MediaSettings) 
 
 def decode_image(data: bytes, name: str, settings: MediaSettings | None) -> Image.Image:
     """The upright RGB picture: EXIF orientation applied, alpha flattened onto white, fully decoded."""
+    return _decoded(_open(data, name, settings), name, None)
+
+
+def decode_reduced(data: bytes, name: str, settings: MediaSettings | None, min_edge: int) -> Image.Image:
+    """The upright RGB picture as :func:`decode_image` makes it, at a size whose shorter edge is at least
+    ``min_edge`` (or the picture's own): a JPEG is decoded at 1/2, 1/4 or 1/8 scale by the decoder itself
+    (its DCT scaling: every coefficient is still read, so a corrupt scan is still refused), other formats
+    are decoded and box-reduced. Nothing at full resolution is copied."""
+    return _decoded(_open(data, name, settings), name, min_edge)
+
+
+def _decoded(im: Image.Image, name: str, min_edge: int | None) -> Image.Image:
     from PIL import Image, ImageOps
 
-    im = _open(data, name, settings)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            if min_edge is not None and im.format == "JPEG":
+                im.draft(im.mode, (min_edge, min_edge))
+            icc = im.info.get("icc_profile")
             im.load()
-            upright = ImageOps.exif_transpose(im)
-            return _to_srgb(upright, im.info.get("icc_profile"))
+            if min_edge is not None and (factor := min(im.size) // min_edge) > 1:
+                im = im.reduce(factor)  # keeps ``info``: the EXIF orientation below still applies
+            return _to_srgb(ImageOps.exif_transpose(im), icc)
     except (OSError, ValueError, SyntaxError) as exc:
         raise MediaError(f"{name}: the image data is corrupt ({exc}); export it again") from exc
 
@@ -121,6 +137,43 @@ def _jpeg_markers(data: bytes) -> list[int] | None:
             return markers
         pos += 2 + length
     return None
+
+
+_PIXEL_NEUTRAL_MARKERS = (_METADATA_MARKERS - {0xE2, 0xEE}) | {0xE0}
+"""Segments that leave a JPEG's pixels as they are: JFIF (APP0), EXIF and XMP (APP1: the orientation is
+hashed on its own), comments and the other APPn. A colour profile (APP2) and Adobe's colour transform
+(APP14) change them."""
+
+
+def jpeg_picture_sha256(data: bytes) -> str | None:
+    """SHA-256 of what decides a JPEG's upright pixels without decoding them: its tables, frame header and
+    scan data (every segment but :data:`_PIXEL_NEUTRAL_MARKERS`) and its EXIF orientation. Equal for a
+    JPEG and its copy with metadata stripped or rewritten; None when the bytes are not a well-formed JPEG."""
+    from PIL import Image
+
+    if _jpeg_markers(data) is None:
+        return None
+    digest = hashlib.sha256()
+    pos = 2
+    while True:  # _jpeg_markers checked the segment chain up to the scan
+        marker = data[pos + 1]
+        if marker == 0xFF:
+            pos += 1
+            continue
+        if marker == 0xDA:
+            digest.update(memoryview(data)[pos:])
+            break
+        end = pos + 2 + int.from_bytes(data[pos + 2 : pos + 4], "big")
+        if marker not in _PIXEL_NEUTRAL_MARKERS:
+            digest.update(memoryview(data)[pos:end])
+        pos = end
+    try:
+        with Image.open(io.BytesIO(data)) as im:
+            orientation = _orientation(im) or 1
+    except (OSError, ValueError, SyntaxError):
+        return None
+    digest.update(f"orientation={orientation}".encode())
+    return digest.hexdigest()
 
 
 def quantization(im: Image.Image) -> tuple[tuple[int, ...], ...]:

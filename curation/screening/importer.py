@@ -21,7 +21,7 @@ from curation.config import MediaSettings
 from curation.errors import MediaError, Problem, ValidationFailed
 from curation.jsonl import parse_line, pydantic_problems, read_lines
 from curation.licences import licence_problem
-from curation.media import open_image, safe_media_path
+from curation.media import MediaPaths, open_image
 from curation.workspace import Workspace, record_event
 
 from .schema import CandidateLine
@@ -58,6 +58,7 @@ class _MediaPaths:
 
     def __init__(self, base: Path, media: MediaSettings | None = None) -> None:
         self.base = base
+        self.paths = MediaPaths(base)
         self.media = media
         self._seen: dict[str, tuple[str | None, str]] = {}
 
@@ -65,7 +66,7 @@ class _MediaPaths:
         if relative not in self._seen:
             posix = relative.replace("\\", "/")
             try:
-                found = safe_media_path(self.base, posix)
+                found = self.paths.resolve(posix)
                 if self.media is not None:
                     _within_limits(found, posix, self.media)
                 self._seen[relative] = (str(found), "")

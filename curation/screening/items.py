@@ -21,10 +21,24 @@ from curation.audit.normalize import put_gate
 from curation.audit.run import Resolution
 from curation.audit.workspace import RESOLVED, resolutions
 from curation.errors import MediaError, NotFoundError, Problem, ValidationFailed, WorkspaceError
-from curation.facts import canonical_json
+from curation.facts import ItemFacts, canonical_json
+from curation.import_report import ImportReport
+from curation.jsonl import read_jsonl, validate_line
+from curation.kinds import kind_of
 from curation.licences import licence_problem
-from curation.media import MediaInfo, inspect_image, sha256_file
-from curation.tables import Asset, GateResult, Item, ItemRevision, Person, ReviewRecord, SceneGroup, utcnow
+from curation.media import MediaInfo, MediaPaths, inspect_image, sha256_file
+from curation.tables import (
+    Asset,
+    Decision,
+    GateResult,
+    Item,
+    ItemRevision,
+    Person,
+    ReviewRecord,
+    SceneGroup,
+    utcnow,
+)
+from curation.workflow import discarded_items
 from curation.workspace import Workspace, record_event
 
 from .audits import AuditedTransition, StoryAudit, audit_transitions
@@ -232,9 +246,6 @@ def revise_items(
     Every record is checked first (reviewer, item, edits valid for the field group, in file order on the
     item as the earlier lines left it); all problems are reported together as FILE:LINE: field: problem.
     """
-    from curation.facts import ItemFacts
-    from curation.kinds import kind_of
-
     stage = kind_of(KIND).stage("revise")
     report = ReviseReport()
     with ws.writing() as s:
@@ -386,11 +397,7 @@ def _audited(item_id: str, transition: StoryTransition, ws: Workspace, assets: d
 def audit_story_items(ws: Workspace, actor: str = "cli") -> StoryAudit:
     """Run App. C over every live story item and store the findings as the ``story_audit`` (blocking) and
     ``story_overlap`` (warning) gates on each item's current content."""
-    from curation.workflow import discarded_items
-
     with ws.session() as s:
-        from curation.tables import Decision
-
         gone = discarded_items(s.execute(select(Decision)).scalars())
         items = [
             i
@@ -467,8 +474,6 @@ def resolve_story_cluster(
 
 def _discard_copies(s, cluster: Cluster, keep: str, by: str, reason: str) -> None:  # type: ignore[no-untyped-def]
     """Discard the members of ``cluster`` outside the kept item's book, in the resolution's transaction."""
-    from curation.tables import Decision
-
     members = {i.id: i for i in s.execute(select(Item).where(col(Item.id).in_(cluster.items))).scalars()}
     book = members[keep].extra.get("book")
     why = f"duplicate of {keep} ({cluster.id}), resolved with --keep" + (f": {reason}" if reason else "")
@@ -493,17 +498,13 @@ def _provenance_problems(item: StoryTransition, people: dict[str, set[str]]) -> 
     return found + unattributed(item)
 
 
-def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
+def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> ImportReport:
     """Import story transitions as ``curate export items`` writes them (the item's content, media paths
     relative to the file): every line checked first (FILE:LINE: field: problem), then all in one transaction.
 
     An item that exists with the same content is unchanged; with other content it is refused (its revisions
-    are made with ``curate story revise``, never by an import over them). Returns a ``curation.items.ImportReport``.
+    are made with ``curate story revise``, never by an import over them). Returns what it did.
     """
-    from curation.items import ImportReport
-    from curation.jsonl import read_jsonl, validate_line
-    from curation.media import safe_media_path
-
     ws.recover_media()
     file = str(path)
     report = ImportReport()
@@ -514,6 +515,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
     prepared: Prepared = []
     first_line: dict[str, int] = {}
     seen: dict[str, MediaInfo] = {}
+    media_paths = MediaPaths(path.parent)  # one realpath per folder, not two per image
     for number, obj in read_jsonl(path):
         if isinstance(obj, Problem):
             problems.append(obj)
@@ -535,7 +537,7 @@ def import_story_items(ws: Workspace, path: Path, actor: str = "cli") -> Any:
         media: dict[str, tuple[MediaInfo, Path]] = {}
         for side in ("current", "next"):
             try:
-                source = safe_media_path(path.parent, getattr(parsed, side).image)
+                source = media_paths.resolve(getattr(parsed, side).image)
                 if not source.is_file():
                     raise MediaError(f"{getattr(parsed, side).image}: file not found beside {path.name}")
                 media[side] = (_inspect(source, ws, seen), source)

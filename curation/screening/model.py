@@ -1,4 +1,5 @@
-"""What the screening pipeline asks of a model, and the prompts it asks with (App. D).
+"""What the screening pipeline asks of a model, and the prompts it asks with (App. D, from the prompt files of
+:mod:`curation.screening.prompt_templates`).
 
 The domain only states requests and the JSON schema each answer must satisfy; the checker's backends
 (``replay:``, ``openai:``, ``transformers:``, ``vllm:``) answer them, behind :class:`StructuredModel`.
@@ -12,13 +13,28 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, model_validator
 
+from .prompt_templates import PACKAGED, ScreenPrompts
 from .schema import BookMetadata, NextPageConditions, Scores, SpeechTarget, prompt_hash
 
 TASKS = ("book_meta", "conditions", "speech", "score")
+
+
+class BookMetaAnswer(BookMetadata):
+    """A book-metadata answer: App. D asks for ``{"metadata": {...}}``; the task's schema (what constrained
+    decoding follows) is the metadata itself. Both forms are accepted; the value kept is the metadata."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unwrap(cls, value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"metadata"} and isinstance(value["metadata"], dict):
+            return value["metadata"]
+        return value
+
+
 TASK_MODELS: dict[str, type[BaseModel]] = {
-    "book_meta": BookMetadata,
+    "book_meta": BookMetaAnswer,
     "conditions": NextPageConditions,
     "speech": SpeechTarget,
     "score": Scores,
@@ -31,30 +47,9 @@ def task_schema(task: str) -> dict[str, Any]:
     return TASK_MODELS[task].model_json_schema()
 
 
-BOOK_META_SYSTEM = (
-    "You are an expert metadata curator for children's and general storybooks. Read the entire book text and "
-    "produce a single, book-level metadata JSON. Output only a valid JSON object. If a field is unknown or not "
-    "explicitly inferable from the text, set it to an empty string (or [] for arrays). Include all characters "
-    "mentioned, main characters first. Be conservative: do not fabricate details. Use blanks for unknowns."
-)
-CONDITIONS_SYSTEM = (
-    "You are a storyboard + illustration planner. Given (Metadata, Previous Page, Gold Next Page), infer and "
-    "WRITE ONLY the JSON 'Next Page Conditions' that would produce the Gold Next Page. Use concise, "
-    "production-ready values. Ensure continuity with metadata."
-)
-SPEECH_SYSTEM = (
-    "You are an AI assistant that reads short children's stories and generates structured JSON metadata for "
-    "TTS. If the story has a line of dialogue, give it with its speaker; otherwise write one line a character "
-    "might say. Assign emotion (angry, happy, neutral, sad), speed (normal, fast, slow), pitch (normal, high, "
-    "low) and gender (female, male). Respond with valid JSON only."
-)
-SCORE_SYSTEM = (
-    "You screen candidate page transitions of illustrated storybooks for a benchmark of next-page generation. "
-    "Score 1-10, each with a one-sentence rationale: current_page_quality (the current page's image and "
-    "narration are clear and well made), next_page_quality (the same for the next page), image_style_coherence "
-    "(both illustrations share one style), transition_coherence (the next page follows from the current one). "
-    "Respond with the JSON object only."
-)
+@cache
+def _schema_text(task: str) -> str:
+    return json.dumps(task_schema(task), ensure_ascii=False, sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -87,28 +82,61 @@ class StructuredModel(Protocol):
     def generate(self, requests: Sequence[StructuredRequest]) -> list[dict[str, Any] | None]: ...
 
 
-def book_meta_request(book: str, title: str, pages: Sequence[str]) -> StructuredRequest:
-    text = "\n\n".join(pages)
-    user = f"Generate metadata for the following single book.\nBOOK_NAME: {title or book}\nBOOK_TEXT:\n<<<BOOK_START\n{text}\nBOOK_END>>>"
-    return StructuredRequest(f"book:{book}", "book_meta", BOOK_META_SYSTEM, user, ())
+def book_meta_request(
+    book: str, title: str, pages: Sequence[str], prompts: ScreenPrompts = PACKAGED
+) -> StructuredRequest:
+    user = prompts.render("book_meta.user.txt", book_name=title or book, book_text="\n\n".join(pages))
+    return StructuredRequest(f"book:{book}", "book_meta", prompts.texts["book_meta.system.txt"], user, ())
+
+
+def _image(path: str) -> str:
+    return "(image)" if path else "(no image)"
 
 
 def conditions_request(
-    subject: str, metadata: dict[str, Any], current: tuple[str, str], nxt: tuple[str, str]
+    subject: str,
+    metadata: dict[str, Any],
+    current: tuple[str, str],
+    nxt: tuple[str, str],
+    prompts: ScreenPrompts = PACKAGED,
+    next_lines: Sequence[str] = (),
 ) -> StructuredRequest:
-    user = (
-        f"Metadata:\n{json.dumps(metadata, ensure_ascii=False, sort_keys=True)}\n"
-        f"Previous Page:\n(image)\nText:\n{current[1]}\nGold Next Page:\n(image)\nText:\n{nxt[1]}\n"
-        "# Write ONLY the JSON object. No backticks, no commentary."
+    """App. D's second prompt; the pages' images go with the request, in this order. The previous page has no
+    speech of its own in a candidate; the next page's is its dialogue lines, when the source marks them."""
+    user = prompts.render(
+        "conditions.user.txt",
+        metadata_json=json.dumps(metadata, ensure_ascii=False, sort_keys=True),
+        previous_image=_image(current[0]),
+        previous_text=current[1],
+        previous_speech_json="[]",
+        next_image=_image(nxt[0]),
+        next_text=nxt[1],
+        next_speech_json=json.dumps(list(next_lines), ensure_ascii=False),
+        schema_json=_schema_text("conditions"),
     )
-    return StructuredRequest(subject, "conditions", CONDITIONS_SYSTEM, user, (current[0], nxt[0]))
+    system = prompts.texts["conditions.system.txt"]
+    return StructuredRequest(subject, "conditions", system, user, (current[0], nxt[0]))
 
 
-def speech_request(subject: str, story: str, lines: Sequence[str]) -> StructuredRequest:
-    user = f"# Story -\n{story}\n# Lines -\n" + "\n".join(lines) + "\n# Metadata -"
-    return StructuredRequest(subject, "speech", SPEECH_SYSTEM, user, ())
+def speech_request(
+    subject: str, story: str, lines: Sequence[str], prompts: ScreenPrompts = PACKAGED
+) -> StructuredRequest:
+    """App. D's third prompt, in its two cases: metadata for the dialogue lines given, or a line to write."""
+    if lines:
+        user = prompts.render("speech.user.txt", story_text=story, lines_text="\n".join(lines))
+    else:
+        user = prompts.render("speech_no_lines.user.txt", story_text=story)
+    return StructuredRequest(subject, "speech", prompts.texts["speech.system.txt"], user, ())
 
 
-def score_request(subject: str, current: tuple[str, str], nxt: tuple[str, str]) -> StructuredRequest:
-    user = f"Current page:\n(image)\n{current[1]}\n\nNext page:\n(image)\n{nxt[1]}"
-    return StructuredRequest(subject, "score", SCORE_SYSTEM, user, (current[0], nxt[0]))
+def score_request(
+    subject: str, current: tuple[str, str], nxt: tuple[str, str], prompts: ScreenPrompts = PACKAGED
+) -> StructuredRequest:
+    user = prompts.render(
+        "score.user.txt",
+        current_image=_image(current[0]),
+        current_text=current[1],
+        next_image=_image(nxt[0]),
+        next_text=nxt[1],
+    )
+    return StructuredRequest(subject, "score", prompts.texts["score.system.txt"], user, (current[0], nxt[0]))

@@ -71,6 +71,10 @@ class ScreenSettings(BaseModel):
     """Candidates whose mean of the four criteria is lower are dropped at ``score``."""
     per_book: int = Field(1, ge=1)
     top: int = Field(1000, ge=1)
+    prompts: str = ""
+    """A folder (relative to the workspace) of prompt files replacing the packaged ones by name
+    (``book_meta.system.txt``, ``score.user.txt``, …; see the screening prompts reference); empty: App. D's
+    prompts as shipped."""
 
 
 class StorySettings(BaseModel):

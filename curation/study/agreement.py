@@ -20,7 +20,6 @@ from .rubric import CRITERIA
 STATISTICS = ("spearman", "kendall_tau_b", "pearson")
 OVERALL = "overall"
 COMPOSITE = "composite"
-DIGITS = 6
 
 
 @dataclass(frozen=True)
@@ -94,7 +93,7 @@ def correlate(human: dict[str, float], judge: dict[str, float]) -> dict[str, Any
         ("kendall_tau_b", stats.kendalltau(x, y, variant="b")),
         ("pearson", stats.pearsonr(x, y)),
     ):
-        result[name] = {"value": round(float(test.statistic), DIGITS), "p_value": float(test.pvalue)}
+        result[name] = {"value": float(test.statistic), "p_value": float(test.pvalue)}
     return result
 
 
@@ -165,6 +164,45 @@ def agreement(
     return report
 
 
+def rank_agreement(window: dict[str, float], full: dict[str, float]) -> dict[str, Any]:
+    """Spearman's rho and Kendall's tau-b between the systems' judge means on the window and on every judged
+    transition, with each system's two means and their average over the systems both sides have."""
+    from scipy import stats
+
+    systems = sorted(set(window) & set(full))
+    result: dict[str, Any] = {
+        "systems": len(systems),
+        "means": {s: {"window": window[s], "full": full[s]} for s in systems},
+    }
+    if systems:
+        result["mean_window"] = _mean([window[s] for s in systems])
+        result["mean_full"] = _mean([full[s] for s in systems])
+    if len(systems) < 2:
+        result["undefined"] = f"{len(systems)} system(s) with judge means on the window and in full: a rank needs 2"
+        return result
+    x, y = [window[s] for s in systems], [full[s] for s in systems]
+    for who, values in (("on the window", x), ("in full", y)):
+        if max(values) == min(values):
+            result["undefined"] = f"every system has the same judge mean {who} ({values[0]:.3f})"
+            return result
+    result["spearman"] = float(stats.spearmanr(x, y).statistic)
+    result["kendall_tau_b"] = float(stats.kendalltau(x, y, variant="b").statistic)
+    return result
+
+
+def window_vs_full(judges: Sequence[JudgeScore], tracks: Sequence[str], window: Sequence[str]) -> dict[str, Any]:
+    """App. F.5's window sensitivity: per track (and for the composite of the tracks), the judges' system
+    ranking on the study's window against their ranking on every transition they judged (the full benchmark
+    when they judged it all), both aggregated alike (each judge's valid-example mean, judges averaged equally)."""
+    scope = set(window)
+    on_window = {t: judge_means(judges, t, OVERALL, scope) for t in tracks}
+    in_full = {t: judge_means(judges, t, OVERALL, None) for t in tracks}
+    report = {t: rank_agreement(on_window[t], in_full[t]) for t in tracks}
+    if len(tracks) > 1:
+        report[COMPOSITE] = rank_agreement(composite(on_window, tracks), composite(in_full, tracks))
+    return report
+
+
 def system_table(
     evaluations: Sequence[Evaluation], judges: Sequence[JudgeScore], tracks: Sequence[str], scope: set[str] | None
 ) -> list[dict[str, Any]]:
@@ -198,11 +236,9 @@ def system_table(
             for side in ("human", "judge"):
                 overall = means[(side, track, OVERALL)].get(system)
                 cell[side] = {
-                    "mean": None if overall is None else round(overall, DIGITS),
+                    "mean": overall,
                     "criteria": {
-                        c: round(means[(side, track, c)][system], DIGITS)
-                        for c in CRITERIA
-                        if system in means[(side, track, c)]
+                        c: means[(side, track, c)][system] for c in CRITERIA if system in means[(side, track, c)]
                     },
                 }
             cell["human"]["evaluations"] = counts[(system, track)]
@@ -212,7 +248,7 @@ def system_table(
             row["tracks"][track] = cell
         row[COMPOSITE] = {
             side: (
-                round(_mean([row["tracks"][t][side]["mean"] for t in tracks]), DIGITS)
+                _mean([row["tracks"][t][side]["mean"] for t in tracks])
                 if all(row["tracks"][t][side]["mean"] is not None for t in tracks)
                 else None
             )
@@ -238,7 +274,7 @@ def inter_rater(evaluations: Sequence[Evaluation], tracks: Sequence[str]) -> dic
                 if not rows:
                     raise UndefinedStatistic("no evaluations")
                 estimate = krippendorff_alpha(ratings_from_rows(rows), "ordinal")
-                result[track][c] = {"value": round(estimate.value, DIGITS), "units": estimate.units}
+                result[track][c] = {"value": estimate.value, "units": estimate.units}
             except UndefinedStatistic as exc:
                 result[track][c] = {"value": None, "undefined": str(exc)}
     return result

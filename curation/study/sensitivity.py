@@ -33,8 +33,6 @@ from curation.workspace import Workspace
 from .agreement import JudgeScore
 from .rubric import CRITERIA
 
-DIGITS = 6
-
 
 def track_scores(
     judges: Iterable[JudgeScore], track: str, scope: set[str], zero_filled: bool = False
@@ -89,9 +87,9 @@ def compare(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]
             "rank_before": rank_a[s],
             "rank_after": rank_b[s],
             "moved": rank_b[s] - rank_a[s],
-            "total_before": round(before[s], DIGITS),
-            "total_after": round(after[s], DIGITS),
-            "change": round(after[s] - before[s], DIGITS),
+            "total_before": before[s],
+            "total_after": after[s],
+            "change": after[s] - before[s],
         }
         for s in sorted(systems, key=lambda s: (rank_a[s], s))
     ]
@@ -106,8 +104,8 @@ def compare(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]
         if max(values) == min(values):
             result["undefined"] = f"every system has the same total {who} ({values[0]:.3f})"
             return result
-    result["spearman"] = round(float(stats.spearmanr(x, y).statistic), DIGITS)
-    result["kendall_tau_b"] = round(float(stats.kendalltau(x, y, variant="b").statistic), DIGITS)
+    result["spearman"] = float(stats.spearmanr(x, y).statistic)
+    result["kendall_tau_b"] = float(stats.kendalltau(x, y, variant="b").statistic)
     return result
 
 
@@ -130,14 +128,14 @@ def sensitivity(
         "tracks": list(tracks),
         "transitions": len(scope),
         "systems": len(systems),
-        "valid_only": {s: round(v, DIGITS) for s, v in sorted(base.items())},
+        "valid_only": dict(sorted(base.items())),
         "without": {
             "excluded_from": excluded_from,
             "excluded": left_out,
             "transitions": len(scope) - len(left_out),
             **compare(base, without),
         },
-        "zero_filled": {"totals": {s: round(v, DIGITS) for s, v in sorted(zero.items())}, **compare(base, zero)},
+        "zero_filled": {"totals": dict(sorted(zero.items())), **compare(base, zero)},
     }
 
 

@@ -14,7 +14,17 @@ from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.jsonl import read_models
 from curation.workspace import Workspace, record_event
 
-from .agreement import COMPOSITE, OVERALL, STATISTICS, Evaluation, JudgeScore, agreement, inter_rater, system_table
+from .agreement import (
+    COMPOSITE,
+    OVERALL,
+    STATISTICS,
+    Evaluation,
+    JudgeScore,
+    agreement,
+    inter_rater,
+    system_table,
+    window_vs_full,
+)
 from .lines import JudgeLine
 from .rubric import CRITERIA, SCALE
 from .tables import StoryStudy, StudyJudgeScore
@@ -160,9 +170,8 @@ def study_report(
                 t: {
                     "units": sum(1 for u in units if u[2] == t),
                     "evaluations": sum(1 for e in evaluations if e.track == t),
-                    "mean_evaluations_per_system": round(
-                        sum(1 for e in evaluations if e.track == t) / max(1, sum(1 for s, tr in cells if tr == t)), 4
-                    ),
+                    "mean_evaluations_per_system": sum(1 for e in evaluations if e.track == t)
+                    / max(1, sum(1 for s, tr in cells if tr == t)),
                 }
                 for t in tracks
             },
@@ -172,6 +181,7 @@ def study_report(
         "inter_rater": inter_rater(evaluations, tracks),
         "systems": system_table(evaluations, judges, tracks, scope),
         "agreement": agreement(evaluations, judges, tracks, study.window, scope),
+        "window_vs_full": window_vs_full(judges, tracks, study.window),
     }
 
 
@@ -189,6 +199,15 @@ def headline(report: dict[str, Any]) -> list[str]:
             span = result["loto"].get(name)
             parts.append(f"{name} {value:.3f}" + (f" (LOTO {span[0]:.3f}–{span[1]:.3f})" if span else ""))
         lines.append(f"{track} ({result['systems']} systems): " + ", ".join(parts))
+    for track, result in report["window_vs_full"].items():
+        if "undefined" in result:
+            lines.append(f"judges, window vs full, {track}: undefined — {result['undefined']}")
+        else:
+            lines.append(
+                f"judges, window vs full, {track} ({result['systems']} systems): Spearman rho "
+                f"{result['spearman']:.3f}, Kendall tau-b {result['kendall_tau_b']:.3f}; mean "
+                f"{result['mean_window']:.2f} on the window, {result['mean_full']:.2f} in full"
+            )
     return lines
 
 

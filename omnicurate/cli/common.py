@@ -104,7 +104,7 @@ def open_workspace():  # type: ignore[no-untyped-def]
     from exports.pending import has_pending
 
     if has_pending(ws.root):
-        from exports.build import reconcile_releases
+        from exports.publish import reconcile_releases
 
         reconcile_releases(ws)  # a release build died between its rename and its commit: finish or undo it
     return ws

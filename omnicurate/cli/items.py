@@ -160,7 +160,7 @@ def queue_cmd(
     page that offers an entry reserves it for a lease)."""
     from curation.kinds import GroupStage, stage_named
     from curation.reservations import holders
-    from curation.reviews import queue_report
+    from curation.review_queues import queue_report
 
     ws = open_workspace()
     report = queue_report(ws, stage, reviewer)
@@ -196,8 +196,8 @@ def decide_cmd(
     verdict: Annotated[str | None, typer.Option(help="pass or fail (override only).")] = None,
 ) -> None:
     """A maintainer discards or restores an item, or overrides one stage's verdict."""
+    from curation.decisions import decide
     from curation.errors import Problem, ValidationFailed
-    from curation.reviews import decide
 
     if action not in ("discard", "restore", "override"):
         raise ValidationFailed([Problem(f"unknown action {action!r}; use discard, restore or override", "action")])
@@ -213,8 +213,8 @@ def history_cmd(
     json_out: JsonFlag = False,
 ) -> None:
     """Every event of an item and its group: who, when, what, before and after (the label among them)."""
+    from curation.decisions import history
     from curation.exposure import reveal
-    from curation.reviews import history
 
     ws = open_workspace()
     events = history(ws, item)

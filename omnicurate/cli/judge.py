@@ -60,22 +60,40 @@ def import_cmd(
         list[str] | None,
         typer.Option("--set", help="Queries: FIELD=VALUE for a field no column holds (source, license, output)."),
     ] = None,
+    per_task: Annotated[
+        int | None,
+        typer.Option("--per-task", help="Queries: draw N open-licence queries per task (modality pair), seeded."),
+    ] = None,
+    per_source: Annotated[
+        int | None,
+        typer.Option("--per-source", help="Queries: draw N per source within each task (before --per-task)."),
+    ] = None,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Queries: the draw's seed (the same file and seed draw the same).")
+    ] = 0,
     json_out: JsonFlag = False,
 ) -> None:
     """Import a JSONL file; a bad line is named as FILE:LINE: field: problem and nothing is imported."""
     from curation.errors import Problem, ValidationFailed
     from curation.kinds.judge import annotation_store, output_store, record_import, task_store
+    from curation.kinds.judge.query_draw import DrawSpec
 
-    from .judge_queries import import_queries, parse_defaults
+    from .judge_queries import import_queries, parse_defaults, print_import
 
     result: Any
     if kind is ImportKind.queries:
-        result = import_queries(file, mapping or [], parse_defaults(default or []))
+        drawing = per_task is not None or per_source is not None
+        spec = DrawSpec(seed, per_task, per_source) if drawing else None
+        result = import_queries(file, mapping or [], parse_defaults(default or []), spec)
         if json_out:
             print_json({"kind": kind.value, **result})
         else:
-            out_console.print(f"{kind.value}: " + ", ".join(f"{v} {k}" for k, v in result.items()))
+            print_import(result)
         return
+    if per_task is not None or per_source is not None:
+        raise ValidationFailed(
+            [Problem("--per-task and --per-source draw queries; use them with `import queries`", "--per-task")]
+        )
     ws = open_workspace()
     if kind is ImportKind.tasks:
         if by is None:
@@ -228,6 +246,13 @@ def print_report(report: dict[str, Any]) -> None:
         for system in systems:
             table.add_row(system, *(f"{r[system]:.0f}" if system in r else "—" for r in elo.values()))
         out_console.print(table)
+    if pairs and pairs.get("choice_rates"):
+        table = Table("source", "n", "first", "second", "tie", title="Overall choice rates (pairs; Table 6)")
+        for source, rates in pairs["choice_rates"].items():
+            cell = rates["all"].get("overall")
+            if cell and cell["n"]:
+                table.add_row(source, str(cell["n"]), *(f"{cell[c]:.1%}" for c in ("first", "second", "tie")))
+        out_console.print(table)
     if report.get("consistency"):
         table = Table("judge", "position consistency (pairs)", "run-to-run consistency (units)", title="Consistency")
         for judge, figures in report["consistency"].items():
@@ -254,16 +279,28 @@ def full_report(ws: Workspace, settings: ReportSettings | None = None) -> dict[s
 def report_cmd(
     bootstrap: Annotated[int | None, typer.Option(help="Bootstrap resamples (default: [judge] bootstrap).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    plots: Annotated[
+        Path | None,
+        typer.Option(
+            "--plots", help="Write the rubric correlation heat maps and choice-rate bars (PNG) into this folder."
+        ),
+    ] = None,
     json_out: JsonFlag = False,
 ) -> None:
     """Judges against people: scores (Pearson, Spearman, MAE, exact match), pairs (accuracy with and without
-    ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry."""
+    ties), per rubric and per modality pair with bootstrap intervals, evaluator fusion, Elo and Bradley–Terry;
+    first / second / tie choice rates and rubric-versus-overall correlation maps of people and judges."""
     from curation.kinds.judge.report import ReportSettings
 
     ws = open_workspace()
     cfg = ws.settings.judge
     settings = ReportSettings(cfg.judge_scores, cfg.bootstrap if bootstrap is None else bootstrap, seed)
     report = full_report(ws, settings)
+    if plots is not None:
+        from curation.kinds.judge.report_plots import write_report_plots
+
+        for path in write_report_plots(report, plots):
+            err_console.print(f"wrote {path}", highlight=False)
     if json_out:
         print_json(report)
     else:

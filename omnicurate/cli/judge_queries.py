@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from curation.kinds.judge.query_draw import DrawSpec
 
 from .common import JsonFlag, checked_backend, err_console, open_workspace, out_console, print_json
 
@@ -18,9 +21,11 @@ app = typer.Typer(
 )
 
 
-def import_queries(source: Path, mapping: list[str], defaults: dict[str, str], actor: str = "cli") -> dict[str, Any]:
+def import_queries(
+    source: Path, mapping: list[str], defaults: dict[str, str], spec: DrawSpec | None = None, actor: str = "cli"
+) -> dict[str, Any]:
     """A JSONL of query lines is imported as it is (its problems name its lines); Parquet, Arrow and folders
-    are turned into query lines through the mapping first."""
+    are turned into query lines through the mapping first. ``spec``: only a seeded draw is imported."""
     from curation.errors import ValidationFailed
     from curation.kinds.judge.queries import import_queries as import_lines
     from omnicurate.table_sources import parse_mapping, relocated, write_query_lines
@@ -28,13 +33,31 @@ def import_queries(source: Path, mapping: list[str], defaults: dict[str, str], a
     ws = open_workspace()
     columns = parse_mapping(mapping)
     if source.suffix == ".jsonl" and source.is_file() and not columns and not defaults:
-        return import_lines(ws, source, actor)
+        return import_lines(ws, source, actor, spec)
     with tempfile.TemporaryDirectory(prefix="curate-queries-") as folder:
         lines, rows, origins = write_query_lines(source, columns, defaults, Path(folder))
         try:
-            return {"rows": rows, **import_lines(ws, lines, actor)}
+            return {"rows": rows, **import_lines(ws, lines, actor, spec, str(source))}
         except ValidationFailed as exc:  # named by the user's file and line, not by the written one
             raise relocated(exc, lines, origins, source) from exc
+
+
+def print_import(result: dict[str, Any]) -> None:
+    """Counts, the draw and every query held for its licence, by name."""
+    counts = {k: v for k, v in result.items() if isinstance(v, int)}
+    out_console.print("queries: " + ", ".join(f"{v} {k}" for k, v in counts.items()), highlight=False)
+    if draw := result.get("draw"):
+        quotas = ", ".join(f"{n} per {k[4:]}" for k in ("per_task", "per_source") if (n := draw[k]) is not None)
+        out_console.print(
+            f"drew {len(draw['drawn'])} of {draw['eligible']} open-licence queries ({quotas}, seed {draw['seed']})",
+            highlight=False,
+        )
+    for held in result.get("held_for_licence", []):
+        out_console.print(
+            f"held: {held['id']}: licence {held['license']!r} is not open ([licences] in curate.toml)",
+            highlight=False,
+            markup=False,
+        )
 
 
 def parse_defaults(pairs: list[str]) -> dict[str, str]:

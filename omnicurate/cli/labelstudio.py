@@ -75,16 +75,20 @@ def status_cmd(json_out: JsonFlag = False) -> None:
 def push_cmd(
     stage: Annotated[
         str,
-        typer.Argument(help="A review stage of any kind (`curate kinds` lists them), e.g. grammar or answer_check."),
+        typer.Argument(
+            help="A review stage of any kind (`curate kinds` lists them), e.g. grammar or answer_check, "
+            "or query_screen (the judge kind's query screening and refinement)."
+        ),
     ],
     recreate: RecreateFlag = False,
     json_out: JsonFlag = False,
 ) -> None:
     """Create or update STAGE's project and import its pending items as tasks (pushing again adds nothing)."""
-    from annotation_ui.labelstudio.stages import push_stage
+    from annotation_ui.labelstudio.engine import push
+    from annotation_ui.labelstudio.registry import review_project
 
     ws = open_workspace()
-    _print_push(push_stage(ws, _connection(ws), stage, recreate), {"stage": stage}, stage, json_out)
+    _print_push(push(ws, _connection(ws), review_project(ws, stage), recreate), {"stage": stage}, stage, json_out)
 
 
 @app.command("pull")
@@ -94,14 +98,15 @@ def pull_cmd(
     json_out: JsonFlag = False,
 ) -> None:
     """Validate every annotation and record the acceptable ones as review records (pulling twice adds nothing)."""
-    from annotation_ui.labelstudio.stages import pull_stages, pushed_stages
+    from annotation_ui.labelstudio.engine import pull
+    from annotation_ui.labelstudio.registry import pushed_reviews, review_project
 
     ws = open_workspace()
-    stages = [stage] if stage else pushed_stages(ws)
+    stages = [stage] if stage else pushed_reviews(ws)
     if not stages:
         err_console.print("nothing to pull: no stage was pushed from this workspace (curate ls push STAGE)")
         raise typer.Exit(2)
-    reports = pull_stages(ws, _connection(ws), stages)
+    reports = pull(ws, _connection(ws), [review_project(ws, name) for name in stages])
     if json_out:
         print_json([r.as_json() for r in reports])
     else:

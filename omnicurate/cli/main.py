@@ -95,7 +95,9 @@ def _register(app: typer.Typer) -> None:
     from . import (
         adjudicate,
         agreement,
+        audio,
         audit,
+        baseline,
         check,
         doctor,
         items,
@@ -109,6 +111,7 @@ def _register(app: typer.Typer) -> None:
         screen,
         stats,
         study,
+        transcribe,
         ui,
         workspace_cmds,
     )
@@ -116,6 +119,7 @@ def _register(app: typer.Typer) -> None:
     workspace_cmds.register(app)  # keep in step with _WORKSPACE_COMMANDS
     app.command("kinds")(kinds.kinds_cmd)
     app.add_typer(people.app, name="people")
+    app.add_typer(audio.app, name="audio")
     items.register(app)
     screen.register(app)
     screen.story_app.add_typer(study.app, name="study")
@@ -130,6 +134,8 @@ def _register(app: typer.Typer) -> None:
     app.add_typer(release.app, name="release")
     app.add_typer(ui.app, name="ui")
     app.add_typer(check.app, name="check")
+    app.command("transcribe")(transcribe.transcribe_cmd)
+    app.add_typer(baseline.app, name="baseline")
     judge_lists.register(judge.app)
     app.add_typer(judge.app, name="judge")
 

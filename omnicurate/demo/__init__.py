@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .baseline import baseline_demo
+
 DATA = Path(__file__).parent / "data"
 DEMO_PASSWORD = "omnicurate-demo"
 PEOPLE = {
@@ -62,6 +64,7 @@ def build_demo(  # type: ignore[no-untyped-def]
     _adjudication(ws, log)
     _media_and_audit(ws, log)
     _probe_check(ws, log)
+    baseline_demo(ws, log)
     if show_status is not None:
         from curation.workflow import derive_status
 

@@ -26,7 +26,7 @@ from annotation_ui.logic import (
 )
 from annotation_ui.snapshot import SnapshotCache, load_snapshot
 from curation.errors import PermissionDenied, ValidationFailed
-from curation.reviews import review_queue
+from curation.review_queues import review_queue
 from curation.vocab import CHECKLIST_VIEWS, MODALITIES, PLACEHOLDERS, STAGES, view_modalities
 from curation.workflow import derive_status
 
@@ -74,10 +74,11 @@ def test_pages_follow_roles_and_the_kinds_present():
     reviewer = SignedIn("rev1", frozenset({"reviewer"}))
     mcq = [f"pages/{stage}.py" for stage in STAGES]
     story = ["pages/story_filter.py", "pages/story_revise.py"]  # the story_transition kind's two stages
+    spot = ["pages/audio_spot_check.py", "pages/baseline.py"]  # mcq's spot check and human baseline, after the stages
     assert list(pages_for(reviewer)) == ["Review", "Account"]
-    assert [p.path for p in pages_for(reviewer)["Review"]] == mcq  # an mcq workspace: no story page
+    assert [p.path for p in pages_for(reviewer)["Review"]] == mcq + spot  # an mcq workspace: no story page
     assert [p.path for p in pages_for(reviewer, ["story_transition"])["Review"]] == story
-    assert [p.path for p in pages_for(reviewer, ["mcq", "story_transition"])["Review"]] == mcq + story
+    assert [p.path for p in pages_for(reviewer, ["mcq", "story_transition"])["Review"]] == mcq + story + spot
     assert list(pages_for(reviewer, ["judge_task"])) == ["Account"]  # judge pages come from judge_pages_for
     assert [p.title for p in judge_pages_for(reviewer, ["judge_task"])["Judging"]] == [
         "Query screening",

@@ -16,9 +16,9 @@ from ui_helpers import CONTEXT, add_people, advance
 
 from annotation_ui.labelstudio.stages import _notes_html, wanted_tasks
 from curation.drafts import load_draft
+from curation.fact_loading import load_facts
 from curation.items import import_items
 from curation.vocab import CHECKLIST_VIEWS
-from curation.workflow import load_facts
 from curation.workspace import Workspace
 
 AUDIO = "Flat voice: *sure*, <b>really</b> helpful :material/home: [link](http://x.invalid) — a sigh."

@@ -9,8 +9,8 @@ from ui_helpers import APP, PASSWORD, advance, attest_rules, passing_record
 from annotation_ui.components import USER_KEY, label_text
 from annotation_ui.logic import SignedIn, submit_review
 from curation.authoring import returned_inbox
+from curation.decisions import history
 from curation.exposure import EXPOSED
-from curation.reviews import history
 from curation.tables import ReviewRecord
 from curation.vocab import CHECKLIST_VIEWS, PLACEHOLDERS
 
@@ -481,6 +481,6 @@ def test_author_page_hides_other_authors_sisters_answers_until_confirmed(ui_work
 
 
 def queue_of(person: str, stage: str, ws) -> list[str]:
-    from curation.reviews import review_queue
+    from curation.review_queues import review_queue
 
     return review_queue(ws, stage, person)

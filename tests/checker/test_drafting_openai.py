@@ -130,8 +130,8 @@ def test_a_broken_answer_or_server_is_named_and_stores_nothing(chat_server: Chat
     chat_server.draft_reply = '{"checklist": {"relevance": ["Is it on topic?"]'
     with pytest.raises(ValidationFailed, match="draft of t2t-01: not JSON"):
         draft_checklists(judge_ws, drafter, ["t2t-01"])
-    chat_server.draft_reply = json.dumps({"checklist": {"relevance": ["x"] * 9}})
-    with pytest.raises(ValidationFailed, match="more than 5 questions for relevance"):
+    chat_server.draft_reply = json.dumps({"checklist": {"relevance": ["x" * 201]}})
+    with pytest.raises(ValidationFailed, match="a question for relevance is longer than 200 characters"):
         draft_checklists(judge_ws, drafter, ["t2t-01"])
     chat_server.status = 500
     with pytest.raises(BackendError, match="the chat request failed"):

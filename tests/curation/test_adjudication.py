@@ -18,7 +18,7 @@ from curation.config import ReviewSettings
 from curation.derived import load_derived
 from curation.errors import PermissionDenied, ValidationFailed
 from curation.items import import_items
-from curation.kinds import ADJUDICATION
+from curation.kinds import ADJUDICATION, stage_inputs
 from curation.kinds.mcq.subset_checklist import rule_verdicts, verdict_depends_on_rule
 from curation.reviews import import_reviews
 from curation.workflow import Derivation, ItemFacts, RecordFacts, funnel, group_inputs
@@ -50,13 +50,15 @@ def facts(id_: str, answer: str = "A") -> ItemFacts:
 
 
 def rec(item: ItemFacts, stage: str, reviewer: str, **payload: Any) -> RecordFacts:
-    return RecordFacts(f"item:{item.id}", stage, reviewer, item.revision, item.stage_inputs(stage), payload, next(_ids))
+    return RecordFacts(
+        f"item:{item.id}", stage, reviewer, item.revision, stage_inputs(item, stage), payload, next(_ids)
+    )
 
 
 def consensus(item: ItemFacts, sets: dict[str, list[str]], maintainer: str = "maya") -> RecordFacts:
     payload = {"stage": "subset_checklist", "consistent": sets, "reason": "read it together"}
     return RecordFacts(
-        f"item:{item.id}", ADJUDICATION, maintainer, item.revision, item.stage_inputs("subset_checklist"), payload,
+        f"item:{item.id}", ADJUDICATION, maintainer, item.revision, stage_inputs(item, "subset_checklist"), payload,
         next(_ids),
     )  # fmt: skip
 

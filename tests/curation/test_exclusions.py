@@ -18,6 +18,7 @@ from curation.exclusion_rules import TRIAD_RULES
 from curation.exclusions import with_exclusions
 from curation.facts import StageOutcome
 from curation.items import import_items
+from curation.kinds import stage_inputs
 from curation.reviews import import_reviews
 from curation.tables import ReviewRecord
 from curation.workflow import Derivation, ItemFacts, RecordFacts, group_inputs
@@ -75,7 +76,9 @@ def facts(id_: str, answer: str = "A") -> ItemFacts:
 
 
 def rec(item: ItemFacts, stage: str, reviewer: str, **payload: Any) -> RecordFacts:
-    return RecordFacts(f"item:{item.id}", stage, reviewer, item.revision, item.stage_inputs(stage), payload, next(_ids))
+    return RecordFacts(
+        f"item:{item.id}", stage, reviewer, item.revision, stage_inputs(item, stage), payload, next(_ids)
+    )
 
 
 def reviewed(
@@ -195,7 +198,7 @@ def test_a_maintainers_consensus_settles_the_checklist_but_not_the_attestations(
     records = reviewed(a, [{"ethics": FAIL}, None, None], sets=[consistent_sets("A"), consistent_sets("A"), split])
     payload = {"stage": "subset_checklist", "consistent": consistent_sets("A"), "reason": "read together"}
     records.append(
-        RecordFacts(f"item:{a.id}", "adjudication", "maya", 1, a.stage_inputs("subset_checklist"), payload, next(_ids))
+        RecordFacts(f"item:{a.id}", "adjudication", "maya", 1, stage_inputs(a, "subset_checklist"), payload, next(_ids))
     )
     [status] = Derivation(ALONE, [a], {"g": "audio"}, records).derive_all()
     assert (status.state, status.stage) == ("returned", "subset_checklist")
@@ -216,7 +219,7 @@ def test_attestations_are_no_stage_input_so_they_invalidate_no_review() -> None:
     a = facts("a")
     records = reviewed(a, [None] * 3)
     with_rules = [r for r in records if r.stage == "subset_checklist"]
-    assert {r.inputs_hash for r in with_rules} == {a.stage_inputs("subset_checklist")}
+    assert {r.inputs_hash for r in with_rules} == {stage_inputs(a, "subset_checklist")}
 
 
 # ----- through the workspace: import reviews, curate status --json ------------------------------------------

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from curation.decisions import history
 from curation.exposure import AUTHORED, EXPOSED, GROUP_REVIEW, exposed_people, exposures, record_exposure
 from curation.items import import_items
-from curation.reviews import Withdrawal, history, import_reviews, withdraw_reviews
+from curation.reviews import Withdrawal, import_reviews, withdraw_reviews
 from curation.workspace import Workspace
 from tests.media_factory import item_row, write_items
 

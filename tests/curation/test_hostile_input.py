@@ -11,11 +11,12 @@ import pytest
 import soundfile as sf
 from sqlalchemy import select
 
-from curation import db, items, media
+from curation import db, item_media, items, media
 from curation.config import Settings
+from curation.decisions import decide
 from curation.errors import CurateError, ValidationFailed, WorkspaceError
 from curation.items import export_items, import_items
-from curation.reviews import decide, import_reviews, parse_reviews
+from curation.reviews import import_reviews, parse_reviews
 from curation.tables import Asset, Item
 from curation.workspace import Workspace
 from tests.media_factory import item_row, make_tone, write_items
@@ -60,7 +61,7 @@ def test_case1_a_file_changed_between_validation_and_copy_is_refused(
     path = write_items(tmp_path / "in", [item_row("a")])
     clip = tmp_path / "in" / "media" / "a.wav"
     assert clip.stat().st_size == (tmp_path / "before" / "media" / "z.wav").stat().st_size
-    real_hash = items.sha256_file
+    real_hash = item_media.sha256_file
 
     def hash_then_rewrite(target: Path) -> str:
         digest = real_hash(target)
@@ -68,7 +69,7 @@ def test_case1_a_file_changed_between_validation_and_copy_is_refused(
             make_tone(clip, freq=990.0, seconds=2.0)  # the writer strikes right after validation hashed it
         return digest
 
-    monkeypatch.setattr(items, "sha256_file", hash_then_rewrite)
+    monkeypatch.setattr(item_media, "sha256_file", hash_then_rewrite)
     with pytest.raises(ValidationFailed) as exc:
         import_items(ws, path)
     assert any("a.wav: the file changed while it was being imported" in p for p in problems(exc))

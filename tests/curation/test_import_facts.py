@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from curation import items
+from curation import item_media, items
 from curation.audit import media_facts
 from curation.audit.tables import MediaFact, MediaSignature
 from curation.errors import ValidationFailed
@@ -67,8 +67,8 @@ def test_a_reimport_measures_only_new_media(ws: Workspace, tmp_path: Path, monke
     path = write_items(tmp_path / "in", rows())
     import_items(ws, path)
     calls: list[str] = []
-    real = items.measure_new
-    monkeypatch.setattr(items, "measure_new", lambda kind, *a: calls.append(kind) or real(kind, *a))
+    real = item_media.measure_new
+    monkeypatch.setattr(item_media, "measure_new", lambda kind, *a: calls.append(kind) or real(kind, *a))
     more = rows() + [item_row("i9", group="g9", image="media/g9.jpg")]
     make_image(tmp_path / "in" / "media" / "g9.jpg", colour="purple")
     assert import_items(ws, write_items(tmp_path / "in", more)).summary().endswith("2 new media file(s)")

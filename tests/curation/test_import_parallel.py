@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from curation import items, workers
+from curation import item_media, workers
 from curation.audit.measuring import measure_pending, pending
 from curation.errors import ValidationFailed
 from curation.items import import_items
@@ -200,7 +200,7 @@ def test_an_interrupted_pooled_import_stops_its_workers_and_leaves_nothing(
     def interrupted(self, media, results):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(items._MediaCache, "_found", interrupted)
+    monkeypatch.setattr(item_media.MediaCache, "_found", interrupted)
     with pytest.raises(KeyboardInterrupt):
         import_items(workspace, path)
     assert pooled == [2]

@@ -10,13 +10,14 @@ import pytest
 from sqlalchemy import select
 
 from curation.errors import ValidationFailed
+from curation.fact_loading import load_facts
 from curation.facts import digest
 from curation.item_content import CONTENT_FIELDS, canonical_content, content_hash
 from curation.items import export_items, import_items
+from curation.kinds import stage_inputs
 from curation.notes import NOTE_MAX_CHARS
 from curation.schema import ItemContent
 from curation.tables import Item, ItemRevision
-from curation.workflow import load_facts
 from curation.workspace import Workspace
 from tests.media_factory import item_row, write_items
 
@@ -103,7 +104,7 @@ def test_a_changed_note_is_a_revision_that_invalidates_grammar_only(ws: Workspac
     with ws.session() as s:
         before = {f.id: f for f in load_facts(s)[0]}["a"]
     # an item without notes keeps the grammar inputs hash it had before notes existed
-    assert before.stage_inputs("grammar") == digest("grammar", before.context, before.question, before.options)
+    assert stage_inputs(before, "grammar") == digest("grammar", before.context, before.question, before.options)
 
     report = import_items(ws, write_items(folder, [item_row("a", notes={"audio": AUDIO_EN})]))
     assert report.revised == ["a"] and ws.item("a").revision == 2
@@ -111,16 +112,16 @@ def test_a_changed_note_is_a_revision_that_invalidates_grammar_only(ws: Workspac
     assert revised.after["notes"] == {"audio": AUDIO_EN}
     with ws.session() as s:
         noted = {f.id: f for f in load_facts(s)[0]}["a"]
-    assert noted.stage_inputs("grammar") != before.stage_inputs("grammar")
+    assert stage_inputs(noted, "grammar") != stage_inputs(before, "grammar")
     for stage in ("audio_signoff", "subset_checklist", "answer_check"):
-        assert noted.stage_inputs(stage) == before.stage_inputs(stage)
+        assert stage_inputs(noted, stage) == stage_inputs(before, stage)
 
     edited = import_items(ws, write_items(folder, [item_row("a", notes={"audio": AUDIO_EN + " Then silence."})]))
     assert edited.revised == ["a"] and ws.item("a").revision == 3
     dropped = import_items(ws, write_items(folder, [item_row("a")]))
     assert dropped.revised == ["a"] and ws.item("a").extra is None
     with ws.session() as s:
-        assert {f.id: f for f in load_facts(s)[0]}["a"].stage_inputs("grammar") == before.stage_inputs("grammar")
+        assert stage_inputs({f.id: f for f in load_facts(s)[0]}["a"], "grammar") == stage_inputs(before, "grammar")
 
 
 def test_bad_notes_are_refused_with_file_and_line(ws: Workspace, tmp_path: Path) -> None:

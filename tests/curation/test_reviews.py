@@ -9,9 +9,12 @@ import pytest
 from sqlalchemy import select
 
 from curation import reviews
+from curation.decisions import decide, history
 from curation.errors import PermissionDenied, ValidationFailed
 from curation.items import import_items
-from curation.reviews import PendingReview, decide, history, import_reviews, record_reviews, review_queue
+from curation.kinds import stage_inputs
+from curation.review_queues import review_queue
+from curation.reviews import PendingReview, import_reviews, record_reviews
 from curation.schema import GrammarReview
 from curation.tables import Event, ReviewRecord
 from curation.workflow import derive_status
@@ -212,11 +215,11 @@ def test_new_audio_invalidates_audio_signoff_and_later_but_a_context_fix_does_no
             select(ReviewRecord).where(ReviewRecord.subject == "item:b", ReviewRecord.stage == "audio_signoff")
         ).all()
     b = ws.item("b")
-    from curation.workflow import load_facts
+    from curation.fact_loading import load_facts
 
     with ws.session() as s:
         facts = {f.id: f for f in load_facts(s)[0]}
-    assert b.revision == 2 and all(r.inputs_hash == facts["b"].stage_inputs("audio_signoff") for r in rows)
+    assert b.revision == 2 and all(r.inputs_hash == stage_inputs(facts["b"], "audio_signoff") for r in rows)
 
 
 def test_decisions_need_a_maintainer_and_a_reason_and_are_events(ws: Workspace) -> None:

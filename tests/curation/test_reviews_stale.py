@@ -13,7 +13,8 @@ from annotation_ui.logic import submit_review
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
 from curation.items import import_items
-from curation.reviews import group_content, import_reviews
+from curation.review_queues import group_content
+from curation.reviews import import_reviews
 from curation.tables import ReviewRecord
 from curation.workspace import Workspace
 from tests.media_factory import item_row, write_items

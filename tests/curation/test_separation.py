@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from curation.blind_checks import blind_checks_given_up
 from curation.config import CONFIG_NAME
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
-from curation.exposure import blind_checks_given_up, exposed_items, record_exposure, reveal
+from curation.exposure import exposed_items, record_exposure, reveal
 from curation.items import import_items
-from curation.reviews import import_reviews, review_queue
+from curation.review_queues import review_queue
+from curation.reviews import import_reviews
 from curation.tables import ReviewRecord
 from curation.workflow import derive_status
 from curation.workspace import Workspace

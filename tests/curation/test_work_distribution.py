@@ -16,7 +16,8 @@ from sqlalchemy import select, update
 from curation.derived import load_derived
 from curation.errors import ValidationFailed
 from curation.reservations import claim_open, holders, live, release, renew
-from curation.reviews import PendingReview, queue_report, record_reviews, wanted
+from curation.review_queues import queue_report, wanted
+from curation.reviews import PendingReview, record_reviews
 from curation.schema import REVIEW_MODELS
 from curation.tables import ReviewRecord, utcnow
 from curation.work_tables import Reservation

@@ -1,4 +1,4 @@
-"""The derivation's fast reads (``workflow.item_rows``/``record_rows``: JSON columns as text, parsed by orjson where
+"""The derivation's fast reads (``fact_loading.item_rows``/``record_rows``: JSON columns as text, parsed by orjson where
 it reads what ``json`` reads) give the values the ORM gives, on SQLite and PostgreSQL: an unpaired surrogate in a
 record a server sent, integers past 64 bits in a kind's fields and a record's payload, and ``curate status`` reads
 such a workspace."""
@@ -11,12 +11,12 @@ from pathlib import Path
 from sqlalchemy import select
 
 from curation.derived import load_derived
+from curation.fact_loading import item_rows, items_of_rows, load_records
 from curation.items import import_items
 from curation.reviews import PendingReview, record_reviews
 from curation.schema import REVIEW_MODELS
 from curation.split_derivation import derive_statuses
 from curation.tables import Item, ReviewRecord
-from curation.workflow import item_rows, items_of_rows, load_records
 from curation.workspace import Workspace
 from tests.media_factory import item_row, write_items
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from curation.config import ReviewSettings
+from curation.kinds import stage_inputs
 from curation.kinds.mcq.subset_checklist import rule_verdicts
 from curation.tables import Decision, GateResult
 from curation.workflow import Derivation, ItemFacts, RecordFacts, group_inputs
@@ -52,7 +53,9 @@ def good_sets(answer: str) -> dict[str, list[str]]:
 
 
 def rec(item: ItemFacts, stage: str, reviewer: str, **payload: Any) -> RecordFacts:
-    return RecordFacts(f"item:{item.id}", stage, reviewer, item.revision, item.stage_inputs(stage), payload, next(_ids))
+    return RecordFacts(
+        f"item:{item.id}", stage, reviewer, item.revision, stage_inputs(item, stage), payload, next(_ids)
+    )
 
 
 def full_reviews(item: ItemFacts, **changes: Any) -> list[RecordFacts]:

@@ -13,9 +13,10 @@ from curation.errors import CheckFailed, ValidationFailed
 from curation.tables import Asset, GateResult, Item
 from curation.workspace import Workspace
 from exports import build as build_module
-from exports.build import GatesFailed, build_release, list_releases
+from exports.build import build_release, list_releases
 from exports.fingerprints import normalize_text
 from exports.gates import Gates, default_gates
+from exports.publish import GatesFailed
 from exports.tables import Release
 from tests.exports.workspace_factory import fill_workspace, group_rows
 

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner, Result
 
 from omnicurate.cli.main import app
-from tests.exports.admission_helpers import build_demo_workspace, rehash
+from tests.conftest import DemoTemplates
+from tests.exports.admission_helpers import rehash
 from tests.hostile_text import characters
 
 KINDS = ("mcq", "story", "judge")
@@ -71,16 +72,15 @@ mutations = st.one_of(
 
 
 @pytest.fixture(scope="module")
-def releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path]]:
+def releases(tmp_path_factory: pytest.TempPathFactory, demo_templates: DemoTemplates) -> dict[str, tuple[Path, Path]]:
     """Per kind: (the demo's pristine release, a working copy to damage)."""
-    from omnicurate.demo.judge import VERSION, build_judge_demo
-    from omnicurate.demo.story import build_story_demo
+    from omnicurate.demo.judge import VERSION
 
     root = tmp_path_factory.mktemp("damaged")
     built = {
-        "mcq": build_demo_workspace(root / "mcq").root / "releases" / "0.1.0",
-        "story": build_story_demo(root / "story", log=lambda _: None).root / "releases" / "0.1.0",
-        "judge": build_judge_demo(root / "judge", log=lambda _: None).root / "releases" / VERSION,
+        "mcq": demo_templates.copy("mcq", root / "mcq").root / "releases" / "0.1.0",
+        "story": demo_templates.copy("story", root / "story").root / "releases" / "0.1.0",
+        "judge": demo_templates.copy("judge", root / "judge").root / "releases" / VERSION,
     }
     return {kind: (path, Path(shutil.copytree(path, root / f"work-{kind}"))) for kind, path in built.items()}
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from curation.workspace import Workspace
-from exports.build import GatesFailed, build_release
+from exports.build import build_release
 from exports.gates import Gates, lazy, media_conformity_gate, run_item_gates, run_reports, run_workspace_gates
+from exports.publish import GatesFailed
 
 
 @dataclass

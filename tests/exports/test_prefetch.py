@@ -12,8 +12,9 @@ from curation.workspace import Workspace
 from exports import build as build_module
 from exports import prefetch as prefetch_module
 from exports import writer as writer_module
-from exports.build import GatesFailed, build_release
+from exports.build import build_release
 from exports.gates import Gates, media_files_gate
+from exports.publish import GatesFailed
 from exports.snapshot import Snapshot, take_snapshot
 
 STORE_ONLY = Gates(item=(("media_files", media_files_gate),))

@@ -6,7 +6,7 @@ the litter of killed builds of any version is cleaned by the next build."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,34 +21,25 @@ from exports.story_release import build_story_release
 from exports.tables import Release
 from omnicurate.cli.main import app
 from omnicurate.demo import build_demo
-from omnicurate.demo.judge import build_judge_demo
-from omnicurate.demo.story import build_story_demo
-from tests.conftest import _pg_database
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
 
-def _demo(tmp_path: Path, db_backend: str, build: Callable[..., Workspace]) -> Iterator[Workspace]:
-    drop = None
-    root = tmp_path / "demo-ws"
-    if db_backend == "postgres":
-        url, drop = _pg_database()
-        Workspace.init(root, url).close()
-    ws = build(root, log=lambda _msg: None)
+def _demo(tmp_path: Path, db_backend: str, demo_templates: DemoTemplates, kind: str) -> Iterator[Workspace]:
+    ws = demo_templates.copy(kind, tmp_path / "demo-ws", db_backend)
     yield ws
-    ws.close()
-    if drop:
-        drop()
+    demo_templates.discard(ws)
 
 
 @pytest.fixture
-def story_ws(tmp_path: Path, db_backend: str) -> Iterator[Workspace]:
-    yield from _demo(tmp_path, db_backend, build_story_demo)
+def story_ws(tmp_path: Path, db_backend: str, demo_templates: DemoTemplates) -> Iterator[Workspace]:
+    yield from _demo(tmp_path, db_backend, demo_templates, "story")
 
 
 @pytest.fixture
-def judge_ws(tmp_path: Path, db_backend: str) -> Iterator[Workspace]:
-    yield from _demo(tmp_path, db_backend, build_judge_demo)
+def judge_ws(tmp_path: Path, db_backend: str, demo_templates: DemoTemplates) -> Iterator[Workspace]:
+    yield from _demo(tmp_path, db_backend, demo_templates, "judge")
 
 
 def _store_names_are_hashes(ws: Workspace) -> None:

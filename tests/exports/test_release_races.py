@@ -17,9 +17,10 @@ from sqlalchemy import select
 from curation.errors import CheckFailed, ValidationFailed
 from curation.workspace import Workspace
 from exports import build as build_module
-from exports.build import build_release, list_releases, reconcile_releases
+from exports.build import build_release, list_releases
 from exports.gates import Gates, media_files_gate
 from exports.pending import journal_path
+from exports.publish import reconcile_releases
 from exports.tables import Release
 from exports.verify import verify_release
 from tests.exports.workspace_factory import fill_workspace, group_rows
@@ -84,13 +85,13 @@ KILL_AFTER_RENAME = """
 import os, sys
 from pathlib import Path
 from curation.workspace import Workspace
-from exports import build
+from exports import build, publish
 from exports.gates import Gates, media_files_gate
 
 def killed(*args, **kwargs):
     os.kill(os.getpid(), 9)  # kill -9 after the rename, before the commit
 
-build._register = killed
+publish._register = killed
 build.build_release(Workspace.open(Path(sys.argv[1])), "1.0.0", out=Path(sys.argv[2]),
                     gates=Gates(item=(("media_files", media_files_gate),)))
 """

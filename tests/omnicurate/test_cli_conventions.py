@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO_DATA = ROOT / "omnicurate" / "demo" / "data"
@@ -25,16 +26,12 @@ def invoke(*args: str, env: dict[str, str] | None = None, input: str | None = No
 
 
 @pytest.fixture(scope="module")
-def demos(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The three demos, built once for this module (SQLite); tests only read them or add to them."""
-    from omnicurate.demo import build_demo
-    from omnicurate.demo.judge import build_judge_demo
-    from omnicurate.demo.story import build_story_demo
-
+def demos(tmp_path_factory: pytest.TempPathFactory, demo_templates: DemoTemplates) -> dict[str, Path]:
+    """The three demos, copied once for this module (SQLite); tests only read them or add to them."""
     base = tmp_path_factory.mktemp("demos")
     built = {}
-    for name, build in (("mcq", build_demo), ("judge", build_judge_demo), ("story", build_story_demo)):
-        build(base / name, log=lambda _msg: None).close()
+    for name in ("mcq", "judge", "story"):
+        demo_templates.copy(name, base / name).close()
         built[name] = base / name
     return built
 

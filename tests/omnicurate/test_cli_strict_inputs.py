@@ -327,12 +327,16 @@ def test_items_whose_media_are_not_openly_licensed_are_refused(author: Workspace
     assert curate(author, "import", "items", str(path)).exit_code == 0 and stored(author, Item) == 2
 
 
-def test_queries_candidates_and_books_under_closed_licences_are_refused(workspace: Workspace, tmp_path: Path) -> None:
+def test_candidates_and_books_under_closed_licences_are_refused_and_queries_held(
+    workspace: Workspace, tmp_path: Path
+) -> None:
     queries = tmp_path / "queries.jsonl"
     good = {"id": "q1", "instruction": "Sing.", "output": "audio", "source": "S", "license": "MIT"}
     queries.write_text(json.dumps(good) + "\n" + json.dumps({**good, "id": "q2", "license": "proprietary"}) + "\n")
-    [problem] = refused(workspace, "judge", "import", "queries", str(queries))
-    assert problem.startswith(f'{queries}:2: license: "proprietary" is not an open licence; {ACCEPTS}')
+    imported = curate(workspace, "judge", "import", "queries", str(queries), "--json")  # candidates: held by name
+    assert json.loads(imported.stdout)["held_for_licence"] == [{"id": "q2", "license": "proprietary"}]
+    listed = {q["id"]: q for q in json.loads(curate(workspace, "judge", "queries", "list", "--json").stdout)}
+    assert (listed["q2"]["state"], listed["q2"]["reasons"][0]) == ("held", "licence:unknown:proprietary")
 
     candidates = candidates_file(tmp_path / "in", ("a.jpg", "b.jpg"), license="CC-BY-NC-4.0")
     [problem] = refused(workspace, "import", "candidates", str(candidates))
@@ -353,7 +357,5 @@ def test_queries_candidates_and_books_under_closed_licences_are_refused(workspac
     settings.save(workspace.root / CONFIG_NAME)
     assert curate(workspace, "import", "candidates", str(candidates)).exit_code == 0
     assert stored(workspace, Candidate) == 1
-    problems = refused(workspace, "judge", "import", "queries", str(queries))
-    assert problems[0].startswith(
-        f'{queries}:1: license: "MIT" is not an open licence; the workspace accepts: CC-BY-NC-4.0;'
-    )
+    listed = {q["id"]: q for q in json.loads(curate(workspace, "judge", "queries", "list", "--json").stdout)}
+    assert listed["q1"]["reasons"] == ["licence:closed:MIT"], "held by the workspace's list as it is now"

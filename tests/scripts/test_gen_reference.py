@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -125,3 +127,65 @@ def test_the_manual_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "reference" / "formats" / "index.html").is_file()
     page = (tmp_path / "site" / "cli-conventions" / "index.html").read_text(encoding="utf-8")
     assert "relative to the current folder" in page
+
+
+def test_every_replay_and_draft_model_is_in_the_reference_or_the_generator_stops() -> None:
+    listed = gen.REPLAY_FORMATS
+    found = gen.unlisted_replay_models(())
+    assert {
+        "checker.backends.replay:ReplayLine",
+        "checker.replay_formats:StructuredReplayLine",
+        "checker.replay_formats:GenerationReplayLine",
+        "curation.kinds.judge.drafting:DraftReplayLine",
+    } <= set(found), "the scan finds the models the code defines"
+    assert gen.unlisted_replay_models(listed) == []
+    without = tuple(f for f in listed if not f.model.endswith(":StructuredReplayLine"))
+    assert gen.unlisted_replay_models(without) == ["checker.replay_formats:StructuredReplayLine"]
+    with pytest.raises(SystemExit, match="checker.replay_formats:StructuredReplayLine"):
+        gen.formats_page(replays=without)
+    page = (ROOT / "docs/reference/formats.md").read_text(encoding="utf-8")
+    for fmt in listed:
+        assert f"Model `{fmt.model}`" in page, fmt.model
+
+
+def test_the_screening_replay_shows_every_task_and_a_refused_answer_stops_the_generator() -> None:
+    from curation.screening.model import TASKS
+
+    screening = next(f for f in gen.REPLAY_FORMATS if f.model.endswith(":StructuredReplayLine"))
+    assert sorted(e["task"] for e in screening.examples) == sorted(TASKS)
+    score = next(e for e in screening.examples if e["task"] == "score")
+    broken = {**score, "output": {k: v for k, v in score["output"].items() if k != "transition_coherence"}}
+    with pytest.raises(ValueError, match="transition_coherence"):
+        gen.formats_page(replays=[*gen.REPLAY_FORMATS, replace(screening, more=(broken,))])
+    judge = next(f for f in gen.REPLAY_FORMATS if f.model.endswith(":GenerationReplayLine"))
+    unparsed = {**judge.examples[-1], "output": '{"overall": {"comment": "fine"}}'}
+    with pytest.raises(ValueError, match="invalid"):
+        gen.formats_page(replays=[*gen.REPLAY_FORMATS, replace(judge, more=(unparsed,))])
+
+
+def test_the_replay_examples_are_read_by_the_backends_that_read_the_files(tmp_path: Path) -> None:
+    """The documented lines, written to files, answer the commands' own replay readers."""
+    from checker.backends.replay import ReplayBackend
+    from checker.drafting import ReplayDrafter
+    from checker.generation import ReplayGenerator
+    from checker.structured import ReplayStructured
+    from curation.screening.model import StructuredRequest
+
+    def written(fmt_model: str) -> tuple[Path, tuple[dict, ...]]:
+        fmt = next(f for f in gen.REPLAY_FORMATS if f.model.endswith(fmt_model))
+        path = tmp_path / f"{fmt_model.strip(':')}.jsonl"
+        path.write_text("".join(json.dumps(e) + "\n" for e in fmt.examples), encoding="utf-8")
+        return path, fmt.examples
+
+    path, examples = written(":StructuredReplayLine")
+    structured = ReplayStructured(str(path))
+    requests = [StructuredRequest(e["subject"], e["task"], "", "") for e in examples]
+    assert structured.generate(requests) == [e["output"] for e in examples]
+    path, examples = written(":GenerationReplayLine")
+    generator = ReplayGenerator(str(path))
+    assert [generator.generate(e["key"], "", "", [], 0.0, 0) for e in examples] == [e["output"] for e in examples]
+    path, examples = written(":DraftReplayLine")
+    drafter = ReplayDrafter(str(path))
+    assert drafter.caption("v2t-01", "video", Path("clip.mp4")) == examples[0]["captions"]["video"]
+    path, _ = written(":ReplayLine")
+    assert ReplayBackend(str(path)).model_id

@@ -76,6 +76,21 @@ def drafted_entries(task: str, draft: ChecklistDraft, model: str, prompt_sha256:
     return list(entries.values())
 
 
+def shown_per_rubric(candidates: Sequence[ChecklistEntry], cap: int) -> tuple[list[ChecklistEntry], dict[str, int]]:
+    """The first ``cap`` candidates of each rubric (in draft order), and per rubric how many more are not shown:
+    ``[judge] draft_shown`` limits what a person reads, never what a draft or a record may hold."""
+    shown: list[ChecklistEntry] = []
+    hidden: Counter[str] = Counter()
+    per: Counter[str] = Counter()
+    for entry in candidates:
+        per[entry.rubric] += 1
+        if per[entry.rubric] <= cap:
+            shown.append(entry)
+        else:
+            hidden[entry.rubric] += 1
+    return shown, dict(hidden)
+
+
 def origin(entry: ChecklistEntry) -> str:
     """The id an entry stands for in agreement: a rewrite stands for the draft it rewrites."""
     provenance = entry.provenance

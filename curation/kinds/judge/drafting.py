@@ -18,7 +18,7 @@ from curation.jsonl import MAX_TEXT_CHARS
 from curation.schema import Identifier, NonEmpty
 
 from .rubrics import DEFINITIONS, RUBRICS
-from .schema import MAX_DRAFTED_PER_RUBRIC, MAX_QUESTION_CHARS, ChecklistDraft
+from .schema import MAX_QUESTION_CHARS, ChecklistDraft
 
 CAPTION_PROMPTS: dict[str, str] = {
     "audio": "Please describe the audio track, focusing on what is happening and what you can hear. Describe what "
@@ -33,7 +33,7 @@ CAPTIONED = ("audio", "video")
 """Inputs the drafting model reads as captions (its instruction following is weak on them)."""
 
 SYSTEM = (
-    "You write evaluation checklists for one task of a multimodal benchmark. For each rubric, write up to five "
+    "You write evaluation checklists for one task of a multimodal benchmark. For each rubric, write six to eight "
     "yes/no questions that a judge can answer about a response to THIS task, specific to its input and its "
     "wanted output. Answer with JSON only, in the form given by the schema."
 )
@@ -47,7 +47,7 @@ DRAFT_SCHEMA: dict[str, Any] = {
                 r: {
                     "type": "array",
                     "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUESTION_CHARS},
-                    "maxItems": MAX_DRAFTED_PER_RUBRIC,
+                    "minItems": 1,
                 }
                 for r in RUBRICS
             },
@@ -110,9 +110,9 @@ Question = Annotated[str, StringConstraints(max_length=MAX_QUESTION_CHARS), _NOT
 
 class DraftReplayLine(BaseModel):
     """One line of a checklist-draft replay file (``curate judge draft --backend replay:FILE``): a model's recorded
-    draft of one task, with the captions of its audio and video inputs. Every rubric holds 1 to 5 questions
-    (curation selects at least one entry per rubric); one line per task, and a file with any problem drafts
-    nothing."""
+    draft of one task, with the captions of its audio and video inputs. Every rubric holds at least one question
+    (curation selects 1 to 6 per rubric; a draft may hold more than six, and ``[judge] draft_shown`` caps how many
+    the curation page shows); one line per task, and a file with any problem drafts nothing."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -145,12 +145,7 @@ class DraftReplayLine(BaseModel):
     def _every_rubric(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
         empty = [r for r in RUBRICS if not value.get(r)]
         if empty:
-            raise ValueError(
-                f"no question for {', '.join(empty)}: every rubric needs 1 to {MAX_DRAFTED_PER_RUBRIC} questions"
-            )
-        crowded = [r for r in RUBRICS if len(value[r]) > MAX_DRAFTED_PER_RUBRIC]
-        if crowded:
-            raise ValueError(f"more than {MAX_DRAFTED_PER_RUBRIC} questions for {', '.join(crowded)}")
+            raise ValueError(f"no question for {', '.join(empty)}: every rubric needs at least one question")
         return value
 
 

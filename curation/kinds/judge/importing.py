@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,9 +124,14 @@ TaskRows = list[tuple[int, TaskLine, dict[str, str]]]
 """(line number, the line, its media as modality -> content hash) of a file in the task line format."""
 
 
-def read_task_lines(path: Path, media: _Media) -> TaskRows:
+def read_task_lines(
+    path: Path, media: _Media, *, hold_licences: bool = False, keep: Collection[str] | None = None
+) -> TaskRows:
     """The lines of a task-format file (tasks, candidate queries) with their media staged; every problem of the
-    file at once, and nothing staged that a later step would keep, when there is any."""
+    file at once, and nothing staged that a later step would keep, when there is any.
+
+    ``hold_licences`` (candidate queries) takes a line whose licence is not open, to be held by name, instead of
+    refusing the file; ``keep`` (a seeded draw) stages and returns only the lines of those ids."""
     file, problems = str(path), list[Problem]()
     rows: TaskRows = []
     seen: dict[str, int] = {}
@@ -135,7 +140,10 @@ def read_task_lines(path: Path, media: _Media) -> TaskRows:
             problems.append(Problem(f"duplicate id {line.id!r} (first on line {seen[line.id]})", "id", number, file))
             continue
         seen[line.id] = number
-        if why := licence_problem(line.license, media.ws.settings.licences.accepted()):
+        if keep is not None and line.id not in keep:
+            continue
+        why = licence_problem(line.license, media.ws.settings.licences.accepted())
+        if why and not hold_licences:
             problems.append(Problem(why, "license", number, file))
         inputs = {}
         for modality, relative in line.inputs.media().items():

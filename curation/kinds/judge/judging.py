@@ -86,6 +86,8 @@ class JudgePrompt:
     system: str
     user: str
     media: tuple[tuple[str, str], ...]
+    roles: tuple[str, ...] = ()
+    """What each medium is (``input video``, ``first response``): how a caption that replaces one names it."""
 
     @property
     def sha256(self) -> str:
@@ -115,11 +117,13 @@ def judge_prompt(
     answer = "score (an integer 1-5)" if kind == "score" else "choice (0, 1 or 2)"
     parts = [VARIANTS[variant % len(VARIANTS)], f"Task instruction: {task.instruction}"]
     media = [(m, sha) for m, sha in sorted(task.inputs.items())]
+    roles = [f"input {m}" for m, _ in media]
     labels = ["Response"] if kind == "score" else ["First response", "Second response"]
     for label, response in zip(labels, responses, strict=True):
         if response.asset:
             parts.append(f"{label}: the attached {response.modality} ({label.lower()}).")
             media.append((response.modality, response.asset))
+            roles.append(label.lower())
         else:
             parts.append(f"{label}: {response.text}")
     parts.append("Criteria:\n" + "\n".join(_criterion_text(kind, c, setting) for c in criteria))
@@ -129,7 +133,7 @@ def judge_prompt(
     keys = ", ".join(f'"{c}": {{"comment": "...", "{answer.split()[0]}": ...}}' for c in criteria)
     parts.append(f"Answer with one JSON object: {{{keys}}}, giving each {answer} after its comment.")
     system = SCORE_SYSTEM if kind == "score" else PAIR_SYSTEM
-    return JudgePrompt(system, "\n\n".join(p for p in parts if p), tuple(media))
+    return JudgePrompt(system, "\n\n".join(p for p in parts if p), tuple(media), tuple(roles))
 
 
 def parse_answer(kind: str, criteria: Iterable[str], text: str) -> dict[str, int | str | None]:
@@ -159,6 +163,12 @@ def parse_answer(kind: str, criteria: Iterable[str], text: str) -> dict[str, int
 
 Generate = Callable[[str, JudgePrompt, int], str]
 """``(key, prompt, sample index) -> raw answer``: the shell's backend (replay, transformers, vLLM, OpenAI)."""
+Route = Callable[[JudgePrompt], tuple[JudgePrompt, dict[str, str]]]
+"""A prompt as the judge takes it and the route of each modality (:func:`.captioning.route_prompt`)."""
+
+
+def _native(prompt: JudgePrompt) -> tuple[JudgePrompt, dict[str, str]]:
+    return prompt, {m: "native" for m, _ in prompt.media}
 
 
 @dataclass
@@ -206,22 +216,26 @@ def run_judge(
     samples: int = SAMPLES,
     run: int = 1,
     progress: Callable[[int, int], None] = lambda done, total: None,
+    route: Route = _native,
 ) -> JudgeRun:
     """Judge every sample of the kinds (score and pair) in the setting; run ``run`` of the judge. A sample
-    already judged in this run by the same model and prompts is skipped: a rerun adds nothing."""
+    already judged in this run by the same model and prompts is skipped: a rerun adds nothing. ``route``
+    replaces media the judge cannot take by captions; each run records the route per modality."""
     criteria = criteria_of(setting)
     name = f"{judge}/{setting}"
     checklists = {c.task: c.final for c in record_store.task_checklists(ws)}
     todo = _samples(ws, kinds)
     report = JudgeRun()
     for done, sample in enumerate(todo, 1):
-        prompts = {
-            order: [
-                judge_prompt(sample.kind, setting, sample.task, shown, checklists.get(sample.task.id, []), i)
-                for i in range(samples)
-            ]  # fmt: skip
-            for order, shown in sample.orders.items()
-        }
+        routes: dict[str, str] = {}
+        prompts: dict[str, list[JudgePrompt]] = {}
+        for order, shown in sample.orders.items():
+            prompts[order] = []
+            for i in range(samples):
+                prompt = judge_prompt(sample.kind, setting, sample.task, shown, checklists.get(sample.task.id, []), i)
+                routed, taken = route(prompt)
+                prompts[order].append(routed)
+                routes.update(taken)
         digest = hashlib.sha256("".join(p.sha256 for ps in prompts.values() for p in ps).encode()).hexdigest()
         with ws.session() as s:
             row = s.execute(
@@ -255,6 +269,7 @@ def run_judge(
             "samples": samples,
             "answers": answers,
             "raw": raw,
+            "route": dict(sorted(routes.items())),
         }
         first = runs[min(runs, key=int)]["answers"]
         valid = {c: [v for order in first.values() for v in order[c] if v is not None] for c in criteria}

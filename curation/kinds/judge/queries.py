@@ -22,11 +22,14 @@ from sqlmodel import col
 
 from curation.audit.text import near_duplicate_pairs, shingles, text_key, words
 from curation.errors import NotFoundError, PermissionDenied, Problem, ValidationFailed
-from curation.jsonl import pydantic_problems, read_jsonl
+from curation.jsonl import pydantic_problems, read_jsonl, read_models
+from curation.media import sha256_file
 from curation.tables import Event, Person
 from curation.workspace import Workspace, record_event
 
+from .caption_draw_tables import JudgeQueryDraw
 from .importing import _Media, _refuse, _transaction, content_hash, read_task_lines, store_new_lines
+from .query_draw import DrawSpec, draw, licence_hold
 from .query_tables import JudgeQuery
 from .schema import MEDIA_MODALITIES, Identifier, NonEmpty, TaskLine, _Strict, modality_pair
 from .tables import JudgeRecord, JudgeTask
@@ -77,12 +80,23 @@ class QueryStatus:
         return {"id": self.id, "state": self.state, "reasons": self.reasons, "task": self.task}
 
 
-def import_queries(ws: Workspace, path: Path, actor: str = "cli") -> dict[str, int]:
-    """Import candidate query lines (the task line format); all problems at once, nothing imported on any."""
+def import_queries(
+    ws: Workspace, path: Path, actor: str = "cli", spec: DrawSpec | None = None, named: str | None = None
+) -> dict[str, Any]:
+    """Import candidate query lines (the task line format); all problems at once, nothing imported on any.
+
+    A query whose licence is not open is imported held by name (:mod:`.query_draw`); with ``spec`` only a
+    seeded draw of the open-licence queries (and the held ones) is imported, and the draw is recorded with
+    the file (``named``: the user's file, when ``path`` is lines made from it) and its hash."""
     ws.recover_media()
     media = _Media(ws)
-    rows = read_task_lines(path, media)
-    counts: dict[str, int] = {}
+    accepted = ws.settings.licences.accepted()
+    drawn = None
+    if spec is not None:
+        drawn = draw((line for _, line in read_models(path, TaskLine, [])), accepted, spec)
+    keep = None if drawn is None else {*drawn.drawn, *(h["id"] for h in drawn.held)}
+    rows = read_task_lines(path, media, hold_licences=True, keep=keep)
+    counts: dict[str, Any] = {}
 
     def build(line: TaskLine, inputs: dict[str, str], digest: str) -> JudgeQuery:
         return JudgeQuery(
@@ -103,9 +117,30 @@ def import_queries(ws: Workspace, path: Path, actor: str = "cli") -> dict[str, i
             file=str(path), actor=actor,
         )  # fmt: skip
         counts.update(found)
+        if drawn is not None and spec is not None:
+            record = JudgeQueryDraw(
+                file=named or str(path), file_sha256=sha256_file(path), seed=spec.seed, per_task=spec.per_task,
+                per_source=spec.per_source, eligible=drawn.eligible, drawn=drawn.drawn, held=drawn.held,
+                created_by=actor,
+            )  # fmt: skip
+            session.add(record)
+            record_event(session, actor, "judge.query.draw", f"judge_query_draw:{record.file}", None,
+                         {"seed": spec.seed, "per_task": spec.per_task, "per_source": spec.per_source,
+                          "eligible": drawn.eligible, "drawn": len(drawn.drawn)})  # fmt: skip
+            counts["draw"] = {"seed": spec.seed, "per_task": spec.per_task, "per_source": spec.per_source,
+                              "eligible": drawn.eligible, "drawn": drawn.drawn}  # fmt: skip
+        held = [{"id": line.id, "license": line.license} for _, line, _ in rows if licence_hold(line.license, accepted)]
+        if held:
+            counts["held_for_licence"] = held
 
     _transaction(ws, media, write)
     return counts
+
+
+def query_draws(ws: Workspace) -> list[JudgeQueryDraw]:
+    """Every recorded draw, oldest first."""
+    with ws.session() as s:
+        return list(s.execute(select(JudgeQueryDraw).order_by(col(JudgeQueryDraw.id))).scalars())
 
 
 def queries(ws: Workspace) -> list[JudgeQuery]:
@@ -144,8 +179,12 @@ def audit_queries(ws: Workspace, threshold: float = NEAR_DUPLICATE) -> dict[str,
 
 
 def query_statuses(ws: Workspace) -> list[QueryStatus]:
-    """Where each candidate query stands (see the module's docstring)."""
+    """Where each candidate query stands (see the module's docstring); a licence that is not open holds it."""
     audits = audit_queries(ws)
+    accepted = ws.settings.licences.accepted()
+    for q in queries(ws):
+        if why := licence_hold(q.license, accepted):
+            audits[q.id] = [why, *audits.get(q.id, [])]
     with ws.session() as s:
         screens = {
             r.subject: r.payload

@@ -12,7 +12,8 @@ judges. Reported: accuracy with ties and without the pairs people called a tie.
 Intervals are percentile bootstraps over samples; every judge and criterion is measured on the same
 resamples (a paired bootstrap), drawn in batches, so the cost is linear in the number of samples.
 The arena ranks systems by Elo (K = 32, in sample order) and Bradley–Terry from the people's and from
-each judge's overall choices, side by side.
+each judge's overall choices, side by side. Choice rates and rubric-versus-overall correlation maps (Table 6,
+Fig. 5) are in :mod:`.choice_maps`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from curation.agreement.judge import PairRow, bradley_terry, elo_ratings
 from curation.agreement.ratings import MISSING, Ratings
 from curation.errors import Problem, ValidationFailed
 
+from .choice_maps import choice_rates, choice_values, correlation_maps
 from .rubrics import CHOICES, CRITERIA, OVERALL
 from .schema import JudgeOutputLine, PairAnnotation, PairSample, ScoreAnnotation, ScoreSample
 
@@ -406,6 +408,7 @@ def score_report(
         "judges": [j for j in judges if j != FUSION],
         "human_agreement": _alpha(cube, "ordinal"),
         "metrics": _table(cells, SCORE_METRICS, settings),
+        "correlation_maps": correlation_maps({HUMAN: human, **{j: v for j, v in judges.items() if j != FUSION}}),
     }
 
 
@@ -453,6 +456,10 @@ def pair_report(
             c: {CHOICES[k]: int(np.sum(human[:, i] == k)) for k in range(len(CHOICES))} for i, c in enumerate(CRITERIA)
         },
         "metrics": _table(cells, PAIR_METRICS, settings),
+        "choice_rates": choice_rates({HUMAN: human, **judges}, groups, pair_names),
+        "correlation_maps": correlation_maps(
+            {HUMAN: choice_values(human), **{j: choice_values(v) for j, v in judges.items() if j != FUSION}}
+        ),
         "arena": _arena(samples, {HUMAN: human, **judges}),
     }
 

@@ -21,6 +21,8 @@ from curation.errors import Problem, ValidationFailed
 from curation.workspace import Workspace, record_event
 
 from . import task_store
+from .captioning import Captioner, route_prompt
+from .judging import JudgePrompt
 from .schema import JUDGE_MODALITIES
 
 SYSTEM_PROMPT = "You are a helpful assistant. Answer the user's request using the attached media where given."
@@ -47,8 +49,10 @@ def respond(
     answer: Answer,
     params: dict[str, Any],
     progress: Callable[[int, int], None] = lambda done, total: None,
+    captioner: Captioner | None = None,
 ) -> RespondRun:
-    """Run the system on every task it can answer (text output, inputs within ``accepts``)."""
+    """Run the system on every task it can answer (text output, inputs within ``accepts``, or, with a
+    ``captioner``, any inputs: those it cannot take are given as their captions, and the route is recorded)."""
     unknown = sorted(set(accepts) - set(JUDGE_MODALITIES))
     if unknown or "text" not in accepts:
         raise ValidationFailed(
@@ -64,19 +68,23 @@ def respond(
     tasks = task_store.tasks(ws)
     for done, task in enumerate(tasks, 1):
         response_id = f"{task.id}:{system}"
-        if task.output != "text" or not {"text", *task.inputs} <= set(accepts):
+        if task.output != "text" or (captioner is None and not {"text", *task.inputs} <= set(accepts)):
             run.not_accepted.append(task.id)
         elif response_id in existing:
             run.already.append(task.id)
         else:
             media = tuple(sorted(task.inputs.items()))
-            prompt_sha256 = hashlib.sha256(json.dumps([SYSTEM_PROMPT, task.instruction, media]).encode()).hexdigest()
-            text = answer(task.id, SYSTEM_PROMPT, task.instruction, media)
+            asked = JudgePrompt(SYSTEM_PROMPT, task.instruction, media, tuple(f"input {m}" for m, _ in media))
+            routed, route = route_prompt(ws, asked, frozenset({"text", *accepts}), captioner)
+            prompt_sha256 = hashlib.sha256(json.dumps([SYSTEM_PROMPT, routed.user, routed.media]).encode()).hexdigest()
+            text = answer(task.id, SYSTEM_PROMPT, routed.user, routed.media)
             with tempfile.TemporaryDirectory(prefix="curate-respond-") as folder:
                 line = Path(folder) / "response.jsonl"
                 line.write_text(json.dumps({"task": task.id, "system": system, "output": {"text": text}}) + "\n")
                 task_store.import_responses(ws, line, actor=system)
-            provenance = {"model": model, "params": params, "prompt_sha256": prompt_sha256, "output": text}
+            provenance = {
+                "model": model, "params": params, "prompt_sha256": prompt_sha256, "output": text, "route": route,
+            }  # fmt: skip
             with ws.writing() as s:
                 record_event(s, system, "judge.respond", f"judge_response:{response_id}", None, provenance)
             run.answered.append(task.id)

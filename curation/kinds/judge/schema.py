@@ -154,14 +154,13 @@ class ChecklistEntry(_Strict):
     provenance: EntryProvenance
 
 
-MAX_DRAFTED_PER_RUBRIC = 5
-"""Questions a draft may hold per rubric (the drafting prompt and schema ask for up to five)."""
 MAX_QUESTION_CHARS = 200
 """The longest drafted question the schema asks for (it bounds a runaway model's answer)."""
 
 
 class ChecklistDraft(_Strict):
-    """A model's structured output for one task: questions per rubric (Judge Anything §2.2)."""
+    """A model's structured output for one task: questions per rubric (Judge Anything §2.2), as many per rubric
+    as the model gives: the curator selects 1 to 6 of them, and ``[judge] draft_shown`` caps what is shown."""
 
     checklist: dict[str, list[NonEmpty]]
 
@@ -176,12 +175,6 @@ class ChecklistDraft(_Strict):
         long = sorted({r for r, questions in value.items() for q in questions if len(q) > MAX_QUESTION_CHARS})
         if long:
             raise ValueError(f"a question for {', '.join(long)} is longer than {MAX_QUESTION_CHARS} characters")
-        crowded = sorted(r for r, questions in value.items() if len(questions) > MAX_DRAFTED_PER_RUBRIC)
-        if crowded:
-            raise ValueError(
-                f"more than {MAX_DRAFTED_PER_RUBRIC} questions for {', '.join(crowded)} (the schema asks for at most "
-                f"{MAX_DRAFTED_PER_RUBRIC} per rubric)"
-            )
         return value
 
 

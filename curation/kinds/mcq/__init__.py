@@ -18,7 +18,7 @@ from .audio_signoff import AudioSignoff
 from .grammar import Grammar
 from .group_integration import GroupIntegration
 from .image_screening import ImageScreening
-from .separation import TriadGroupSeparation, TriadSeparation
+from .separation import ListenerSeparation, TriadGroupSeparation, TriadSeparation
 from .subset_checklist import SubsetChecklist, combine_checklist, well_posedness_reasons
 
 ITEM_COLUMNS = (
@@ -73,7 +73,7 @@ MCQ = register_kind(
         stages=[
             Grammar(TriadSeparation("grammar")),
             ImageScreening(),  # nobody screens their own item; no TRIAD letter of its own
-            AudioSignoff(TriadSeparation("audio_signoff")),
+            AudioSignoff(ListenerSeparation("audio_signoff")),
             SubsetChecklist(TriadSeparation("subset_checklist")),
             AnswerCheck(TriadSeparation("answer_check")),
             GroupIntegration(TriadGroupSeparation("group_integration")),

@@ -30,6 +30,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ...audio_production.credits import AUDIO_PEOPLE, listener_refusal
 from ...facts import ItemFacts, MergedRecords, RecordFacts
 from .._parts import RecordsByStage, no_sister_author, not_author
 
@@ -207,3 +208,14 @@ class TriadGroupSeparation:
             if held is not None:
                 return _refusal(reviewer, self.stage, held, f"{sister.id!r} (group {group!r})")
         return None
+
+
+@dataclass(frozen=True)
+class ListenerSeparation(TriadSeparation):
+    """Audio sign-off's rule: TRIAD's letters, and no speaker or producer of the item's clip listens to it
+    (TRIAD B.4; ``separation:recording``). The recording people come with the item's facts
+    (``ItemFacts.extra["audio_people"]``, ``curation.audio_production.credits.with_audio_people``)."""
+
+    def __call__(self, reviewer: str, item: ItemFacts, records: RecordsByStage) -> str | None:
+        people = item.extra.get(AUDIO_PEOPLE, ())
+        return listener_refusal(reviewer, item.id, people) or super().__call__(reviewer, item, records)

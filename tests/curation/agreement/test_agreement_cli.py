@@ -87,7 +87,7 @@ def test_gates_block_below_threshold(demo_workspace):
 
 
 def test_override_settles_an_adjudication(demo_workspace):
-    from curation.reviews import decide
+    from curation.decisions import decide
 
     before = adjudication_queue(demo_workspace)
     assert before, "the demo has a reviewer split to adjudicate"

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soxr
-from PIL import ImageEnhance
+from PIL import Image, ImageEnhance
 
 from curation.audit import audio_signature, image_signature
 from curation.audit.search import chromaprint_pairs, image_pairs, spectral_pairs
@@ -135,3 +135,47 @@ def test_without_fpcalc_a_long_clip_gets_the_spectral_hash_and_is_recomputed_onc
     monkeypatch.setenv("PATH", f"{tmp_path}:{Path(fpcalc).parent}")
     assert cached.stale() and "chromaprint (fpcalc)" in fingerprint_methods()
     assert not with_fpcalc.chromaprint_missing and not AudioSignature.from_dict(with_fpcalc.to_dict()).stale()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_copy_cropped_by_a_tenth_or_rotated_is_found_through_a_centre_hash(seed: int) -> None:
+    from curation.audit.image import HASH_RADIUS
+
+    original = scene(seed)
+    w, h = original.size
+    variants = {
+        "original": encode_image(original, "JPEG", quality=90),
+        "cropped": encode_image(original.crop((w // 20, h // 20, w - w // 20, h - h // 20)), "JPEG", quality=90),
+        "rotated": encode_image(original.rotate(3, Image.Resampling.BICUBIC), "JPEG", quality=90),
+    }
+    names = list(variants)
+    signatures = [image_signature(data, name, SETTINGS) for name, data in variants.items()]
+    assert all(len(s.crops) == 2 for s in signatures)
+    linked = {(names[i], names[j]) for i, j, _, _ in image_pairs(signatures)}
+    assert {("original", "cropped"), ("original", "rotated")} <= linked
+    whole = signatures[0].phash, signatures[1].phash
+    crop_matches = [bin(a ^ signatures[1].phash).count("1") for a in signatures[0].crops]
+    assert min(crop_matches) <= HASH_RADIUS  # the centre hash is what matches a tenth cut off
+    assert bin(whole[0] ^ whole[1]).count("1") > min(crop_matches)
+
+
+def test_the_exact_key_of_a_jpeg_ignores_metadata_but_not_orientation() -> None:
+    picture = scene(6, (320, 240))
+    plain = encode_image(picture, "JPEG", quality=90)
+    exif = Image.Exif()
+    exif[0x010F] = "Some Camera"
+    tagged = encode_image(picture, "JPEG", quality=90, exif=exif.tobytes(), comment=b"holiday")
+    exif[0x0112] = 6  # rotated 90 degrees
+    turned = encode_image(picture, "JPEG", quality=90, exif=exif.tobytes())
+    keys = [image_signature(data, "a.jpg", SETTINGS).pixels_sha256 for data in (plain, tagged, turned)]
+    assert plain != tagged
+    assert keys[0] == keys[1] != keys[2]
+
+
+def test_a_truncated_jpeg_is_refused_though_decoded_at_reduced_size() -> None:
+    from curation.mediatools.image import decode_reduced
+
+    data = encode_image(scene(7), "JPEG", quality=90)
+    assert decode_reduced(data, "whole.jpg", SETTINGS, 64).size == (100, 75)  # decoded at 1/8 scale
+    with pytest.raises(MediaError, match="cut.jpg: the image data is corrupt"):
+        decode_reduced(data[: len(data) // 2], "cut.jpg", SETTINGS, 64)

@@ -15,7 +15,8 @@ from curation.audit.run import AuditSubject, run_audit
 from curation.config import Settings
 from curation.workflow import derive_status
 from curation.workspace import Workspace
-from exports.build import GatesFailed, build_release
+from exports.build import build_release
+from exports.publish import GatesFailed
 from omnicurate.cli.main import app
 from tests.exports.workspace_factory import fill_workspace, group_rows
 

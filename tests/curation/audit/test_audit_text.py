@@ -122,3 +122,18 @@ def test_the_audit_imports_neither_datasketch_nor_scipy() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("threshold", [0.3, 0.5, 0.8])
+def test_the_prescreen_loses_a_pair_at_the_threshold_with_probability_below_its_bound(threshold: float) -> None:
+    from math import comb
+
+    from curation.audit.text import PRESCREEN_LOSS, PRESCREEN_PERMS, _prescreen_minimum
+
+    def below(k: int) -> float:  # P(Binomial(PRESCREEN_PERMS, threshold) < k)
+        n = PRESCREEN_PERMS
+        return sum(comb(n, i) * threshold**i * (1 - threshold) ** (n - i) for i in range(k))
+
+    needed = _prescreen_minimum(threshold)
+    assert below(needed) <= PRESCREEN_LOSS < below(needed + 1)
+    assert needed < threshold * PRESCREEN_PERMS

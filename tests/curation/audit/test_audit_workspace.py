@@ -181,7 +181,7 @@ def test_cli_commands(demo_workspace: Workspace) -> None:
 
 
 def test_discarding_duplicates_does_not_reopen_a_decided_cluster(demo_workspace: Workspace) -> None:
-    from curation.reviews import decide
+    from curation.decisions import decide
 
     ws = demo_workspace
     cluster = next(c for c in audit_workspace(ws).clusters if "kitchen-01-a" in c.items)

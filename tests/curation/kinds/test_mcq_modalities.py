@@ -20,7 +20,8 @@ from curation.config import MediaSettings
 from curation.errors import ValidationFailed
 from curation.items import import_items
 from curation.mediatools import normalize_image
-from curation.reviews import import_reviews, review_queue
+from curation.review_queues import review_queue
+from curation.reviews import import_reviews
 from curation.vocab import PLACEHOLDERS
 from curation.workflow import derive_status
 from curation.workspace import Workspace

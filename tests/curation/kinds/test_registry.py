@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict
 from curation.errors import ValidationFailed
 from curation.kinds import LabelStudioSpec, Stage, UiPage, kind_of, stage_named, stage_registered
 from curation.kinds.mcq.controls import NOTE, VERDICT
-from curation.reviews import import_reviews, review_queue
+from curation.review_queues import review_queue
+from curation.reviews import import_reviews
 from curation.workflow import derive_status, funnel
 from curation.workspace import Workspace
 from exports.build import build_release

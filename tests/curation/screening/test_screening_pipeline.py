@@ -157,7 +157,10 @@ def test_replay_file_problems_are_located(tmp_path: Path) -> None:
         ReplayStructured(str(bad))
     assert [str(p) for p in caught.value.problems] == [
         f"{bad}:2: a score is given twice",
-        f"{bad}:3: task: task must be one of book_meta, conditions, speech, score",
-        f'{bad}:4: subject: a line needs a "subject" (candidate id or book:<id>)',
+        f"{bad}:3: task: Input should be 'book_meta', 'conditions', 'speech' or 'score'",
+        f"{bad}:4: subject: required field is missing",
         f"{bad}:5: output: required field is missing",
     ]
+    bad.write_text(json.dumps({"subject": "a", "task": "score", "output": {}, "note": "?"}) + "\n", encoding="utf-8")
+    with pytest.raises(ValidationFailed, match="note: unknown field"):
+        ReplayStructured(str(bad))  # the reader is the reference's model (checker.replay_formats)

@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 
 from checker.structured import ReplayStructured
 from curation.config import CONFIG_NAME
+from curation.decisions import decide
 from curation.errors import NotFoundError, PermissionDenied, ValidationFailed
 from curation.items import export_items, import_items
-from curation.reviews import decide, import_reviews
+from curation.reviews import import_reviews
 from curation.screening.importer import import_candidates
 from curation.screening.items import (
     KIND,

@@ -10,7 +10,15 @@ from scipy import stats
 
 from curation.errors import ValidationFailed
 from curation.jsonl import read_models
-from curation.study.agreement import Evaluation, JudgeScore, agreement, human_means, judge_means, system_table
+from curation.study.agreement import (
+    Evaluation,
+    JudgeScore,
+    agreement,
+    human_means,
+    judge_means,
+    system_table,
+    window_vs_full,
+)
 from curation.study.lines import JudgeLine
 from curation.study.release import StoryRelease, choose_window
 from curation.study.rubric import CRITERIA
@@ -118,7 +126,7 @@ def test_correlations_and_loto_ranges_match_a_hand_computation(scope: set[str] |
         expected = scipy_triplet(hand_human(HUMAN, index), hand_judge(scope, index))
         assert result["systems"] == 4
         for name, value in expected.items():
-            assert result[name]["value"] == pytest.approx(value, abs=1e-6), (measure, name)
+            assert result[name]["value"] == pytest.approx(value, abs=1e-12), (measure, name)
         # LOTO: drop each transition's human ratings, judge means fixed; d vanishes without t3.
         loto: dict[str, list[float]] = {name: [] for name in expected}
         kept_systems = []
@@ -130,7 +138,7 @@ def test_correlations_and_loto_ranges_match_a_hand_computation(scope: set[str] |
                 loto[name].append(value)
         assert result["loto"]["systems"] == [min(kept_systems), max(kept_systems)] == [3, 4]
         for name, values in loto.items():
-            assert result["loto"][name] == pytest.approx([min(values), max(values)], abs=1e-6), (measure, name)
+            assert result["loto"][name] == pytest.approx([min(values), max(values)], abs=1e-12), (measure, name)
 
 
 def test_composite_needs_every_track_and_undefined_is_said() -> None:
@@ -142,20 +150,73 @@ def test_composite_needs_every_track_and_undefined_is_said() -> None:
     judge_both = hand_judge(None, None)
     human = {s: (human_text[s] + human_image[s]) / 2 for s in human_image}
     assert composite["systems"] == 3, "a has no image evaluations: the composite omits it"
-    assert composite["spearman"]["value"] == pytest.approx(scipy_triplet(human, judge_both)["spearman"], abs=1e-6)
+    assert composite["spearman"]["value"] == pytest.approx(scipy_triplet(human, judge_both)["spearman"], abs=1e-12)
     two = agreement([e for e in text if e.system in ("a", "b")], judged, ["text"], WINDOW, None)
     assert two["text"]["overall"]["undefined"].startswith("2 system(s)")
     flat = [JudgeScore("j", "t1", s, "text", four(5, 5, 5, 5)) for s in SYSTEMS]
     assert "same judge mean" in agreement(text, flat, ["text"], WINDOW, None)["text"]["overall"]["undefined"]
     rows = {r["system"]: r for r in system_table(text, judged, ["text"], None)}
     assert rows["b"]["tracks"]["text"]["judge"] | {"criteria": None} == {
-        "mean": pytest.approx(round(((5.5 + 5 + 7) / 3 + 5) / 2, 6)),
+        "mean": pytest.approx(((5.5 + 5 + 7) / 3 + 5) / 2, abs=1e-12),
         "criteria": None,
         "valid": 4,
         "invalid": 1,
         "judges": 2,
     }
     assert rows["d"]["tracks"]["text"]["human"]["evaluations"] == 2
+
+
+# Judge examples (judge, transition, system, the example's score on every criterion) where t4, outside the
+# window, moves the ranking: a and b swap, c stays; j2 scores only on the window.
+MOVING = [
+    ("j1", "t1", "a", 5), ("j1", "t2", "a", 6), ("j1", "t4", "a", 1),
+    ("j1", "t1", "b", 4), ("j1", "t4", "b", 10),
+    ("j1", "t1", "c", 7), ("j1", "t3", "c", 8), ("j1", "t4", "c", 7),
+    ("j1", "t2", "d", 2), ("j1", "t4", "d", 3),
+    ("j2", "t1", "a", 5), ("j2", "t1", "b", 3), ("j2", "t2", "c", 9), ("j2", "t3", "d", 4),
+]  # fmt: skip
+
+
+def judged_moving(track: str, scope: set[str] | None, drop: tuple[str, str] = ("", "")) -> dict[str, float]:
+    per: dict[str, dict[str, list[float]]] = {}
+    for j, t, s, v in MOVING:
+        if (scope is None or t in scope) and (s, t) != drop:
+            per.setdefault(s, {}).setdefault(j, []).append(float(v))
+    return {s: avg([avg(v) for v in js.values()]) for s, js in per.items()}
+
+
+def test_the_judges_ranking_on_the_window_against_the_full_set_matches_scipy() -> None:
+    """App. F.5: the judges' system means on the window's transitions against their means on every transition
+    they judged, per track and for the composite, to scipy's figures."""
+    scores = [JudgeScore(j, t, s, "text", four(v, v, v, v)) for j, t, s, v in MOVING]
+    scores += [JudgeScore(j, t, s, "image", four(v, v, v, 10 - v)) for j, t, s, v in MOVING if (s, t) != ("d", "t2")]
+    report = window_vs_full(scores, ["text", "image"], WINDOW)
+    window, full = judged_moving("text", set(WINDOW)), judged_moving("text", None)
+    x, y = [window[s] for s in SYSTEMS], [full[s] for s in SYSTEMS]
+    assert stats.spearmanr(x, y).statistic < 1, "the case must move a rank"
+    result = report["text"]
+    assert result["systems"] == 4
+    assert result["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=1e-12)
+    assert result["kendall_tau_b"] == pytest.approx(stats.kendalltau(x, y, variant="b").statistic, abs=1e-12)
+    assert result["means"]["b"] == {"window": pytest.approx(3.5, abs=1e-12), "full": pytest.approx(5.0, abs=1e-12)}
+    assert result["mean_window"] == pytest.approx(sum(x) / 4, abs=1e-12)
+    assert result["mean_full"] == pytest.approx(sum(y) / 4, abs=1e-12)
+    # image: an example's four criteria (v, v, v, 10 - v) average to v / 2 + 2.5; d loses its t2 example
+    image_window = {s: v / 2 + 2.5 for s, v in judged_moving("image", set(WINDOW), ("d", "t2")).items()}
+    image_full = {s: v / 2 + 2.5 for s, v in judged_moving("image", None, ("d", "t2")).items()}
+    systems = sorted(set(image_window) & set(image_full))
+    composite_w = [(window[s] + image_window[s]) / 2 for s in systems]
+    composite_f = [(full[s] + image_full[s]) / 2 for s in systems]
+    both = report["composite"]
+    assert both["systems"] == len(systems) == 4
+    assert both["spearman"] == pytest.approx(stats.spearmanr(composite_w, composite_f).statistic, abs=1e-12)
+    assert both["kendall_tau_b"] == pytest.approx(
+        stats.kendalltau(composite_w, composite_f, variant="b").statistic, abs=1e-12
+    )
+    flat = [JudgeScore("j", t, s, "text", four(5, 5, 5, 5)) for s in SYSTEMS for t in WINDOW]
+    assert "same judge mean on the window" in window_vs_full(flat, ["text"], WINDOW)["text"]["undefined"]
+    one = window_vs_full(flat[:1], ["text"], WINDOW)["text"]
+    assert one["undefined"].startswith("1 system(s)") and "spearman" not in one
 
 
 def _release(n: int) -> StoryRelease:

@@ -4,9 +4,11 @@ figures worked out by hand on four systems, two judges, four transitions."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
+from scipy import stats
 from typer.testing import CliRunner
 
 from curation.study.agreement import JudgeScore
@@ -59,6 +61,62 @@ def test_figures_by_hand() -> None:
     assert zero["max_abs_change"] == pytest.approx(4.5) and zero["rank_moves"] == 4
 
 
+def hand_totals(given: dict, scope: set[str], zero_filled: bool) -> dict[str, float]:
+    """App. F.4 by hand over one track: each judge's mean (valid-only) or sum over the scope (zero-filled)."""
+    totals = {}
+    for system, per_judge in given.items():
+        means = []
+        for scores in per_judge.values():
+            valid = [v for t, v in scores.items() if t in scope and v is not None]
+            if valid:
+                means.append(sum(valid) / (len(scope) if zero_filled else len(valid)))
+        if means:
+            totals[system] = sum(means) / len(means)
+    return totals
+
+
+def test_every_figure_at_full_precision_equals_scipys() -> None:
+    """Totals that are no round decimals (thirds, sevenths): the report gives them, their changes and both
+    correlations to 1e-12 of a direct computation (a figure rounded to 6 decimals would miss by up to 5e-7)."""
+    rng = random.Random(7)
+    transitions = [f"t{i}" for i in range(7)]
+    given = {
+        f"S{n}": {
+            j: {t: rng.choice([None, *range(1, 11)]) for t in transitions[: 3 + (n + k) % 5]}
+            for k, j in enumerate(("j1", "j2", "j3"))
+        }
+        for n in range(9)
+    }
+    scores = [
+        JudgeScore(j, t, system, "text", None if v is None else dict.fromkeys(CRITERIA, v))
+        for system, per_judge in given.items()
+        for j, values in per_judge.items()
+        for t, v in values.items()
+    ]
+    report = sensitivity(scores, ["text"], transitions, sorted(given), excluded=["t1", "t5"])
+    base = hand_totals(given, set(transitions), zero_filled=False)
+    assert any(abs(v * 1e6 - round(v * 1e6)) > 1e-3 for v in base.values()), "the case needs non-round totals"
+    for name, after in (
+        ("without", hand_totals(given, set(transitions) - {"t1", "t5"}, zero_filled=False)),
+        ("zero_filled", hand_totals(given, set(transitions), zero_filled=True)),
+    ):
+        found = report[name]
+        systems = sorted(set(base) & set(after))
+        x, y = [base[s] for s in systems], [after[s] for s in systems]
+        assert found["spearman"] == pytest.approx(float(stats.spearmanr(x, y).statistic), abs=1e-12, rel=0)
+        assert found["kendall_tau_b"] == pytest.approx(
+            float(stats.kendalltau(x, y, variant="b").statistic), abs=1e-12, rel=0
+        )
+        for row in found["ranks"]:
+            assert row["total_before"] == pytest.approx(base[row["system"]], abs=1e-12, rel=0)
+            assert row["total_after"] == pytest.approx(after[row["system"]], abs=1e-12, rel=0)
+            assert row["change"] == pytest.approx(after[row["system"]] - base[row["system"]], abs=1e-12, rel=0)
+    assert report["valid_only"] == pytest.approx(base, abs=1e-12, rel=0)
+    assert report["zero_filled"]["totals"] == pytest.approx(
+        hand_totals(given, set(transitions), zero_filled=True), abs=1e-12, rel=0
+    )
+
+
 def test_an_unchanged_ranking_and_ties() -> None:
     report = sensitivity(judge_scores(), ["text"], T, ["A", "B", "C", "D"], excluded=[])
     assert report["without"]["spearman"] == report["without"]["kendall_tau_b"] == 1.0
@@ -68,7 +126,8 @@ def test_an_unchanged_ranking_and_ties() -> None:
     assert one["without"]["undefined"].startswith("1 system(s)")
 
 
-def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def store_study(workspace) -> None:  # type: ignore[no-untyped-def]
+    """Study s1 over T (window: t1) with the judge scores of GIVEN."""
     with workspace.writing() as s:
         s.add(
             StoryStudy(
@@ -90,6 +149,10 @@ def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # ty
                     study="s1", judge=j.judge, system=j.system, transition=j.transition, track=j.track, scores=j.scores
                 )
             )
+
+
+def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    store_study(workspace)
     subset = tmp_path / "flagged.txt"
     subset.write_text("# the duplicate cluster\nt4\n", encoding="utf-8")
     runner = CliRunner()
@@ -97,7 +160,9 @@ def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # ty
     result = runner.invoke(app, [*w, "--exclude", str(subset), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["without"]["kendall_tau_b"] == pytest.approx(2 / 3, abs=1e-6)
+    assert report["without"]["kendall_tau_b"] == pytest.approx(2 / 3, abs=1e-12, rel=0)
+    without = {"A": 8.0, "B": 6.0, "C": 19 / 3, "D": 9.0}  # --json keeps C's 6.333… whole
+    assert {r["system"]: r["total_after"] for r in report["without"]["ranks"]} == pytest.approx(without, abs=1e-12)
     assert report["without"]["excluded_from"] == str(subset)
     text = runner.invoke(app, [*w, "--exclude", str(subset)])
     assert "Spearman rho 0.800, Kendall tau-b 0.667, 2 rank move(s)" in text.output
@@ -108,3 +173,22 @@ def test_the_command_on_a_stored_study(workspace, tmp_path: Path) -> None:  # ty
     subset.write_text("t9\n", encoding="utf-8")
     bad = runner.invoke(app, [*w, "--exclude", str(subset)])
     assert bad.exit_code == 2 and f"{subset}:1: t9 is not a transition of study 's1'" in bad.output
+
+
+def test_the_report_gives_the_judges_window_against_full_ranking(workspace) -> None:  # type: ignore[no-untyped-def]
+    """The study report (App. F.5 window sensitivity): the judges' ranking on the window (t1) against every
+    transition they scored, to scipy's figures at full precision; the line for people rounds."""
+    from curation.study.study import headline, judge_scores, load_study, study_report
+
+    store_study(workspace)
+    report = study_report(load_study(workspace, "s1"), [], [], 0, judge_scores(workspace, "s1"))
+    found = json.loads(json.dumps(report))["window_vs_full"]["text"]  # what --json prints
+    window = {"A": 8.0, "B": 6.0, "C": 6.0, "D": 9.0}  # t1: A 8/8, B 7 and 5, C 6/6, D 9/9
+    full = hand_totals(GIVEN, set(T), zero_filled=False)  # A 6.5, B 6, C 7.25, D 9
+    x, y = [window[s] for s in sorted(window)], [full[s] for s in sorted(window)]
+    rho = float(stats.spearmanr(x, y).statistic)
+    assert found["spearman"] == pytest.approx(rho, abs=1e-12, rel=0) and found["systems"] == 4
+    assert found["kendall_tau_b"] == pytest.approx(float(stats.kendalltau(x, y, variant="b").statistic), abs=1e-12)
+    assert found["mean_window"] == pytest.approx(sum(x) / 4, abs=1e-12)
+    assert found["means"]["C"] == {"window": 6.0, "full": 7.25}
+    assert f"judges, window vs full, text (4 systems): Spearman rho {rho:.3f}" in "\n".join(headline(report))
