@@ -96,8 +96,9 @@ def audio_findings(ws: Workspace, facts: AudioFacts | None = None) -> Findings:
 
 
 def refresh_audio_gates(ws: Workspace) -> Findings:
-    """Judge every clip and store each audio gate's result (what ``curate status`` reads); results of items that
-    no longer have audio go."""
+    """Judge every clip and store each audio gate's findings (what ``curate status`` reads): a row per clip and
+    gate that has reasons; a clip that passes (or no longer has audio) has none, so a workspace without audio
+    production records stores nothing."""
     facts = load_audio_facts(ws)
     findings = audio_findings(ws, facts)
     with ws.writing() as s:
@@ -112,6 +113,10 @@ def refresh_audio_gates(ws: Workspace) -> Findings:
         }
         for gate, by_item in findings.items():
             for item_id, (reasons, details) in by_item.items():
+                if not reasons:
+                    if (item_id, gate) in stored:
+                        s.delete(stored[(item_id, gate)])
+                    continue
                 row = stored.get((item_id, gate)) or GateResult(item_id=item_id, gate=gate, content_hash="", reasons=[])
                 digest = facts.clips[item_id].content_hash
                 if (row.content_hash, row.reasons, row.details or {}) == (digest, reasons, details):

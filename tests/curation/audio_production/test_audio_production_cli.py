@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from curation.audio_production.spot_check import draw
-from curation.tables import Asset
+from curation.tables import Asset, ReviewRecord
 from curation.workspace import Workspace
-from tests.curation.kinds.mcq.test_group_content_rules import admit_all, invoke, sister
-from tests.media_factory import make_tone
+from tests.annotation_ui.ui_helpers import passing_record
+from tests.curation.kinds.mcq.test_group_content_rules import COLOURS, TONES, admit_all, invoke, sister
+from tests.media_factory import make_image, make_tone, write_items
 
 CREDITS = {"producer": "prod", "session": "s1", "equipment": "mic-1"}
 
@@ -223,3 +224,23 @@ def test_a_bad_takes_file_or_consent_is_refused_whole_naming_file_line_and_field
     )  # fmt: skip
     assert blob.exit_code == 2 and "never the document itself" in blob.output
     assert json.loads(invoke(workspace, "audio", "consents", "--json").stdout) == []
+
+
+def test_an_audio_sign_off_by_the_clips_speaker_is_refused_whole_by_import_reviews(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    workspace.add_person("ann1", ["author"])
+    workspace.add_person("spk1", ["speaker", "reviewer"])
+    folder = tmp_path / "in"
+    rows = [voiced("g1-a", "A", "a", "spk1"), voiced("g1-b", "B", "b", "spk1")]
+    for row in rows:
+        make_image(folder / row["image"], COLOURS[Path(row["image"]).stem])
+        make_tone(folder / row["audio"], TONES[Path(row["audio"]).stem])
+    assert invoke(workspace, "import", "items", str(write_items(folder, rows))).exit_code == 0
+    reviews = tmp_path / "spk1.jsonl"
+    reviews.write_text(json.dumps(passing_record("g1-a", "audio_signoff", "spk1", "A")) + "\n", encoding="utf-8")
+    result = invoke(workspace, "import", "reviews", str(reviews))
+    assert result.exit_code == 2, result.output
+    assert "separation:recording: 'spk1' spoke in or produced the audio of 'g1-a'" in result.output, result.output
+    with workspace.session() as s:
+        assert s.execute(select(func.count()).select_from(ReviewRecord)).scalar_one() == 0
