@@ -9,6 +9,7 @@ with ``-m "not service"``; a test whose service is missing is skipped with the w
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import importlib
 import os
@@ -165,12 +166,18 @@ def workspace(make_workspace: Callable[[str], Workspace]) -> Workspace:
     return make_workspace("ws")
 
 
+ABSOLUTE_PATH_COLUMNS = {"release": ("path",), "candidate": ("current_image", "next_image")}
+"""The only columns that hold a path inside the workspace written absolute (a release's folder, a story
+candidate's page images): ``clone_workspace`` moves them to the copy. A template that holds its folder's path
+anywhere else fails its build (``_check_paths``), naming the column to add here."""
+
+
 def clone_workspace(template: Path, root: Path, template_db: str | None = None) -> Workspace:
     """A copy of the closed workspace at TEMPLATE, at ROOT: its folder copied, and on PostgreSQL (TEMPLATE_DB, the
     template's database URL) a new database made from the template's (``CREATE DATABASE ... TEMPLATE``).
 
     Copying is what building the same workspace again would give, in a fraction of the time: a workspace holds no
-    absolute path but its releases' folders, which are moved to the copy's."""
+    absolute path but those of ``ABSOLUTE_PATH_COLUMNS``, which are moved to the copy's folder."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
@@ -188,22 +195,56 @@ def clone_workspace(template: Path, root: Path, template_db: str | None = None) 
         url = make_url(template_db).set(database=name).render_as_string(hide_password=False)
         config.write_text(config.read_text(encoding="utf-8").replace(template_db, url), encoding="utf-8")
     ws = Workspace.open(root)
+    moves = {"old": str(template.resolve()), "new": str(root.resolve())}
     with ws.engine.begin() as conn:
-        conn.execute(
-            text('UPDATE "release" SET path = replace(path, :old, :new)'),
-            {"old": str(template.resolve()), "new": str(root.resolve())},
-        )
+        for table, columns in ABSOLUTE_PATH_COLUMNS.items():
+            assignments = ", ".join(f"{column} = replace({column}, :old, :new)" for column in columns)
+            conn.execute(text(f'UPDATE "{table}" SET {assignments}'), moves)
     return ws
 
 
-class _Templates(dict):  # type: ignore[type-arg]
-    """backend -> (folder, database URL or None) of a closed workspace built on first use by ``build(root)``."""
+def _check_paths(root: Path) -> None:
+    """Fail when the SQLite workspace at ROOT holds its folder's path outside ``ABSOLUTE_PATH_COLUMNS``: a copy
+    would read or write the template's files through it."""
+    import sqlite3
+    from contextlib import closing
 
-    def __init__(self, base: Path, build: Callable[[Path], None]) -> None:
+    found = []
+    with closing(sqlite3.connect(root / "curate.db")) as db:
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            for column in (row[1] for row in db.execute(f'PRAGMA table_info("{table}")')):
+                if column in ABSOLUTE_PATH_COLUMNS.get(table, ()):
+                    continue
+                query = f'SELECT count(*) FROM "{table}" WHERE instr(CAST("{column}" AS TEXT), ?) > 0'
+                if db.execute(query, (str(root.resolve()),)).fetchone()[0]:
+                    found.append(f"{table}.{column}")
+    assert not found, f"the workspace's own path is stored in {found}: add them to ABSOLUTE_PATH_COLUMNS"
+
+
+class _Templates(dict):  # type: ignore[type-arg]
+    """backend -> (folder, database URL or None) of a closed workspace built on first use by ``build(root)``.
+
+    With SHARED (a folder all pytest-xdist workers of the run see), the SQLite template is built once per run,
+    by the first worker to ask, under a lock; otherwise once per test process."""
+
+    def __init__(self, base: Path, build: Callable[[Path], None], shared: Path | None = None) -> None:
         super().__init__()
-        self.base, self.build, self.drops = base, build, []
+        self.base, self.build, self.shared, self.drops = base, build, shared, []
 
     def __missing__(self, backend: str) -> tuple[Path, str | None]:
+        if backend == "sqlite" and self.shared is not None:
+            root = self.shared / "ws"
+            self.shared.mkdir(parents=True, exist_ok=True)
+            with open(self.shared.with_suffix(".lock"), "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not (self.shared / "built").exists():
+                    shutil.rmtree(root, ignore_errors=True)
+                    self.build(root)
+                    _check_paths(root)
+                    (self.shared / "built").touch()
+            self[backend] = (root, None)
+            return self[backend]
         root = self.base / backend / "ws"
         url = None
         if backend == "postgres":
@@ -224,28 +265,77 @@ def empty_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templ
         drop()
 
 
-@pytest.fixture(scope="session")
-def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
-    """The bundled demo, built once per test process and backend; ``demo_workspace`` hands each test a copy."""
-    from omnicurate.demo import build_demo
+DEMOS = ("mcq", "story", "judge")
+"""The kinds whose bundled demo ``demo_templates`` builds."""
 
-    templates = _Templates(
-        tmp_path_factory.mktemp("demo-template"), lambda root: build_demo(root, log=lambda _msg: None).close()
-    )
+
+def _build_demo(kind: str, root: Path) -> None:
+    """A new folder: ``curate demo --kind KIND ROOT``, which must succeed. A PostgreSQL workspace already made
+    there: the demo's build function, closed after (the command leaves its connections to the collector, and
+    ``CREATE DATABASE ... TEMPLATE`` refuses a database still in use)."""
+    from typer.testing import CliRunner
+
+    from omnicurate.cli.main import app
+    from omnicurate.demo import build_demo
+    from omnicurate.demo.judge import build_judge_demo
+    from omnicurate.demo.story import build_story_demo
+
+    if root.exists():
+        build = {"mcq": build_demo, "story": build_story_demo, "judge": build_judge_demo}[kind]
+        build(root, log=lambda _msg: None).close()
+        return
+    result = CliRunner().invoke(app, ["demo", str(root), "--kind", kind], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+class DemoTemplates(dict[str, _Templates]):
+    """Each kind's bundled demo (``mcq``, ``story``, ``judge``), built once on first use (SQLite: once per run,
+    shared by the pytest-xdist workers; PostgreSQL: once per test process); tests take copies of their own."""
+
+    def __init__(self, base: Path, shared: Path) -> None:
+        super().__init__(
+            {kind: _Templates(base / kind, functools.partial(_build_demo, kind), shared / kind) for kind in DEMOS}
+        )
+        self.copies: list[str] = []
+
+    def copy(self, kind: str, root: Path, backend: str = "sqlite") -> Workspace:
+        """The KIND demo, in a workspace of its own at ROOT on BACKEND (open; the caller closes it)."""
+        template, template_db = self[kind][backend]
+        ws = clone_workspace(template, root, template_db)
+        if template_db is not None:
+            self.copies.append(ws.settings.database.url)
+        return ws
+
+    def discard(self, ws: Workspace) -> None:
+        """Close a copy, and drop its database on PostgreSQL."""
+        ws.close()
+        if ws.settings.database.url in self.copies:
+            self.copies.remove(ws.settings.database.url)
+            _drop_database(ws.settings.database.url)
+
+
+@pytest.fixture(scope="session")
+def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoTemplates]:
+    """The bundled demos, built once (see ``DemoTemplates``); ``demo_workspace`` and ``demo_templates.copy(kind,
+    root)`` hand out copies."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, which every worker's own folder is in
+    templates = DemoTemplates(tmp_path_factory.mktemp("demo-template"), shared / "demo-templates")
     yield templates
-    for drop in templates.drops:
-        drop()
+    for url in templates.copies:
+        _drop_database(url)
+    for kind in templates.values():
+        for drop in kind.drops:
+            drop()
 
 
 @pytest.fixture
-def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: _Templates) -> Iterator[Workspace]:
-    """The bundled demo, in a fresh workspace of its own (on either backend): a copy of the process's template."""
-    template, template_db = demo_templates[db_backend]
-    ws = clone_workspace(template, tmp_path / "demo", template_db)
+def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: DemoTemplates) -> Iterator[Workspace]:
+    """The bundled demo, in a fresh workspace of its own (on either backend): a copy of the template."""
+    ws = demo_templates.copy("mcq", tmp_path / "demo", db_backend)
     yield ws
-    ws.close()
-    if template_db is not None:
-        _drop_database(ws.settings.database.url)
+    demo_templates.discard(ws)
 
 
 def _drop_database(url: str) -> None:

@@ -7,10 +7,12 @@ import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.docs.curate_server import CurateServer, start
 from tests.docs.manual_examples import environment
 
 DEMO_COMMANDS = {
@@ -30,7 +32,21 @@ class Demos(dict[str, Path]):
 
 
 @pytest.fixture(scope="session")
-def manual_demos(tmp_path_factory: pytest.TempPathFactory) -> Demos:
+def curate_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CurateServer | None]:
+    """The ``curate`` the examples run (tests/docs/curate_server.py): real processes forked from one that has
+    imported the libraries, once per test process; None with OMNICURATE_DOCS_REAL_CURATE=1 (the venv's script)."""
+    if os.environ.get("OMNICURATE_DOCS_REAL_CURATE") == "1":
+        yield None
+        return
+    folder = tmp_path_factory.mktemp("curate-server")
+    (folder / ".home").mkdir()
+    server = start(folder, environment(folder / ".home"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def manual_demos(tmp_path_factory: pytest.TempPathFactory, curate_server: CurateServer | None) -> Demos:
     """The three demos, built side by side once per run (pytest-xdist workers share them: the first to ask
     builds them under a lock); tests copy them (examples) or only read them (claims)."""
     shared = tmp_path_factory.getbasetemp()
@@ -42,15 +58,15 @@ def manual_demos(tmp_path_factory: pytest.TempPathFactory) -> Demos:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (base / "built").exists():
             shutil.rmtree(base, ignore_errors=True)
-            _build(base)
+            _build(base, curate_server)
             (base / "built").touch()
     built.logs = {name: (base / f"{name}.log").read_text(encoding="utf-8") for name in DEMO_COMMANDS}
     return built
 
 
-def _build(base: Path) -> None:
+def _build(base: Path, server: CurateServer | None) -> None:
     (base / ".home").mkdir(parents=True)
-    env = environment(base / ".home")
+    env = environment(base / ".home", server=server)
     running = {
         name: subprocess.Popen(
             ["bash", "-c", command], cwd=base, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True

@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.docs.curate_server import SOCKET_VARIABLE, CurateServer
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 INPUTS = Path(__file__).resolve().parent / "inputs"
@@ -245,11 +247,17 @@ def output_difference(shown: list[str], actual: str) -> str:
 # ---- running ------------------------------------------------------------------------------------------------
 
 
-def environment(home: Path, extra: Iterable[tuple[str, str]] = ()) -> dict[str, str]:
-    """The shell an example runs in: the project's venv first on the PATH, the repository importable (the
-    ``curate`` script outside the repository needs it), no CURATE_* or Label Studio variable of the caller's."""
+def environment(
+    home: Path, extra: Iterable[tuple[str, str]] = (), server: CurateServer | None = None
+) -> dict[str, str]:
+    """The shell an example runs in: the project's venv first on the PATH (SERVER's ``curate`` before it), the
+    repository importable (the ``curate`` script outside the repository needs it), no CURATE_* or Label Studio
+    variable of the caller's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CURATE_", "LABEL_STUDIO_", "PYTEST_"))}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    if server is not None:
+        env["PATH"] = os.pathsep.join([str(server.bin), env["PATH"]])
+        env[SOCKET_VARIABLE] = str(server.socket)
     env["PYTHONPATH"] = str(ROOT)
     env["HOME"] = str(home)
     env["PYTHONUNBUFFERED"] = "1"  # standard output and error interleaved as written
@@ -301,8 +309,9 @@ def run_console(steps: list[Step], cwd: Path, env: dict[str, str], shown_folder:
     return results
 
 
-def prepare(block: Block, folder: Path, demos: dict[str, Path]) -> Path:
-    """FOLDER made ready for BLOCK: the demos it uses copied in, its inputs and their setup; the folder to run in."""
+def prepare(block: Block, folder: Path, demos: dict[str, Path], server: CurateServer | None = None) -> Path:
+    """FOLDER made ready for BLOCK: the demos it uses copied in, its inputs and their setup (its ``curate``
+    SERVER's); the folder to run in."""
     from tests.conftest import clone_workspace
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -314,7 +323,7 @@ def prepare(block: Block, folder: Path, demos: dict[str, Path]) -> Path:
         source = INPUTS / block.marker.inputs
         shutil.copytree(source, cwd, dirs_exist_ok=True, ignore=shutil.ignore_patterns("setup.sh"))
         if (source / "setup.sh").exists():
-            env = environment(folder / ".home", [("REPO", str(ROOT))])
+            env = environment(folder / ".home", [("REPO", str(ROOT))], server)
             setup = run_script((source / "setup.sh").read_text(encoding="utf-8"), cwd, env)
             if setup.status != 0:
                 raise RuntimeError(f"{source / 'setup.sh'} exited {setup.status}:\n{setup.output}")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.docs.conftest import DEMO_COMMANDS, MANUAL_GROUP, Demos
+from tests.docs.curate_server import CurateServer
 from tests.docs.manual_examples import (
     CONSOLE,
     DEMOS,
@@ -109,9 +110,10 @@ def test_the_example_runs_and_prints_what_it_shows(
     if built is not None:  # manual_demos ran these very commands (and checked their exit status)
         assert built <= set(demos), block.where
         return
+    server: CurateServer | None = request.getfixturevalue("curate_server")
     folder = tmp_path / "example"
-    cwd = prepare(block, folder, demos)
-    env = environment(folder / ".home", block.marker.env)
+    cwd = prepare(block, folder, demos, server)
+    env = environment(folder / ".home", block.marker.env, server)
     if block.language in SHELL:
         ran = run_script(block.body, cwd, env, folder)
         assert ran.status == block.statuses(1)[0], f"{block.where}: exited {ran.status}:\n{ran.output}"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from curation.workspace import Workspace
+from tests.conftest import DemoTemplates
 from tests.exports.workspace_factory import fill_workspace, group_rows
 
 
@@ -19,23 +20,19 @@ def admitted_ws(make_workspace: Callable[[str], Workspace], tmp_path: Path) -> W
     return ws
 
 
-def _demo_folder(tmp_path_factory: pytest.TempPathFactory, kind: str) -> Path:
-    from typer.testing import CliRunner
-
-    from omnicurate.cli.main import app
-
+def _demo_folder(tmp_path_factory: pytest.TempPathFactory, demo_templates: DemoTemplates, kind: str) -> Path:
     root = tmp_path_factory.mktemp(kind) / "ws"
-    assert CliRunner().invoke(app, ["demo", str(root), "--kind", kind], catch_exceptions=False).exit_code == 0
+    demo_templates.copy(kind, root).close()
     return root
 
 
 @pytest.fixture(scope="module")
-def judge_demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The judge demo's folder, built once per test module (its tests build releases in it)."""
-    return _demo_folder(tmp_path_factory, "judge")
+def judge_demo_folder(tmp_path_factory: pytest.TempPathFactory, demo_templates: DemoTemplates) -> Path:
+    """A judge demo's folder of this test module's own (its tests build releases in it): a copy of the template."""
+    return _demo_folder(tmp_path_factory, demo_templates, "judge")
 
 
 @pytest.fixture(scope="module")
-def story_demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The story demo's folder, built once per test module (its tests build releases in it)."""
-    return _demo_folder(tmp_path_factory, "story")
+def story_demo_folder(tmp_path_factory: pytest.TempPathFactory, demo_templates: DemoTemplates) -> Path:
+    """A story demo's folder of this test module's own (its tests build releases in it): a copy of the template."""
+    return _demo_folder(tmp_path_factory, demo_templates, "story")
