@@ -2,6 +2,10 @@
 then ask for a structured checklist per rubric; every answer is cached in the workspace (``judge_draft``,
 keyed by the task's content, the model and the prompt version), so a re-run calls no model.
 
+The captions are the caption route's (``judge_caption``, :mod:`curation.kinds.judge.captioning`): one caption per
+medium, model and caption prompt, reused when that model already captioned the medium (for another task, an
+earlier draft, or a judge run through captions) and stored when it is asked, so drafting and judging share it.
+
 Backends: ``replay:<file.jsonl>`` (recorded drafts, one line per task:
 ``{"task", "model", "captions": {"video": "..."}, "checklist": {rubric: [questions]}}``) and
 ``openai:<base-url>#<model>[#vllm]`` (any OpenAI-compatible server, asked for JSON by schema; ``#vllm``
@@ -26,6 +30,7 @@ from sqlalchemy import select
 from curation.errors import NotFoundError, Problem, ValidationFailed
 from curation.jsonl import validate_line
 from curation.kinds.judge import draft_store, task_store
+from curation.kinds.judge.captioning import Captioner, caption, stored_caption
 from curation.kinds.judge.checklists import drafted_entries
 from curation.kinds.judge.drafting import (
     CAPTION_PROMPTS,
@@ -44,12 +49,26 @@ from .backends.base import BackendError
 from .backends.replay import read_replay_file
 
 
+@dataclass(frozen=True)
+class ToCaption:
+    """An audio or video input of a task to draft: its stored caption by the drafter's model, or None (asked)."""
+
+    modality: str
+    asset: str
+    stored: str | None
+
+
 class DraftBackend(ABC):
     """Captions media and drafts checklists; ``model_id`` names the model in provenance and in the cache."""
 
     @property
     @abstractmethod
     def model_id(self) -> str: ...
+
+    @property
+    def caption_model(self) -> str:
+        """The model its captions are stored under (``judge_caption``); by default the drafting model's id."""
+        return self.model_id
 
     @abstractmethod
     def caption(self, task: str, modality: str, path: Path) -> str: ...
@@ -58,9 +77,9 @@ class DraftBackend(ABC):
     def draft(self, task: str, prompt: DraftPrompt) -> str:
         """The model's raw answer (JSON text following ``DRAFT_SCHEMA``)."""
 
-    def check_tasks(self, tasks: list[tuple[str, list[str]]]) -> None:  # noqa: B027  (a model drafts any task)
-        """Refuse, before anything is drafted, the ``(task, input modalities)`` this backend cannot answer, with
-        every problem named (a replay file without a task's line); the default refuses nothing."""
+    def check_tasks(self, tasks: list[tuple[str, list[ToCaption]]]) -> None:  # noqa: B027  (a model drafts any task)
+        """Refuse, before anything is drafted, the tasks (each with its audio and video inputs) this backend cannot
+        answer, with every problem named (a replay file without a task's line); the default refuses nothing."""
 
 
 class ReplayDrafter(DraftBackend):
@@ -99,19 +118,38 @@ class ReplayDrafter(DraftBackend):
     def model_id(self) -> str:
         return f"{self.model}@replay:{self.path.name}@{self._digest}"
 
-    def check_tasks(self, tasks: list[tuple[str, list[str]]]) -> None:
-        """Every task to draft has its line, with a caption of each audio or video input; all problems at once."""
+    def check_tasks(self, tasks: list[tuple[str, list[ToCaption]]]) -> None:
+        """Every task to draft has its line, with a caption of each audio or video input this file has not
+        captioned yet (stored); lines sharing a medium give it the same caption; all problems at once."""
         file, problems = str(self.path), list[Problem]()
-        for task, modalities in tasks:
+        given: dict[tuple[str, str], tuple[str, str]] = {}
+        for task, inputs in tasks:
             line = self.lines.get(task)
             if line is None:
                 problems.append(
                     Problem(f"no draft for task {task}; add its line, or draft the others with --task", file=file)
                 )
                 continue
-            for modality in (m for m in CAPTIONED if m in modalities and m not in line.captions):
-                message = f"task {task} has a {modality} input: its line needs a {modality} caption"
-                problems.append(Problem(message, "captions", self.where[task], file))
+            for medium in inputs:
+                text = line.captions.get(medium.modality)
+                if text is None:
+                    if medium.stored is None:
+                        message = (
+                            f"task {task} has a {medium.modality} input: its line needs a {medium.modality} caption"
+                        )
+                        problems.append(Problem(message, "captions", self.where[task], file))
+                    continue
+                if medium.stored is not None:
+                    earlier, whose = medium.stored, "the caption this file already gave it (stored)"
+                else:
+                    key = (medium.modality, medium.asset)
+                    earlier, whose = given.setdefault(key, (text, f"the line of task {task}"))
+                if text.strip() != earlier.strip():
+                    message = (
+                        f"task {task}'s {medium.modality} ({medium.asset[:12]}) is captioned otherwise than in "
+                        f"{whose}; one caption serves every task with that {medium.modality}: give it the same caption"
+                    )
+                    problems.append(Problem(message, "captions", self.where[task], file))
         if problems:
             raise ValidationFailed(problems, "nothing was drafted; fix the replay file and try again")
 
@@ -148,6 +186,12 @@ class OpenAIDrafter(DraftBackend):
     @property
     def model_id(self) -> str:
         return f"{self.base_url}#{self.model}"
+
+    @property
+    def caption_model(self) -> str:
+        """As the caption route's ``openai:`` backend names the model (``checker.generation.OpenAIGenerator``),
+        so a caption either of them stored serves the other."""
+        return f"openai#{self.model}"
 
     def _chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None) -> str:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0.0}
@@ -214,6 +258,15 @@ class DraftRun:
         return {"drafted": self.drafted, "cached": self.cached}
 
 
+def _captioner(backend: DraftBackend, task_id: str, media: dict[str, str]) -> Captioner:
+    """The drafter as the caption route's captioner of one task's inputs (asked only for a caption not stored)."""
+
+    def describe(modality: str, _asset: str) -> str:
+        return backend.caption(task_id, modality, Path(media[modality]))
+
+    return Captioner(backend.caption_model, describe)
+
+
 def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] | None = None) -> DraftRun:
     """Draft (or take from the cache) the checklist of every task, or of the named ones.
 
@@ -230,10 +283,16 @@ def draft_checklists(ws: Workspace, backend: DraftBackend, task_ids: list[str] |
             run.cached.append(task.id)
         else:
             todo.append(task)
-    backend.check_tasks([(t.id, list(t.inputs)) for t in todo])  # a refused replay file drafts nothing
+    model = backend.caption_model
+    inputs = {
+        t.id: [ToCaption(m, sha, stored_caption(ws, model, m, sha)) for m, sha in t.inputs.items() if m in CAPTIONED]
+        for t in todo
+    }
+    backend.check_tasks([(t.id, inputs[t.id]) for t in todo])  # a refused replay file drafts nothing
     for task in todo:
         media = {m: str(ws.asset_path(assets[sha])) for m, sha in task.inputs.items()}
-        captions = {m: backend.caption(task.id, m, Path(p)) for m, p in media.items() if m in CAPTIONED}
+        captioner = _captioner(backend, task.id, media)
+        captions = {m.modality: caption(ws, captioner, m.modality, m.asset) for m in inputs[task.id]}
         prompt = draft_prompt(task.instruction, task.output, media, captions)
         draft = parse_draft(backend.draft(task.id, prompt), where=f"draft of {task.id}")
         entries = drafted_entries(task.id, draft, backend.model_id, prompt.sha256)

@@ -2,14 +2,18 @@
 admission record may say, and what the manual's reference (docs/reference/reasons.md) lists.
 
 A code is a stable string; ``<...>`` stands for a filled-in part (a view, a modality, a cluster id). A test
-checks that the demos of every kind produce only codes listed here (tests/curation/test_reasons.py); a new
-rule adds its code here.
+checks that the demos of every kind produce only codes listed here (tests/curation/test_reasons.py), and one
+that every reason a judge query can be given is listed in its family (tests/curation/kinds/judge/
+test_query_reasons.py); a new rule adds its code here.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Final
+
+JUDGE_QUERIES: Final = "Judge queries (`curate judge queries list`; a judge release's `query_curation`)"
+"""The family of the reasons a candidate query is held or dropped for (``curation.kinds.judge.queries``)."""
 
 REASONS: Final[dict[str, dict[str, str]]] = {
     "Review stages (mcq)": {
@@ -106,6 +110,29 @@ REASONS: Final[dict[str, dict[str, str]]] = {
     "Judge tasks": {
         "responses:none_usable": "every response of the task was reviewed unusable.",
     },
+    JUDGE_QUERIES: {
+        "duplicate:query": "the query repeats an earlier query's instruction (the same words after normalising "
+        "case, width and spacing) with the same input media; the earlier one, by id, is kept. Leave it out, or "
+        "reword it (a `query_refine` record) if it asks something else.",
+        "duplicate:near_query": "the query's words are near an earlier query's (word-shingle Jaccard of at least "
+        "0.8) with the same input media; the earlier one, by id, is kept. Leave it out, or reword it (a "
+        "`query_refine` record) if it asks something else.",
+        "duplicate:media": "an input medium (by content hash) is an earlier query's or an existing task's. Leave it "
+        "out, or import the query with media of its own.",
+        "screen:nsfw": "a screener dropped the query as NSFW (Judge Anything §2.1 filters NSFW content); it is never "
+        "promoted. A screener who changes their mind records `keep`, which replaces the drop.",
+        "screen:low_quality": "a screener dropped the query as low quality (it cannot be answered as asked); it is "
+        "never promoted. Leave it out, or reword it (`query_refine`) and have the screener record `keep`.",
+        "screen:out_of_scope": "a screener dropped the query as outside its task (another modality pair or purpose); "
+        "it is never promoted. Leave it out; a screener's later `keep` replaces the drop.",
+        "licence:closed:<licence>": "the query's licence is recognized (named by its SPDX id, e.g. `CC-BY-NC-4.0`) "
+        "and is not among the workspace's open licences (§2.1 takes open-source queries only): the query is held, "
+        "never drawn or promoted. Leave it out; a benchmark that may hold that licence adds it to `[licences] add` "
+        "(curate.toml), which sends the query to screening.",
+        "licence:unknown:<text>": "the query's licence text (any text, as given) is not recognized as a licence: "
+        "the query is held, never drawn or promoted. Find the source's licence; if the text does name an open "
+        "licence, add it as written to `[licences] add` (curate.toml), which sends the query to screening.",
+    },
     "Refusals of a review record": {
         "separation:triad": "the record would give one person two roles on an item that TRIAD C.2 keeps apart.",
         "separation:recording": "the listener spoke in or produced the item's clip (its provenance's `speakers`, "
@@ -127,13 +154,22 @@ REASONS: Final[dict[str, dict[str, str]]] = {
 }
 """Family → code → meaning."""
 
-_PATTERNS: Final = [
-    re.compile("^" + re.sub(r"<[a-z]+>", "[^ ]+", re.escape(code)) + "$")
-    for codes in REASONS.values()
-    for code in codes
-]
+
+def code_pattern(code: str) -> re.Pattern[str]:
+    """What a listed code matches: ``<text>`` any text (a licence as written), another ``<...>`` one word."""
+    filled = re.sub(r"<([a-z]+)>", lambda m: ".+" if m.group(1) == "text" else "[^ ]+", re.escape(code))
+    return re.compile(f"^{filled}$", re.DOTALL)
+
+
+_PATTERNS: Final = {family: [code_pattern(code) for code in codes] for family, codes in REASONS.items()}
 
 
 def is_known_reason(code: str) -> bool:
     """Whether a reason a status carries is one of the codes above."""
-    return any(p.match(code) for p in _PATTERNS)
+    return bool(reason_families(code))
+
+
+def reason_families(code: str) -> list[str]:
+    """The families listing ``code`` (one code may read alike in two: ``duplicate:query``, a query's and an
+    item's cluster)."""
+    return [family for family, patterns in _PATTERNS.items() if any(p.match(code) for p in patterns)]

@@ -35,6 +35,7 @@ from .claims import (
 from .exclusions import card_lines as exclusion_card_lines
 from .leaf_agreement import card_lines as leaf_card_lines
 from .leaf_agreement import croissant_files as leaf_croissant_files
+from .recording_controls import card_lines as recording_card_lines
 from .release_parquet import croissant_field
 from .writer import FileEntry
 
@@ -117,6 +118,8 @@ class CardFacts:
     """What the consent records support about the released clips' speakers (``exports.claims``)."""
     human_baseline: dict[str, Any] | None = None
     """The human baseline campaigns' subsets and figures (``exports.baseline``), reported apart (TRIAD §5.1)."""
+    recording_controls: list[dict[str, Any]] = field(default_factory=list)
+    """The audio-perturbed groups documented in ``recording_controls.json`` (``exports.recording_controls``)."""
 
     @property
     def said(self) -> ReleaseClaims:
@@ -285,6 +288,7 @@ def dataset_card(facts: CardFacts) -> str:
         f"Image sources: {_inline(dict(sorted(image_sources.items())))}. "
         f"Audio sources: {_inline(dict(sorted(audio_sources.items())))}.",
         "",
+        *recording_card_lines(facts.recording_controls),
         f"Items of the workspace not in this release, by state: {_inline(not_released)}.",
         "",
         "Agreement between reviewers on the released items (stats.json):",

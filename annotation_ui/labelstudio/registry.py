@@ -14,6 +14,8 @@ from sqlalchemy import select
 
 from curation.workspace import Workspace
 
+from .audio_spot_check import SpotCheckProject
+from .audio_takes import TakeChoiceProject
 from .baseline import BaselineProject
 from .campaigns import CampaignProject
 from .engine import ProjectKind
@@ -30,6 +32,8 @@ PROJECT_KINDS: tuple[type[ProjectKind], ...] = (
     StudyProject,
     JudgeSampleProject,
     BaselineProject,
+    SpotCheckProject,
+    TakeChoiceProject,
 )
 """Every declaration on the engine."""
 

@@ -15,7 +15,6 @@ speaker and no producer gets none of these reasons: a workspace without these re
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +23,7 @@ from sqlmodel import col
 
 from ..tables import GateResult, utcnow
 from ..workspace import Workspace
+from .controls import audio_groups, differing
 from .loaded import AudioFacts, Clip, load_audio_facts
 from .spot_check import sample_of
 
@@ -64,17 +64,9 @@ def _spot_check(facts: AudioFacts, clip: Clip, sample: set[str]) -> tuple[list[s
 
 
 def _recording(facts: AudioFacts) -> dict[str, tuple[list[str], dict[str, Any]]]:
-    groups: dict[str, list[Clip]] = defaultdict(list)
-    for clip in facts.clips.values():
-        if facts.perturbed.get(clip.group) == "audio":
-            groups[clip.group].append(clip)
     out = {}
-    for sisters in groups.values():
-        differ = [
-            name
-            for n, name in enumerate(("actor", "session", "equipment"))
-            if len({s.credits.controls[n] for s in sisters}) > 1
-        ]
+    for sisters in audio_groups(facts).values():
+        differ = differing(sisters)
         for sister in sisters if differ else ():
             out[sister.item] = (["group:recording_mismatch"], {"differ": differ})
     return out

@@ -176,14 +176,21 @@ def takes_of(ws: Workspace, item_id: str) -> list[AudioTake]:
         )
 
 
+def producer_refusal(producer: str, item_id: str, named: str) -> str | None:
+    """Why ``producer`` may not choose the take of an item whose clip names ``named`` as its producer."""
+    if named == producer:
+        return None
+    who = f"its producer is {named!r}" if named else "its provenance names no producer"
+    return f"{producer!r} cannot choose the take of {item_id!r}: {who}"
+
+
 def choose_take(ws: Workspace, item_id: str, take: str, producer: str, note: str = "") -> TakeChoice:
     """Record the producer's choice of a take (TRIAD B.2); only the clip's producer may choose."""
     ws.require_role(producer, "producer")
     item = ws.item(item_id)
-    named = credits_of(item.provenance).producer
-    if named != producer:
-        who = f"its producer is {named!r}" if named else "its provenance names no producer"
-        raise PermissionDenied(f"{producer!r} cannot choose the take of {item_id!r}: {who}")
+    refusal = producer_refusal(producer, item_id, credits_of(item.provenance).producer)
+    if refusal:
+        raise PermissionDenied(refusal)
     chosen = next((t for t in takes_of(ws, item_id) if t.take == take), None)
     if chosen is None:
         raise NotFoundError(

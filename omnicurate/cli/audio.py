@@ -140,6 +140,73 @@ def spot_check(
     out_console.print(f"{item}: spot check by {listener}: {verdict}")
 
 
+@app.command("spot-push")
+def spot_push(
+    recreate: Annotated[
+        bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Serve the spot check in Label Studio: one task per sampled clip, beside its group's other clips."""
+    from annotation_ui.labelstudio.audio_spot_check import push_spot_check
+
+    from .labelstudio import _connection, _print_push
+
+    ws = open_workspace()
+    _print_push(push_spot_check(ws, _connection(ws), recreate), {"key": "audio:spot_check"}, "spot check", json_out)
+
+
+@app.command("spot-pull")
+def spot_pull(json_out: JsonOption = False) -> None:
+    """Store the listeners' Label Studio verdicts as spot checks; a listener who spoke in or produced the clip, or
+    wrote its item, is refused with the reason."""
+    from annotation_ui.labelstudio.audio_spot_check import pull_spot_check
+
+    from .labelstudio import _connection, _print_refusal
+
+    ws = open_workspace()
+    report = pull_spot_check(ws, _connection(ws))
+    if json_out:
+        print_json(report.as_json())
+        return
+    out_console.print(report.summary(), highlight=False)
+    for r in report.refused:
+        _print_refusal(r["annotation"], r["task"], r["item"], r["reason"])
+
+
+@app.command("takes-push")
+def takes_push(
+    recreate: Annotated[
+        bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """Serve the producers' choice in Label Studio: one task per voice-acted clip with takes, a player per take."""
+    from annotation_ui.labelstudio.audio_takes import push_takes
+
+    from .labelstudio import _connection, _print_push
+
+    ws = open_workspace()
+    _print_push(push_takes(ws, _connection(ws), recreate), {"key": "audio:takes"}, "takes", json_out)
+
+
+@app.command("takes-pull")
+def takes_pull(json_out: JsonOption = False) -> None:
+    """Store the producers' Label Studio choices as take choices; anyone but the clip's producer is refused."""
+    from annotation_ui.labelstudio.audio_takes import pull_takes
+
+    from .labelstudio import _connection, _print_refusal
+
+    ws = open_workspace()
+    report = pull_takes(ws, _connection(ws))
+    if json_out:
+        print_json(report.as_json())
+        return
+    out_console.print(report.summary(), highlight=False)
+    for r in report.refused:
+        _print_refusal(r["annotation"], r["task"], r["item"], r["reason"])
+
+
 @app.command("check")
 def check(json_out: JsonOption = False) -> None:
     """Judge every clip under the audio gates (consent, takes, spot_check, recording) and store the results that

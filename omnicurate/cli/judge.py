@@ -122,7 +122,8 @@ def draft_cmd(
     task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks (repeatable).")] = None,
     json_out: JsonFlag = False,
 ) -> None:
-    """Draft checklists from the six rubrics (audio and video captioned first); cached answers are reused."""
+    """Draft checklists from the six rubrics (audio and video captioned first, each medium once per model: the
+    captions are the caption route's, shared with judge runs); cached answers are reused."""
     from checker.drafting import draft_checklists, open_drafter
 
     run = draft_checklists(open_workspace(), open_drafter(checked_backend(backend)), task or None)

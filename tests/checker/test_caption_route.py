@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlmodel import col
 from typer.testing import CliRunner
 
 from checker.drafting import ReplayDrafter, draft_checklists
@@ -87,6 +88,11 @@ def captions_stored(ws: Workspace) -> int:
         return int(s.execute(select(func.count()).select_from(JudgeCaption)).scalar_one())
 
 
+def captions_by(ws: Workspace, model: str) -> list[JudgeCaption]:
+    with ws.session() as s:
+        return list(s.execute(select(JudgeCaption).where(col(JudgeCaption.model) == model)).scalars())
+
+
 def routes(ws: Workspace, judge: str) -> list[dict[str, Any]]:
     with ws.session() as s:
         payloads = s.execute(select(JudgeOutput.payload).where(JudgeOutput.judge == judge)).scalars()
@@ -95,6 +101,8 @@ def routes(ws: Workspace, judge: str) -> list[dict[str, Any]]:
 
 def test_an_audio_only_judge_judges_an_audio_video_task_through_captions(workspace: Workspace, tmp_path: Path) -> None:
     media = seeded(workspace, tmp_path / "src")
+    drafted = captions_stored(workspace)
+    assert drafted == 2, "the drafter's captions of the audio and the video are stored (by the drafting model)"
     judge = write(tmp_path / "judge.jsonl", judge_answers(workspace))
     captions = write(tmp_path / "captions.jsonl", [
         {"key": f"caption|video|{media['video']}", "output": VIDEO_CAPTION, "model": "gemini-1.5-pro"},
@@ -118,8 +126,7 @@ def test_an_audio_only_judge_judges_an_audio_video_task_through_captions(workspa
     recorded = routes(workspace, "gpt4o/overall")
     assert len(recorded) == samples
     assert all(r["1"]["route"] == {"audio": "native", "video": f"caption:{captioner}"} for r in recorded)
-    with workspace.session() as s:
-        [stored] = list(s.execute(select(JudgeCaption)).scalars())
+    [stored] = captions_by(workspace, captioner)
     assert (stored.asset, stored.modality, stored.model, stored.caption) == (
         media["video"],
         "video",
@@ -134,7 +141,7 @@ def test_an_audio_only_judge_judges_an_audio_video_task_through_captions(workspa
     again = [a.replace(str(judge), str(run2)) for a in base]
     done = runner.invoke(app, [*again, "--run", "2", "--caption-backend", f"replay:{captions}", "--json"])
     assert done.exit_code == 0, done.output
-    assert captions_stored(workspace) == 1
+    assert captions_stored(workspace) == drafted + 1
     assert all(r["2"]["prompts_sha256"] == r["1"]["prompts_sha256"] for r in routes(workspace, "gpt4o/overall"))
 
     # a system that takes text and audio answers the task through the same caption

@@ -1,6 +1,7 @@
 """The ``openai:`` checklist drafter against a real HTTP server on 127.0.0.1 that implements the
 chat-completions endpoint: the request shape (JSON schema, media parts, captions first for audio and
-video, the API key), the drafts it stores, the cache, and what a broken answer or server gives.
+video, the API key), the drafts it stores, the cache, what a broken answer or server gives, and the captions
+it shares with the caption route (one per medium and model).
 (The same drafter against vLLM's server: tests/checker/test_checker_vllm_backends.py.)"""
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ from pathlib import Path
 import pytest
 
 from checker.backends.base import BackendError
+from checker.captions import open_captioner
 from checker.drafting import draft_checklists, open_drafter
 from curation.errors import ValidationFailed
 from curation.kinds.judge import draft_store, task_store
+from curation.kinds.judge.captioning import caption, stored_caption
 from curation.kinds.judge.drafting import DRAFT_SCHEMA
 from curation.kinds.judge.rubrics import RUBRICS
+from curation.tables import Asset
 from curation.workspace import Workspace
 from omnicurate.demo.judge_sources import write_sources
 
@@ -156,3 +160,30 @@ def test_the_vllm_flag_adds_compact_structured_outputs_and_a_cut_answer_is_named
     chat_server.draft_reply = json.dumps({"checklist": {"clarity": ["Is it clear? " * 20]}})
     with pytest.raises(ValidationFailed, match="longer than 200 characters"):
         draft_checklists(judge_ws, drafter, ["i2t-01"])
+
+
+def test_drafting_and_the_caption_route_share_one_caption_per_medium_and_model(
+    chat_server: ChatServer, judge_ws: Workspace
+) -> None:
+    """A judge run's caption (the caption route's ``openai:`` backend) serves the drafter of the same model, and a
+    second draft, at another address of that model, asks no caption either."""
+    video = task_store.task(judge_ws, "v2t-01").inputs["video"]
+    with judge_ws.session() as s:
+        stored_file = judge_ws.asset_path(s.get(Asset, video))
+    captioner = open_captioner(judge_ws, spec(chat_server), lambda _: stored_file)
+    assert captioner is not None
+    text = caption(judge_ws, captioner, "video", video)
+    assert text == "A caption of the video_url input." and len(chat_server.requests) == 1
+
+    drafter = open_drafter(spec(chat_server))
+    assert drafter.caption_model == captioner.model == "openai#judge-model"
+    draft_checklists(judge_ws, drafter, ["v2t-01"])
+    asked = [body for body, _ in chat_server.requests[1:]]
+    assert [("response_format" in b) for b in asked] == [True], "the drafter asks no caption: the route's is stored"
+    assert f"Caption of the input video: {text}" in asked[0]["messages"][-1]["content"][-1]["text"]
+
+    elsewhere = open_drafter(f"openai:http://localhost:{chat_server.server_address[1]}/v1#judge-model")
+    assert elsewhere.model_id != drafter.model_id, "another address: the draft cache misses"
+    assert draft_checklists(judge_ws, elsewhere, ["v2t-01"]).drafted == ["v2t-01"]
+    assert all("response_format" in b for b, _ in chat_server.requests[1:]), "still no caption asked"
+    assert stored_caption(judge_ws, "openai#judge-model", "video", video) == text

@@ -31,12 +31,15 @@ def test_the_demos_of_every_kind_give_only_listed_reason_codes(tmp_path: Path) -
     for build, name in ((build_demo, "mcq"), (build_judge_demo, "judge"), (build_story_demo, "story")):
         build(tmp_path / name, log=lambda _msg: None).close()
         seen |= _reasons(tmp_path / name)
+    queries = runner.invoke(app, ["-w", str(tmp_path / "judge"), "judge", "queries", "list", "--json"])
+    seen |= {r for q in json.loads(queries.stdout) for r in q["reasons"]}  # every query reason: test_query_reasons
     unknown = sorted(r for r in seen if not is_known_reason(r))
     assert unknown == [], f"add these codes to curation/reasons.py (they reach the manual from there): {unknown}"
-    assert {"reducible:image", "group:sister_pending", "filter:drop", "select:not_best_in_book"} <= seen
+    assert {"reducible:image", "group:sister_pending", "filter:drop", "select:not_best_in_book", "screen:nsfw"} <= seen
 
 
 def test_a_code_matches_only_its_own_pattern() -> None:
     assert is_known_reason("reducible:text+image") and is_known_reason("annotate:invalid_book_meta")
     assert not is_known_reason("reducible") and not is_known_reason("made_up:code")
+    assert is_known_reason("licence:unknown:Our own terms") and not is_known_reason("language_not_read:en gb")
     assert all(meaning.strip() for codes in REASONS.values() for meaning in codes.values())

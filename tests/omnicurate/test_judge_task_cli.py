@@ -60,6 +60,7 @@ def test_demo_report_and_release(demo: Path) -> None:
         "candidates": 15,
         "states": {"dropped": 2, "held": 1, "promoted": 12},
         "reasons": {"duplicate:query": 1, "screen:low_quality": 1, "screen:nsfw": 1},
+        "draws": [],  # the demo imports its candidates whole
     }  # why each candidate query is not in the benchmark
     paths = {f["path"] for f in manifest["files"]}
     assert {"data/checklists.jsonl", "report.json", "README.md", "croissant.json"} <= paths

@@ -3,7 +3,8 @@
 captioning model with the paper's caption prompts (Fig. 14).
 
 Each caption is stored with its model and prompt (``judge_caption``) and reused by every later run, by any
-judge or system; the route each judgment took — per modality ``native`` or ``caption:<model>`` — is recorded
+judge or system, and by the checklist drafter (§2.2 captions audio and video before drafting): one caption per
+medium and model serves drafting and judging. The route each judgment took — per modality ``native`` or ``caption:<model>`` — is recorded
 with its run, as the checker records its audio routes. A medium the model cannot take, with no captioning
 model configured, is refused by name before anything is asked.
 """
@@ -14,7 +15,7 @@ import hashlib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 from sqlmodel import col
 
 from curation.errors import Problem, ValidationFailed
@@ -51,25 +52,35 @@ def check_takes(takes: Collection[str], where: str) -> frozenset[str]:
     return frozenset({"text", *takes})
 
 
-def caption(ws: Workspace, captioner: Captioner, modality: str, asset: str) -> str:
-    """The stored caption of ``asset`` by this model and prompt, or a new one, asked once and stored."""
-    key = prompt_sha256(modality)
-    query = select(col(JudgeCaption.caption)).where(
+def _stored(model: str, modality: str, asset: str) -> Select[str]:
+    return select(col(JudgeCaption.caption)).where(
         col(JudgeCaption.asset) == asset,
-        col(JudgeCaption.model) == captioner.model,
-        col(JudgeCaption.prompt_sha256) == key,
+        col(JudgeCaption.model) == model,
+        col(JudgeCaption.prompt_sha256) == prompt_sha256(modality),
     )
+
+
+def stored_caption(ws: Workspace, model: str, modality: str, asset: str) -> str | None:
+    """The caption of ``asset`` that ``model`` wrote with this modality's caption prompt, if one is stored."""
     with ws.session() as s:
-        found = s.execute(query).scalar_one_or_none()
+        found = s.execute(_stored(model, modality, asset)).scalar_one_or_none()
+    return None if found is None else str(found)
+
+
+def caption(ws: Workspace, captioner: Captioner, modality: str, asset: str) -> str:
+    """The stored caption of ``asset`` by this model and prompt, or a new one, asked once and stored (the
+    checklist drafter's captions too, so drafting and judging share one caption per medium and model)."""
+    found = stored_caption(ws, captioner.model, modality, asset)
     if found is not None:
-        return str(found)
+        return found
     text = captioner.describe(modality, asset).strip()
     if not text:
         raise ValidationFailed(
             [Problem(f"{captioner.model} gave an empty caption of a {modality} ({asset[:12]})", "caption")]
         )
+    key = prompt_sha256(modality)
     with ws.writing() as s:
-        if s.execute(query).scalar_one_or_none() is None:
+        if s.execute(_stored(captioner.model, modality, asset)).scalar_one_or_none() is None:
             s.add(JudgeCaption(asset=asset, modality=modality, model=captioner.model, prompt_sha256=key, caption=text))
     return text
 

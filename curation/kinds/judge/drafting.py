@@ -1,5 +1,6 @@
 """Checklist drafting (Judge Anything §2.2, Fig. 14): the prompts and the parsing of the model's structured
-output. Audio and video inputs are captioned first and the captions given as context, as the paper does;
+output. Audio and video inputs are captioned first and the captions given as context, as the paper does (the
+captions are the caption route's, :mod:`.captioning`: stored once per medium and model, shared with judging);
 the model calls themselves go through the checker's backends (a shell), which call back into here.
 """
 
@@ -120,7 +121,9 @@ class DraftReplayLine(BaseModel):
     model: ModelName | None = None
     """The model that drafted it (provenance); a file of one model's drafts names it on every line."""
     captions: dict[str, Caption] = Field(default_factory=dict)
-    """The captions of the task's ``audio`` and ``video`` inputs, which the model read instead of the media."""
+    """The captions of the task's ``audio`` and ``video`` inputs, which the model read instead of the media. They
+    are stored as the caption route's (one per medium and model): lines of tasks sharing a medium give it the same
+    caption, and a line may leave out a medium this file captioned in an earlier draft (stored)."""
     checklist: dict[str, list[Question]]
 
     @field_validator("captions", mode="before")

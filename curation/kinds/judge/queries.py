@@ -36,6 +36,9 @@ from .tables import JudgeRecord, JudgeTask
 
 SCREEN_REASONS = ("nsfw", "low_quality", "out_of_scope")
 """Why a screener drops a query (the paper filters NSFW and low-quality queries, and those outside the task)."""
+DUPLICATE_QUERY, NEAR_QUERY, SHARED_MEDIA = "duplicate:query", "duplicate:near_query", "duplicate:media"
+AUDIT_REASONS = (DUPLICATE_QUERY, NEAR_QUERY, SHARED_MEDIA)
+"""The audit's reason codes (each listed, with what to do, in ``curation.reasons``)."""
 NEAR_DUPLICATE = 0.8
 """Word-shingle Jaccard at or above which two queries with the same inputs are near duplicates."""
 
@@ -161,11 +164,11 @@ def audit_queries(ws: Workspace, threshold: float = NEAR_DUPLICATE) -> dict[str,
         media = ",".join(sorted(q.inputs.values()))
         key = (text_key(q.instruction), media)
         if key in first_text:
-            found.setdefault(q.id, []).append("duplicate:query")
+            found.setdefault(q.id, []).append(DUPLICATE_QUERY)
         first_text.setdefault(key, q.id)
         for sha in sorted(q.inputs.values()):
             if sha in task_media or first_media.setdefault(sha, q.id) != q.id:
-                found.setdefault(q.id, []).append("duplicate:media")
+                found.setdefault(q.id, []).append(SHARED_MEDIA)
                 break
     sets = [shingles(words(q.instruction)) for q in rows]
     groups: dict[str, int] = {}
@@ -173,8 +176,8 @@ def audit_queries(ws: Workspace, threshold: float = NEAR_DUPLICATE) -> dict[str,
     for i, j, _ in near_duplicate_pairs(sets, threshold):
         if owner[i] == owner[j]:  # the same inputs: the words alone differ a little
             later = rows[max(i, j)].id
-            if "duplicate:query" not in found.get(later, []):
-                found.setdefault(later, []).append("duplicate:near_query")
+            if DUPLICATE_QUERY not in found.get(later, []):
+                found.setdefault(later, []).append(NEAR_QUERY)
     return {q: sorted(set(r)) for q, r in sorted(found.items())}
 
 
@@ -331,8 +334,24 @@ def promote_queries(ws: Workspace, actor: str = "cli") -> dict[str, int]:
     return {"promoted": added}
 
 
+def draw_record(draw: JudgeQueryDraw) -> dict[str, Any]:
+    """A recorded draw as a release states it: the file's name (its folder is the importer's machine's), its
+    sha256, the seed and quotas, how many queries were eligible, the ids drawn and those held for their licence."""
+    return {
+        "file": Path(draw.file).name,
+        "file_sha256": draw.file_sha256,
+        "seed": draw.seed,
+        "per_task": draw.per_task,
+        "per_source": draw.per_source,
+        "eligible": draw.eligible,
+        "drawn": draw.drawn,
+        "held": draw.held,
+    }
+
+
 def curation_summary(ws: Workspace) -> dict[str, Any]:
-    """How the candidate queries fared, for a release's admission record: counts by state and by reason."""
+    """How the candidate queries fared, for a release's admission record: counts by state and by reason, and
+    every seeded draw the imports recorded (oldest first; none when the queries were imported whole)."""
     statuses = query_statuses(ws)
     states: Counter[str] = Counter(s.state for s in statuses)
     reasons: Counter[str] = Counter(r for s in statuses for r in s.reasons)
@@ -340,4 +359,5 @@ def curation_summary(ws: Workspace) -> dict[str, Any]:
         "candidates": len(statuses),
         "states": dict(sorted(states.items())),
         "reasons": dict(sorted(reasons.items())),
+        "draws": [draw_record(d) for d in query_draws(ws)],
     }
