@@ -44,6 +44,7 @@ from .publish import (
     refuse_changed_data,
     release_date,
 )
+from .recording_controls import write_recording_controls
 from .release_parquet import parquet_bytes
 from .snapshot import ITEM_COLUMNS, Snapshot, take_snapshot
 from .stats import release_stats
@@ -291,6 +292,7 @@ def _write(
         writer.write_json("stats.json", stats)
         write_leaf_agreement(writer, reports.get("leaf_agreement"))
         baseline_reports = write_baseline(writer, ws, released)
+        recording_controls = write_recording_controls(writer, ws, released)
         admission_record = write_admission_record(
             writer, ws, version, record[0], statuses, released, dropped, record[1]
         )
@@ -324,6 +326,7 @@ def _write(
         authors=released_authors(ws, released),
         consent=consent_sentences(consent_summary(ws, released)),
         human_baseline=baseline_reports,
+        recording_controls=recording_controls,
     )
     writer.write_json("croissant.json", croissant(facts))
     writer.write_bytes("README.md", dataset_card(facts).encode("utf-8"))
