@@ -184,6 +184,14 @@ def test_a_release_ships_the_chosen_take_and_no_other(workspace: Workspace, tmp_
         assert shipped == [takes["t2"]] and takes["t1"] != takes["t2"] != takes["t3"]
     in_release = {p.stem for p in (out / "media").glob("*.wav")}
     assert {origin[sha] for sha in in_release} == {workspace.item("g1-a").audio, workspace.item("g1-b").audio}
+    # both clips name speaker spk1, producer prod, session s1 and mic-1: the group's controls match (TRIAD B.5)
+    controls = json.loads((out / "recording_controls.json").read_text(encoding="utf-8"))
+    assert controls["groups"] == [
+        {"group": "g1", "sisters": 2, "controls": {"actor": True, "session": True, "equipment": True}, "match": True}
+    ]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert "recording_controls.json" in json.dumps(manifest)
+    assert "Recording controls (TRIAD B.5): 1 of 1" in (out / "README.md").read_text(encoding="utf-8")
 
 
 def test_a_bad_takes_file_or_consent_is_refused_whole_naming_file_line_and_field(
