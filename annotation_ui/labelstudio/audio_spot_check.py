@@ -13,23 +13,18 @@ import html
 from collections.abc import Hashable
 from typing import Any, ClassVar, cast
 
-from sqlalchemy import select
-from sqlmodel import col
-
 from curation.audio_production.credits import listener_refusal
-from curation.audio_production.loaded import AudioFacts, Clip, load_audio_facts
+from curation.audio_production.loaded import AudioFacts, Clip
 from curation.audio_production.records import Verdict as SpotVerdict
 from curation.audio_production.records import record_spot_check
 from curation.audio_production.spot_check import sample_of
-from curation.errors import CurateError
-from curation.tables import Asset
 from curation.workspace import Workspace
 
+from .audio_projects import AudioItemProject, text_of
 from .connection import Connection
-from .engine import ProjectKind, Pulled, pull, push
+from .engine import pull, push
 from .media import audio_html
-from .projects import AnnotationOutcome
-from .pulling import PullCounts, RatingPull, Seen, Verdict
+from .pulling import PullCounts, Seen, Verdict
 from .pushing import PushReport, TaskSpec
 from .results import Control
 
@@ -45,29 +40,17 @@ INSTRUCTION = (
 )
 
 
-class SpotCheckProject(ProjectKind):
+class SpotCheckProject(AudioItemProject):
     """The spot check: a vote is one listener's verdict on one sampled clip."""
 
     key = KEY
-    quorum = 1
+    label = "audio spot check"
     annotator = "listener"
     roles: ClassVar[frozenset[str]] = frozenset({"reviewer"})
     push_hint = "run `curate audio spot-push` first"
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.title = f"{ws.root.name}: audio spot check"
-        self._read()
-
-    def _read(self) -> None:
-        self.facts: AudioFacts = load_audio_facts(self.ws)
-        self.sample = sample_of(self.ws, self.facts)
-        with self.ws.session() as s:
-            shas = [c.audio for c in self.facts.clips.values()]
-            self.blobs = {
-                a.sha256: f"{a.sha256}{a.ext}"
-                for a in s.execute(select(Asset).where(col(Asset.sha256).in_(shas))).scalars()
-            }
+    def subjects(self, facts: AudioFacts) -> tuple[list[str], list[str]]:
+        return sample_of(self.ws, facts), [c.audio for c in facts.clips.values()]
 
     def instruction(self) -> str:
         return INSTRUCTION
@@ -88,7 +71,7 @@ class SpotCheckProject(ProjectKind):
 
     def tasks(self, connection: Connection) -> list[TaskSpec]:
         specs = []
-        for item_id in self.sample:
+        for item_id in self.items:
             clip = self.facts.clips[item_id]
             sisters = self._sisters(clip)
             parts = [f"<p><b>{html.escape(item_id)}</b></p>", audio_html(connection, self.blobs[clip.audio])]
@@ -108,10 +91,10 @@ class SpotCheckProject(ProjectKind):
         return specs
 
     def load(self) -> None:
-        self._read()
+        self.read()
 
     def locate(self, seen: Seen) -> str:
-        return "" if seen.subject.removeprefix("item:") in self.sample else NOT_SAMPLED
+        return "" if seen.subject.removeprefix("item:") in self.items else NOT_SAMPLED
 
     def admit(self, seen: Seen) -> Hashable | Verdict:
         """A vote on a clip re-recorded since the push is stale, or retired once it made a spot check."""
@@ -128,45 +111,15 @@ class SpotCheckProject(ProjectKind):
         assert seen.person is not None
         return listener_refusal(seen.person, clip.item, clip.credits.people, clip.author)
 
-    def new_report(self, project: Any) -> RatingPull:
-        return RatingPull(about={"key": KEY}, label="audio spot check")
+    def unchanged(self, item_id: str, person: str, values: dict[str, Any]) -> bool:
+        verdict, note = text_of(values.get("verdict")), text_of(values.get("note")).strip()
+        clip = self.facts.clips[item_id]
+        stored = [c for c in self.facts.spot_checks.get(item_id, []) if (c.listener, c.sha256) == (person, clip.audio)]
+        return bool(stored) and (stored[0].verdict, stored[0].note) == (verdict, note)
 
-    def refusal(self, outcome: AnnotationOutcome) -> dict[str, Any]:
-        return {
-            "annotation": outcome.annotation,
-            "task": outcome.task,
-            "item": outcome.subject,
-            "user": outcome.user,
-            "reason": outcome.reason,
-        }
-
-    def record(self, ws: Workspace, pulled: Pulled, report: PullCounts) -> list[AnnotationOutcome]:
-        outcomes = []
-        for slot, vote in sorted(pulled.votes.items(), key=lambda pair: str(pair[0])):
-            item_id, listener = cast(tuple[str, str], slot)
-            values = vote.values or {}
-            verdict, note = text_of(values.get("verdict")), text_of(values.get("note")).strip()
-            clip = self.facts.clips[item_id]
-            stored = [
-                c for c in self.facts.spot_checks.get(item_id, []) if (c.listener, c.sha256) == (listener, clip.audio)
-            ]
-            if stored and (stored[0].verdict, stored[0].note) == (verdict, note):
-                report.unchanged += 1
-                outcomes.append(vote.seen.outcome("recorded"))
-                continue
-            try:
-                record_spot_check(ws, item_id, listener, cast(SpotVerdict, verdict), note)
-            except CurateError as exc:
-                outcomes.append(vote.seen.outcome("refused", str(exc)))
-                continue
-            report.recorded += 1
-            outcomes.append(vote.seen.outcome("recorded"))
-        return outcomes
-
-
-def text_of(value: Any) -> str:
-    """A control's value as text (a single choice or a text area)."""
-    return str(value[0] if isinstance(value, list) and value else value or "")
+    def store(self, ws: Workspace, item_id: str, person: str, values: dict[str, Any]) -> None:
+        verdict, note = text_of(values.get("verdict")), text_of(values.get("note")).strip()
+        record_spot_check(ws, item_id, person, cast(SpotVerdict, verdict), note)
 
 
 def push_spot_check(ws: Workspace, connection: Connection, recreate: bool = False) -> PushReport:

@@ -11,24 +11,19 @@ from __future__ import annotations
 import hashlib
 import html
 from collections.abc import Hashable
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar
 
-from sqlalchemy import select
-from sqlmodel import col
-
-from curation.audio_production.loaded import AudioFacts, load_audio_facts
+from curation.audio_production.loaded import AudioFacts
 from curation.audio_production.records import choose_take, producer_refusal
 from curation.audio_production.tables import AudioTake
-from curation.errors import CurateError
-from curation.tables import Asset
 from curation.workspace import Workspace
 
-from .audio_spot_check import text_of
+from .audio_projects import AudioItemProject, text_of
 from .connection import Connection
-from .engine import ProjectKind, Pulled, pull, push
+from .engine import pull, push
 from .media import audio_html
-from .projects import UNKNOWN_TASK, AnnotationOutcome
-from .pulling import PullCounts, RatingPull, Seen, Verdict
+from .projects import UNKNOWN_TASK
+from .pulling import PullCounts, Seen, Verdict
 from .pushing import PushReport, TaskSpec
 from .results import Control
 
@@ -43,31 +38,18 @@ def _takes_hash(takes: list[AudioTake]) -> str:
     return hashlib.sha256("\n".join(f"{t.take}:{t.sha256}" for t in takes).encode()).hexdigest()
 
 
-class TakeChoiceProject(ProjectKind):
+class TakeChoiceProject(AudioItemProject):
     """The producer's choice: a vote is the clip's producer choosing one of its takes."""
 
     key = KEY
-    quorum = 1
+    label = "audio takes"
     annotator = "producer"
     roles: ClassVar[frozenset[str]] = frozenset({"producer"})
     push_hint = "run `curate audio takes-push` first"
 
-    def __init__(self, ws: Workspace) -> None:
-        self.ws = ws
-        self.title = f"{ws.root.name}: audio takes"
-        self._read()
-
-    def _read(self) -> None:
-        self.facts: AudioFacts = load_audio_facts(self.ws)
-        self.items = [
-            c.item for c in self.facts.clips.values() if c.credits.voice_acted and self.facts.takes.get(c.item)
-        ]
-        with self.ws.session() as s:
-            shas = [t.sha256 for item in self.items for t in self.facts.takes[item]]
-            self.blobs = {
-                a.sha256: f"{a.sha256}{a.ext}"
-                for a in s.execute(select(Asset).where(col(Asset.sha256).in_(shas))).scalars()
-            }
+    def subjects(self, facts: AudioFacts) -> tuple[list[str], list[str]]:
+        items = [c.item for c in facts.clips.values() if c.credits.voice_acted and facts.takes.get(c.item)]
+        return items, [t.sha256 for item in items for t in facts.takes[item]]
 
     def instruction(self) -> str:
         return INSTRUCTION
@@ -101,7 +83,7 @@ class TakeChoiceProject(ProjectKind):
         return specs
 
     def load(self) -> None:
-        self._read()
+        self.read()
 
     def locate(self, seen: Seen) -> str:
         return "" if seen.subject.removeprefix("item:") in self.items else UNKNOWN_TASK
@@ -122,37 +104,14 @@ class TakeChoiceProject(ProjectKind):
     def options(self, seen: Seen) -> list[str]:
         return [t.take for t in self.facts.takes.get(seen.subject.removeprefix("item:"), [])]
 
-    def new_report(self, project: Any) -> RatingPull:
-        return RatingPull(about={"key": KEY}, label="audio takes")
+    def unchanged(self, item_id: str, person: str, values: dict[str, Any]) -> bool:
+        take, note = text_of(values.get("take")), text_of(values.get("note")).strip()
+        latest = self.facts.choices.get(item_id)
+        return latest is not None and (latest.take, latest.producer, latest.note) == (take, person, note)
 
-    def refusal(self, outcome: AnnotationOutcome) -> dict[str, Any]:
-        return {
-            "annotation": outcome.annotation,
-            "task": outcome.task,
-            "item": outcome.subject,
-            "user": outcome.user,
-            "reason": outcome.reason,
-        }
-
-    def record(self, ws: Workspace, pulled: Pulled, report: PullCounts) -> list[AnnotationOutcome]:
-        outcomes = []
-        for slot, vote in sorted(pulled.votes.items(), key=lambda pair: str(pair[0])):
-            item_id, producer = cast(tuple[str, str], slot)
-            values = vote.values or {}
-            take, note = text_of(values.get("take")), text_of(values.get("note")).strip()
-            latest = self.facts.choices.get(item_id)
-            if latest is not None and (latest.take, latest.producer, latest.note) == (take, producer, note):
-                report.unchanged += 1
-                outcomes.append(vote.seen.outcome("recorded"))
-                continue
-            try:
-                choose_take(ws, item_id, take, producer, note)
-            except CurateError as exc:
-                outcomes.append(vote.seen.outcome("refused", str(exc)))
-                continue
-            report.recorded += 1
-            outcomes.append(vote.seen.outcome("recorded"))
-        return outcomes
+    def store(self, ws: Workspace, item_id: str, person: str, values: dict[str, Any]) -> None:
+        take, note = text_of(values.get("take")), text_of(values.get("note")).strip()
+        choose_take(ws, item_id, take, person, note)
 
 
 def push_takes(ws: Workspace, connection: Connection, recreate: bool = False) -> PushReport:
