@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from annotation_ui.browser_preload import preload_dashboard_code
 from annotation_ui.components import current_user, guarded, workspace, write_session_cookie
 from annotation_ui.judge_ui import JUDGE_PAGES, judge_pages_for
 from annotation_ui.logic import PAGES_BY_ROLE, SIGN_IN, PageSpec, SignedIn, closed_page_note, every_page, pages_for
@@ -90,5 +91,6 @@ with st.sidebar:
         st.caption(f"Signed in as **{user.name}** ({', '.join(sorted(user.roles))})")
         if "maintainer" in user.roles:  # the server's folders are the maintainers' business only
             st.caption(f"Workspace: `{workspace().root}`")
+            preload_dashboard_code()
 with guarded(f"page {navigation.title}"):
     navigation.run()
