@@ -1,12 +1,14 @@
 """Human baseline (TRIAD §5.1, Table 7): a rater answers the items assigned to them, open-ended first (no options
 shown), then Standard (the options, never the label); a grader marks other people's open-ended answers, after
-being told the page shows the labels (grading exposes them, like any page that reveals a label)."""
+being told the page shows the labels (grading exposes them, like any page that reveals a label). A typed answer
+is kept as the rater's draft until submitted (``annotation_ui.page_drafts``): a reload resumes it."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from annotation_ui.components import flash, guarded, require, show_audio, show_image, show_text, workspace
+from annotation_ui.page_drafts import Field, PageDraft, is_text, one_of
 from curation.baseline.campaign import (
     campaigns,
     campaigns_of_rater,
@@ -43,20 +45,29 @@ with guarded("baseline page"):
         if item.context:
             show_text("Context", item.context)
         show_text("Question", item.question)
+        widget = f"baseline-{item_id}-{form}"
+        field = Field(widget, "", is_text) if form == "open" else Field(widget, None, one_of(item.options))
+        draft = PageDraft(
+            ws, user.name, f"baseline:{campaign}:{form}", f"item:{item_id}", {"answer": field}, what="answer"
+        )
+        draft.restore()
         if form == "open":
             st.markdown("**Your answer, in your own words** (the options come next)")
-            answer = st.text_area("Answer", key=f"baseline-{item_id}-open", label_visibility="collapsed")
+            answer = st.text_area("Answer", key=widget, label_visibility="collapsed", on_change=draft.keep)
         else:
             picked = st.radio(
                 "Options",
                 list(item.options),
                 format_func=lambda key: f"{key}. {item.options[key]}",
-                index=None,
-                key=f"baseline-{item_id}-standard",
+                key=widget,
+                on_change=draft.keep,
             )
             answer = picked or ""
-        if st.button("Submit", type="primary", key=f"baseline-{item_id}-{form}-submit", disabled=not answer.strip()):
+        if st.button("Submit", type="primary", key=f"{widget}-submit", disabled=not answer.strip()):
             record_answer(ws, campaign, item_id, user.name, form, answer)
+            draft.discard()
+            for key in draft.keys:
+                st.session_state.pop(key, None)
             flash(f"Recorded your {'open-ended' if form == 'open' else 'Standard'} answer to {item_id}.")
             st.rerun()
     else:

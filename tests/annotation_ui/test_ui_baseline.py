@@ -11,6 +11,7 @@ from annotation_ui.components import USER_KEY
 from annotation_ui.logic import SignedIn
 from curation.baseline.campaign import create_campaign, rater_queue
 from curation.baseline.report import baseline_report
+from curation.drafts import load_draft
 from curation.exposure import exposed_people
 from curation.workspace import Workspace
 
@@ -65,3 +66,22 @@ def test_a_rater_answers_open_ended_first_then_standard_and_a_grader_grades(camp
     assert "rev6" in exposed(campaign_ws, item_id)
     report = baseline_report(campaign_ws, "hb", 50, 0, 0.9)
     assert report["human"]["open_ended"]["acc_q"]["value"] == 1.0
+
+
+def test_a_typed_answer_survives_a_reload_and_goes_with_the_submission(campaign_ws: Workspace) -> None:
+    (item_id, _), *_ = rater_queue(campaign_ws, "hb", "rev5")
+    item = campaign_ws.item(item_id)
+    at = open_page("rev5")
+    at.text_area(key=f"baseline-{item_id}-open").input("half an answer").run()
+    again = open_page("rev5")  # a reload: a new browser session of the same person
+    assert again.text_area(key=f"baseline-{item_id}-open").value == "half an answer"
+    assert any("draft of this answer was restored" in i.value for i in again.info)
+    again.button(key=f"baseline-{item_id}-open-submit").click().run()
+    again.radio(key=f"baseline-{item_id}-standard").set_value(item.answer).run()
+    later = open_page("rev5")  # the Standard choice is a draft too, and the submitted open answer is none
+    assert later.radio(key=f"baseline-{item_id}-standard").value == item.answer
+    later.button(key=f"baseline-{item_id}-standard-submit").click().run()
+    assert not later.exception, later.exception
+    assert rater_queue(campaign_ws, "hb", "rev5")[0][0] != item_id
+    for form in ("open", "standard"):
+        assert load_draft(campaign_ws, "rev5", f"baseline:hb:{form}", f"item:{item_id}") is None
