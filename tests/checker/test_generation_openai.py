@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
@@ -59,11 +60,12 @@ def servers() -> Iterator[list[ChatServer]]:
         server.server_close()
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge-openai") / "ws"
-    assert runner.invoke(app, ["demo", str(root), "--kind", "judge"], catch_exceptions=False).exit_code == 0
-    return root
+@pytest.fixture
+def demo(tmp_path: Path, demo_templates: DemoTemplates) -> Iterator[Path]:
+    """A copy of the judge demo of this test's own (it writes to it)."""
+    ws = demo_templates.copy("judge", tmp_path / "ws")
+    yield ws.root
+    demo_templates.discard(ws)
 
 
 def test_respond_and_run_through_an_openai_compatible_server(demo: Path, servers: list[ChatServer]) -> None:

@@ -17,16 +17,16 @@ from exports.release_parquet import records_parquet
 from exports.story_release import PARQUET_COLUMNS
 from exports.verify import diff_releases, verify_release
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
-def judge_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge-demo") / "ws"
-    result = runner.invoke(app, ["demo", str(root), "--kind", "judge"], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return root / "releases" / "1.0.0"
+@pytest.fixture
+def judge_release(demo_templates: DemoTemplates) -> Path:
+    """The judge demo template's release, read only (tests that change a release take ``release``, a copy)."""
+    template, _db = demo_templates["judge"]["sqlite"]
+    return template / "releases" / "1.0.0"
 
 
 @pytest.fixture

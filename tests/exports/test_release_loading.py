@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from exports.verify import verify_release
-from tests.conftest import require_module
+from tests.conftest import DemoTemplates, require_module
 
 INSTALL_TORCHCODEC = (
     "pip install --no-deps torchcodec==0.13.0 beside torch 2.13.0, with FFmpeg (apt-get install ffmpeg); "
@@ -40,18 +40,13 @@ PARQUET = {
 """Per kind, its Parquet files: (file, the JSON Lines file of the same records, media column -> medium)."""
 
 
-@pytest.fixture(scope="module")
-def releases(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Each kind's demo release, built once for this module; tests only read them (or copy one)."""
-    from omnicurate.demo import build_demo
-    from omnicurate.demo.judge import build_judge_demo
-    from omnicurate.demo.story import build_story_demo
-
-    base = tmp_path_factory.mktemp("loading")
+@pytest.fixture
+def releases(demo_templates: DemoTemplates) -> dict[str, Path]:
+    """Each kind's demo release, in the demo templates; tests only read them (or copy one)."""
     built = {}
-    for kind, build in (("mcq", build_demo), ("story", build_story_demo), ("judge", build_judge_demo)):
-        build(base / kind, log=lambda _msg: None).close()
-        (built[kind],) = (base / kind / "releases").iterdir()
+    for kind in KINDS:
+        template, _db = demo_templates[kind]["sqlite"]
+        (built[kind],) = (template / "releases").iterdir()
     return built
 
 

@@ -23,6 +23,7 @@ from exports.pending import journal_path
 from exports.publish import reconcile_releases
 from exports.tables import Release
 from exports.verify import verify_release
+from tests.conftest import DemoTemplates
 from tests.exports.workspace_factory import fill_workspace, group_rows
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -275,14 +276,13 @@ def test_rebuilding_a_published_version_with_other_items_refuses_before_copying_
 
 
 def test_rebuilding_a_published_judge_release_with_other_data_refuses_before_copying(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_templates: DemoTemplates
 ) -> None:
     from curation.kinds.judge import record_store, task_store
     from curation.kinds.judge.schema import ResponseReviewRecord
     from exports.judge_release import build_judge_release
-    from omnicurate.demo.judge import build_judge_demo
 
-    ws = build_judge_demo(tmp_path / "judge", log=lambda _msg: None)  # publishes 1.0.0
+    ws = demo_templates.copy("judge", tmp_path / "judge")  # the demo published 1.0.0
     try:
         response = next(r for r in task_store.responses(ws) if r.id == "t2t-01:sys-a")
         record_store.record_response_review(
@@ -294,4 +294,4 @@ def test_rebuilding_a_published_judge_release_with_other_data_refuses_before_cop
             build_judge_release(ws, "1.0.0")
         assert copied == []
     finally:
-        ws.close()
+        demo_templates.discard(ws)

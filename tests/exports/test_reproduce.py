@@ -19,15 +19,22 @@ from exports.build import build_release
 from exports.reproduce import reproduce_release
 from exports.verify import verify_release
 from omnicurate.cli.main import app
+from omnicurate.demo.judge import VERSION
+from tests.conftest import DemoTemplates
 from tests.curation.kinds import test_mcq_modalities as modalities_case
-from tests.exports.admission_helpers import build_demo_workspace, copy_release, edit_line, lines
+from tests.exports.admission_helpers import copy_release, edit_line, lines
 from tests.exports.workspace_factory import fill_workspace, group_rows
 
 
-@pytest.fixture(scope="module")
-def demo_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    ws = build_demo_workspace(tmp_path_factory.mktemp("demo") / "ws")
-    return ws.root / "releases" / "0.1.0"
+def template_release(demo_templates: DemoTemplates, kind: str, version: str) -> Path:
+    """The KIND demo template's release, read only: tests tamper with copies (``copy_release``)."""
+    template, _db = demo_templates[kind]["sqlite"]
+    return template / "releases" / version
+
+
+@pytest.fixture
+def demo_release(demo_templates: DemoTemplates) -> Path:
+    return template_release(demo_templates, "mcq", "0.1.0")
 
 
 @pytest.fixture
@@ -195,11 +202,10 @@ def test_a_release_of_text_image_items_reproduces(make_workspace: Callable[[str]
     assert loaded["items"] == 2
 
 
-def test_the_story_demo_release_reproduces_and_a_changed_filter_decision_is_caught(tmp_path: Path) -> None:
-    from omnicurate.demo.story import build_story_demo
-
-    ws = build_story_demo(tmp_path / "story", log=lambda _: None)
-    release = copy_release(ws.root / "releases" / "0.1.0", tmp_path / "release")
+def test_the_story_demo_release_reproduces_and_a_changed_filter_decision_is_caught(
+    tmp_path: Path, demo_templates: DemoTemplates
+) -> None:
+    release = copy_release(template_release(demo_templates, "story", "0.1.0"), tmp_path / "release")
     report = reproduce_release(release, replay_verdicts)
     assert report.ok, report.differences
     shipped = {t["id"] for t in lines(release, "data/transitions.jsonl")}
@@ -224,11 +230,10 @@ def test_a_malformed_probe_line_is_bad_input_naming_its_line(release: Path) -> N
     assert f"probes.jsonl:{line}" in result.output and 'unknown view "smell"' in result.output
 
 
-def test_the_judge_demo_release_reproduces_and_a_changed_crosscheck_is_caught(tmp_path: Path) -> None:
-    from omnicurate.demo.judge import VERSION, build_judge_demo
-
-    ws = build_judge_demo(tmp_path / "judge", log=lambda _: None)
-    release = copy_release(ws.root / "releases" / VERSION, tmp_path / "release")
+def test_the_judge_demo_release_reproduces_and_a_changed_crosscheck_is_caught(
+    tmp_path: Path, demo_templates: DemoTemplates
+) -> None:
+    release = copy_release(template_release(demo_templates, "judge", VERSION), tmp_path / "release")
     report = reproduce_release(release, replay_verdicts)
     assert report.ok, report.differences
     tasks = lines(release, "admission/tasks.jsonl")

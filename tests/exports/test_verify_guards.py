@@ -16,25 +16,25 @@ from typer.testing import CliRunner
 from curation.errors import CurateError
 from exports.verify import diff_releases, verify_release
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
 
-def _demo(tmp_path_factory: pytest.TempPathFactory, kind: str, version: str) -> Path:
-    root = tmp_path_factory.mktemp(f"{kind}-demo") / "ws"
-    result = runner.invoke(app, ["demo", str(root), "--kind", kind], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return root / "releases" / version
+def _release(demo_templates: DemoTemplates, kind: str, version: str) -> Path:
+    """The KIND demo template's release, read only: a test that changes it works on a copy."""
+    template, _db = demo_templates[kind]["sqlite"]
+    return template / "releases" / version
 
 
-@pytest.fixture(scope="module")
-def story_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _demo(tmp_path_factory, "story", "0.1.0")
+@pytest.fixture
+def story_built(demo_templates: DemoTemplates) -> Path:
+    return _release(demo_templates, "story", "0.1.0")
 
 
-@pytest.fixture(scope="module")
-def judge_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _demo(tmp_path_factory, "judge", "1.0.0")
+@pytest.fixture
+def judge_built(demo_templates: DemoTemplates) -> Path:
+    return _release(demo_templates, "judge", "1.0.0")
 
 
 def _manifest(folder: Path) -> dict:

@@ -5,6 +5,7 @@ writing the heat maps and the choice-rate bars."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,15 +13,17 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
 
-@pytest.fixture(scope="module")
-def judge_demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge-demo") / "demo"
-    assert runner.invoke(app, ["demo", str(root), "--kind", "judge"], catch_exceptions=False).exit_code == 0
-    return root
+@pytest.fixture
+def judge_demo(tmp_path: Path, demo_templates: DemoTemplates) -> Iterator[Path]:
+    """A copy of the judge demo of this test's own."""
+    ws = demo_templates.copy("judge", tmp_path / "demo")
+    yield ws.root
+    demo_templates.discard(ws)
 
 
 def test_choice_rates_and_rubric_maps_of_people_and_judges(judge_demo: Path, tmp_path: Path) -> None:

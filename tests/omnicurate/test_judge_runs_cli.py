@@ -6,6 +6,7 @@ consistency match figures worked out by hand."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from curation.kinds.judge.rubrics import CRITERIA
 from curation.kinds.judge.tables import JudgeOutput
 from curation.workspace import Workspace
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
@@ -26,11 +28,12 @@ def curate(root: Path, *args: str):  # type: ignore[no-untyped-def]
     return runner.invoke(app, ["-w", str(root), *args], catch_exceptions=False)
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("judge-runs") / "ws"
-    assert runner.invoke(app, ["demo", str(root), "--kind", "judge"], catch_exceptions=False).exit_code == 0
-    return root
+@pytest.fixture
+def demo(tmp_path: Path, demo_templates: DemoTemplates) -> Iterator[Path]:
+    """A copy of the judge demo of this test's own (every test here writes to it)."""
+    ws = demo_templates.copy("judge", tmp_path / "ws")
+    yield ws.root
+    demo_templates.discard(ws)
 
 
 def replay(path: Path, lines: dict[str, str]) -> Path:
