@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -140,11 +140,29 @@ def spot_check(
     out_console.print(f"{item}: spot check by {listener}: {verdict}")
 
 
+if TYPE_CHECKING:
+    from annotation_ui.labelstudio.pulling import PullCounts
+
+RecreateOption = Annotated[
+    bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
+]
+
+
+def _print_pull(report: PullCounts, json_out: bool) -> None:
+    """A Label Studio pull's report: the JSON, or its summary and each refused annotation with its reason."""
+    from .labelstudio import _print_refusal
+
+    if json_out:
+        print_json(report.as_json())
+        return
+    out_console.print(report.summary(), highlight=False)
+    for r in report.refused:
+        _print_refusal(r["annotation"], r["task"], r["item"], r["reason"])
+
+
 @app.command("spot-push")
 def spot_push(
-    recreate: Annotated[
-        bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
-    ] = False,
+    recreate: RecreateOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Serve the spot check in Label Studio: one task per sampled clip, beside its group's other clips."""
@@ -162,23 +180,15 @@ def spot_pull(json_out: JsonOption = False) -> None:
     wrote its item, is refused with the reason."""
     from annotation_ui.labelstudio.audio_spot_check import pull_spot_check
 
-    from .labelstudio import _connection, _print_refusal
+    from .labelstudio import _connection
 
     ws = open_workspace()
-    report = pull_spot_check(ws, _connection(ws))
-    if json_out:
-        print_json(report.as_json())
-        return
-    out_console.print(report.summary(), highlight=False)
-    for r in report.refused:
-        _print_refusal(r["annotation"], r["task"], r["item"], r["reason"])
+    _print_pull(pull_spot_check(ws, _connection(ws)), json_out)
 
 
 @app.command("takes-push")
 def takes_push(
-    recreate: Annotated[
-        bool, typer.Option("--recreate", help="Start a new project when the old one was deleted on the server.")
-    ] = False,
+    recreate: RecreateOption = False,
     json_out: JsonOption = False,
 ) -> None:
     """Serve the producers' choice in Label Studio: one task per voice-acted clip with takes, a player per take."""
@@ -195,16 +205,10 @@ def takes_pull(json_out: JsonOption = False) -> None:
     """Store the producers' Label Studio choices as take choices; anyone but the clip's producer is refused."""
     from annotation_ui.labelstudio.audio_takes import pull_takes
 
-    from .labelstudio import _connection, _print_refusal
+    from .labelstudio import _connection
 
     ws = open_workspace()
-    report = pull_takes(ws, _connection(ws))
-    if json_out:
-        print_json(report.as_json())
-        return
-    out_console.print(report.summary(), highlight=False)
-    for r in report.refused:
-        _print_refusal(r["annotation"], r["task"], r["item"], r["reason"])
+    _print_pull(pull_takes(ws, _connection(ws)), json_out)
 
 
 @app.command("check")
