@@ -2,25 +2,25 @@
 
 Every clip gets a spectral hash of our own (pure numpy): log band energies on a 8 kHz copy, compared as
 signs of differences, which gain cannot change and resampling or lossy coding barely touch. Chromaprint
-is an optional accelerator on top of it: Debian's ``fpcalc`` (libchromaprint-tools), used for clips of
-3 s or more when it is on the PATH; without it the audit runs on the spectral hash alone and says so.
+is an optional accelerator on top of it, for clips of 3 s or more: computed in-process by libchromaprint
+when it is installed, else by Debian's ``fpcalc`` (libchromaprint-tools) on the PATH, with the same values
+(:mod:`curation.mediatools.chromaprint`); without either the audit runs on the spectral hash alone and
+says so.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from curation.config import MediaSettings
-from curation.errors import MediaError
 from curation.mediatools import probe_audio
 from curation.mediatools.audio import resample
+from curation.mediatools.chromaprint import backend as chromaprint_backend
+from curation.mediatools.chromaprint import raw_fingerprint
 
 CANONICAL_RATE = 16000
 """Exact audio keys hash int16 mono samples at this rate."""
@@ -54,12 +54,12 @@ class AudioSignature:
     """One 16-bit word per 16 ms frame (Haitsma-Kalker style band/time energy-difference signs)."""
     chromaprint: list[int] | None = field(default=None, repr=False)
     chromaprint_missing: bool = False
-    """Long enough for chromaprint, but computed where fpcalc was not installed: a cache recomputes it once
-    fpcalc is there (:meth:`stale`)."""
+    """Long enough for chromaprint, but computed where neither libchromaprint nor fpcalc was installed: a
+    cache recomputes it once one is there (:meth:`stale`)."""
 
     def stale(self) -> bool:
         """Whether a cached copy lacks a chromaprint that this installation can now compute."""
-        return self.chromaprint_missing and shutil.which("fpcalc") is not None
+        return self.chromaprint_missing and chromaprint_backend() is not None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -162,46 +162,13 @@ def chromaprint_bit_error_rate(a: list[int], b: list[int]) -> float:
 
 def fingerprint_methods() -> str:
     """Which audio fingerprints this installation computes, as the audit's output names them."""
-    if shutil.which("fpcalc"):
-        return "audio fingerprints: built-in spectral hash + chromaprint (fpcalc)"
+    found = chromaprint_backend()
+    if found is not None:
+        return f"audio fingerprints: built-in spectral hash + chromaprint ({found})"
     return (
-        "audio fingerprints: built-in spectral hash only "
-        "(chromaprint skipped: fpcalc is not on the PATH; install libchromaprint-tools to add it)"
+        "audio fingerprints: built-in spectral hash only (chromaprint skipped: libchromaprint is not installed "
+        "and fpcalc is not on the PATH; install libchromaprint-tools to add it)"
     )
-
-
-def chromaprint(pcm16: np.ndarray, rate: int, name: str) -> list[int] | None:
-    """Raw chromaprint of a mono int16 signal by Debian's ``fpcalc``; ``None`` when fpcalc is not installed.
-
-    fpcalc 1.5 with FFmpeg 5 reports "Error decoding audio frame (End of file)" and a non-zero status
-    after a complete fingerprint, so the printed fingerprint, not the exit status, decides success.
-    """
-    executable = shutil.which("fpcalc")
-    if executable is None:
-        return None
-    command = [
-        executable,
-        "-raw",
-        "-json",
-        "-length",
-        "600",
-        "-format",
-        "s16le",
-        "-rate",
-        str(rate),
-        "-channels",
-        "1",
-        "-",
-    ]
-    result = subprocess.run(command, input=pcm16.astype("<i2").tobytes(), capture_output=True, check=False)
-    try:
-        fingerprint = json.loads(result.stdout)["fingerprint"]
-    except (ValueError, KeyError, TypeError):
-        fingerprint = None
-    if not fingerprint:
-        detail = result.stderr.decode(errors="replace").strip() or f"exit status {result.returncode}"
-        raise MediaError(f"{name}: fpcalc could not fingerprint the clip: {detail}")
-    return [int(v) & 0xFFFFFFFF for v in fingerprint]
 
 
 def audio_signature(data: bytes, name: str, settings: MediaSettings) -> AudioSignature:
@@ -211,7 +178,7 @@ def audio_signature(data: bytes, name: str, settings: MediaSettings) -> AudioSig
     duration = len(signal) / CANONICAL_RATE
     coarse, words = spectral_fingerprint(signal, CANONICAL_RATE)
     long_enough = duration >= CHROMAPRINT_MIN_SECONDS
-    chroma = chromaprint(pcm16, CANONICAL_RATE, name) if long_enough else None
+    chroma = raw_fingerprint(pcm16, CANONICAL_RATE, name) if long_enough else None
     return AudioSignature(
         digest, round(duration, 3), coarse, words, chroma, chromaprint_missing=long_enough and not chroma
     )

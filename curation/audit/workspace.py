@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +15,7 @@ from curation.tables import Asset, Event, GateResult, Item
 from curation.vocab import MODALITIES
 from curation.workspace import Workspace, record_event
 
+from ..mediatools.chromaprint import backend as chromaprint_backend
 from .audio import AudioSignature, audio_signature
 from .clusters import Cluster, cluster_from_dict
 from .image import ImageSignature, image_signature
@@ -44,8 +44,8 @@ def _signatures(
     measure_pending(ws, assets.values())
     cached = _cached_signatures(ws, set(assets))
     fresh: list[MediaSignature] = []
-    # a signature made without fpcalc is redone once fpcalc is there; asked once, not once per clip
-    fingerprints_now = shutil.which("fpcalc") is not None
+    # a signature made without chromaprint is redone once it is there (library or fpcalc); asked once, not per clip
+    fingerprints_now = chromaprint_backend() is not None
     for sha in sorted(wanted):
         asset = assets.get(sha)
         if asset is None:
