@@ -35,15 +35,17 @@ with guarded("takes page"):
         st.markdown(f"**{take.take}**{mark}")
         show_audio(ws, take.sha256)
     st.subheader("Add a take")
-    name = st.text_input("Take name", placeholder="t1", key=f"takes-{item_id}-name").strip()
-    uploaded = st.file_uploader("Recording", type=["wav", "flac", "ogg", "mp3"], key=f"takes-{item_id}-file")
-    if st.button("Add take", key=f"takes-{item_id}-add", disabled=not (name and uploaded)):
+    form = f"takes-{item_id}-{st.session_state.get(f'takes-{item_id}-added', 0)}"  # a fresh form after each take
+    name = st.text_input("Take name", placeholder=f"t{len(takes) + 1}", key=f"{form}-name").strip()
+    uploaded = st.file_uploader("Recording", type=["wav", "flac", "ogg", "mp3"], key=f"{form}-file")
+    if st.button("Add take", key=f"{form}-add", disabled=not (name and uploaded)):
         assert uploaded is not None
         with tempfile.TemporaryDirectory(prefix="curate-take-") as tmp:
             path = Path(tmp) / Path(uploaded.name).name
             path.write_bytes(uploaded.getvalue())
             add_take(ws, item_id, name, path, user.name)
         flash(f"Added take {name} of {item_id}.")
+        st.session_state[f"takes-{item_id}-added"] = st.session_state.get(f"takes-{item_id}-added", 0) + 1
         st.rerun()
     if takes:
         st.subheader("Choose")

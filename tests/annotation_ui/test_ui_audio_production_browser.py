@@ -46,6 +46,7 @@ def test_a_producer_uploads_three_takes_and_chooses_one_then_a_listener_spot_che
     for n in (1, 2, 3):
         type_into(page, "Take name", f"t{n}")
         upload(page, 0, make_tone(tmp_path / f"take-{n}.wav", 200.0 * n))
+        expect(page.get_by_role("button", name="Add take")).to_be_enabled()  # the server holds name and file
         page.get_by_role("button", name="Add take").click()
         expect_said(page, f"Added take t{n} of g1-a.")
         settled(page)

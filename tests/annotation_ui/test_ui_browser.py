@@ -65,13 +65,33 @@ def type_into(page: Page, label: str, text: str, *, exact: bool = False) -> None
     settled(page)
 
 
+WATCH_RUNS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  window.__curateRunSeen = false;
+  new MutationObserver((_, watcher) => { window.__curateRunSeen = true; watcher.disconnect(); })
+    .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+}"""
+"""Note the next change of the app's run state: from a settled page, the start of the run an action causes."""
+
+RUN_SEEN_AND_ENDED = (
+    "() => window.__curateRunSeen === true && "
+    "document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'"
+)
+
+
 def upload(page: Page, uploader: int, path: Path) -> None:
-    """Drop a file on the page's n-th uploader and wait for the run the upload starts to end."""
+    """Drop a file on the page's n-th uploader and wait for the run the upload starts to end.
+
+    The file's name shows before that run starts (under load, seconds before), so waiting for the page to be
+    settled is not enough: the run must be seen to start, then to end; an element clicked in between can be
+    replaced by it and the click lost."""
+    settled(page)
+    page.evaluate(WATCH_RUNS)
     page.locator('[data-testid="stFileUploader"]').nth(uploader).locator(
         '[data-testid="stFileUploaderDropzoneInput"]'
     ).set_input_files(str(path))
     expect(page.locator('[data-testid="stFileUploader"]').nth(uploader)).to_contain_text(path.name)
-    settled(page)
+    page.wait_for_function(RUN_SEEN_AND_ENDED, timeout=TIMEOUT)
 
 
 def expect_said(page: Page, text: str) -> None:
