@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from scripted_http import JsonHandler, serving
 from typer.testing import CliRunner
 
 from checker.backends import open_backend
@@ -89,7 +89,7 @@ class KeyedServer(ThreadingHTTPServer):
     seen: list[str]
 
 
-class KeyedHandler(BaseHTTPRequestHandler):
+class KeyedHandler(JsonHandler):
     """Answers every request with its first allowed option, only when the bearer key is this server's."""
 
     server: KeyedServer
@@ -99,21 +99,11 @@ class KeyedHandler(BaseHTTPRequestHandler):
         given = self.headers.get("Authorization", "")
         self.server.seen.append(given)
         if given != f"Bearer {self.server.key}":
-            self.send_response(401)
-            self.end_headers()
-            self.wfile.write(b'{"error": "wrong key"}')
+            self.send_json({"error": "wrong key"}, status=401)
             return
         choice = body["structured_outputs"]["choice"][0]
         reply = {"choices": [{"message": {"content": choice}}] * body["n"], "usage": {"completion_tokens": body["n"]}}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json(reply)
 
 
 @pytest.fixture
@@ -122,12 +112,9 @@ def two_servers() -> Iterator[tuple[KeyedServer, KeyedServer]]:
     for key in ("key-of-provider-one", "key-of-provider-two"):
         httpd = KeyedServer(("127.0.0.1", 0), KeyedHandler)
         httpd.key, httpd.seen = key, []
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
         servers.append(httpd)
-    yield servers[0], servers[1]
-    for httpd in servers:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(*servers):
+        yield servers[0], servers[1]
 
 
 def url(server: KeyedServer) -> str:

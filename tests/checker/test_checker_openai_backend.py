@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 from probe_fixtures import make_item
+from scripted_http import JsonHandler, serving
 
 from checker.backends import open_backend
 from checker.backends.base import BackendError
@@ -22,32 +22,21 @@ class ScriptedServer(ThreadingHTTPServer):
     bodies: list[dict]
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JsonHandler):
     server: ScriptedServer
 
     def do_POST(self) -> None:  # noqa: N802  (http.server's name)
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         self.server.bodies.append(body)
-        data = json.dumps(self.server.reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json(self.server.reply)
 
 
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
     httpd = ScriptedServer(("127.0.0.1", 0), Handler)
     httpd.bodies = []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(httpd):
+        yield httpd
 
 
 def backend_for(server: ScriptedServer, flags: str = ""):  # type: ignore[no-untyped-def]

@@ -6,10 +6,11 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from scripted_http import JsonHandler, serving
 
 from checker.backends.base import BackendError
 from checker.structured import TransformersStructured, decoding_schema, open_structured_model
@@ -25,7 +26,7 @@ class CountingServer(ThreadingHTTPServer):
     lock: threading.Lock
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JsonHandler):
     server: CountingServer
 
     def do_POST(self) -> None:  # noqa: N802
@@ -39,15 +40,7 @@ class Handler(BaseHTTPRequestHandler):
             self.server.in_flight[0] -= 1
         user = body["messages"][1]["content"][-1]["text"]
         content = json.dumps({"echo": user}) if "broken" not in user else "not json {"
-        data = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json({"choices": [{"message": {"content": content}}]})
 
 
 @pytest.fixture
@@ -57,12 +50,9 @@ def servers() -> Iterator[list[CountingServer]]:
     for _ in range(2):
         httpd = CountingServer(("127.0.0.1", 0), Handler)
         httpd.bodies, (httpd.in_flight, httpd.peak, httpd.lock) = [], shared
-        threading.Thread(target=httpd.serve_forever, daemon=True).start()
         started.append(httpd)
-    yield started
-    for httpd in started:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(*started):
+        yield started
 
 
 def test_openai_fans_out_over_servers_within_the_concurrency_in_request_order(servers, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -7,12 +7,12 @@ it shares with the caption route (one per medium and model).
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from scripted_http import JsonHandler, serving
 
 from checker.backends.base import BackendError
 from checker.captions import open_captioner
@@ -36,7 +36,7 @@ class ChatServer(ThreadingHTTPServer):
     finish_reason: str
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JsonHandler):
     server: ChatServer
 
     def do_POST(self) -> None:  # noqa: N802  (http.server's name)
@@ -52,15 +52,7 @@ class Handler(BaseHTTPRequestHandler):
         else:  # a caption request: name the medium it was shown
             content = f"A caption of the {parts[0]['type']} input."
         choice = {"message": {"role": "assistant", "content": content}, "finish_reason": self.server.finish_reason}
-        data = json.dumps({"choices": [choice]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json({"choices": [choice]})
 
 
 @pytest.fixture
@@ -68,11 +60,8 @@ def chat_server() -> Iterator[ChatServer]:
     httpd = ChatServer(("127.0.0.1", 0), Handler)
     httpd.requests, httpd.status, httpd.finish_reason = [], 200, "stop"
     httpd.draft_reply = json.dumps({"checklist": CHECKLIST})
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(httpd):
+        yield httpd
 
 
 @pytest.fixture

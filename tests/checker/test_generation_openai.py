@@ -6,12 +6,12 @@ rerun that sends nothing."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from scripted_http import JsonHandler, serving
 from typer.testing import CliRunner
 
 from omnicurate.cli.main import app
@@ -24,7 +24,7 @@ class ChatServer(ThreadingHTTPServer):
     requests: list[dict]
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JsonHandler):
     server: ChatServer
 
     def do_POST(self) -> None:  # noqa: N802  (http.server's name)
@@ -35,15 +35,7 @@ class Handler(BaseHTTPRequestHandler):
             content = json.dumps({"overall": {"comment": "The first is better.", "choice": 0}})
         else:
             content = "A reply from the server."
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json({"choices": [{"message": {"role": "assistant", "content": content}}]})
 
 
 @pytest.fixture
@@ -52,12 +44,9 @@ def servers() -> Iterator[list[ChatServer]]:
     for _ in range(2):
         server = ChatServer(("127.0.0.1", 0), Handler)
         server.requests = []
-        threading.Thread(target=server.serve_forever, daemon=True).start()
         started.append(server)
-    yield started
-    for server in started:
-        server.shutdown()
-        server.server_close()
+    with serving(*started):
+        yield started
 
 
 @pytest.fixture

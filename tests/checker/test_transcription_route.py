@@ -5,13 +5,13 @@ transcript in every view that shows the audio, and records the route and the tra
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
+from scripted_http import JsonHandler, serving
 from typer.testing import CliRunner
 
 from curation.tables import Asset
@@ -28,7 +28,7 @@ class Scripted(ThreadingHTTPServer):
     chats: list[dict]
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(JsonHandler):
     server: Scripted
 
     def do_POST(self) -> None:  # noqa: N802  (http.server's name)
@@ -50,26 +50,15 @@ class Handler(BaseHTTPRequestHandler):
                 "choices": [{"message": {"content": "A"}, "logprobs": {"content": [{**top[0], "top_logprobs": top}]}}],
                 "usage": {"completion_tokens": 1},
             }
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args) -> None:  # type: ignore[no-untyped-def]
-        pass
+        self.send_json(reply)
 
 
 @pytest.fixture
 def server() -> Iterator[Scripted]:
     httpd = Scripted(("127.0.0.1", 0), Handler)
     httpd.uploads, httpd.chats = [], []
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(httpd):
+        yield httpd
 
 
 def test_the_deaf_probe_reads_the_served_transcript_and_the_run_names_its_model(
