@@ -22,7 +22,7 @@ from curation.audio_production.records import (
 )
 from curation.audio_production.spot_check import spot_check_sample
 
-from .common import cli_path, fail, open_workspace, out_console, print_json
+from .common import cli_path, err_console, fail, open_workspace, out_console, print_json
 
 app = typer.Typer(
     help="Audio production: speakers' consent, takes, the spot check (TRIAD App. B).", no_args_is_help=True
@@ -123,7 +123,10 @@ def spot_sample(json_out: JsonOption = False) -> None:
     if json_out:
         print_json(sample)
         return
-    out_console.print("\n".join(sample) or "no voice-acted clip to sample")
+    if not sample:
+        err_console.print("no voice-acted clip to sample (a clip whose provenance names a producer)")
+        return
+    out_console.print("\n".join(sample))
 
 
 @app.command("spot-check")
@@ -228,4 +231,7 @@ def check(json_out: JsonOption = False) -> None:
     table = Table("item", "gate", "reasons")
     for r in rows:
         table.add_row(r["item"], r["gate"], ", ".join(r["reasons"]))
-    out_console.print(table if rows else "every clip passes the audio gates")
+    if not rows:
+        err_console.print("every clip passes the audio gates")
+        return
+    out_console.print(table)
