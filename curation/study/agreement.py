@@ -167,7 +167,6 @@ def agreement(
 def rank_agreement(window: dict[str, float], full: dict[str, float]) -> dict[str, Any]:
     """Spearman's rho and Kendall's tau-b between the systems' judge means on the window and on every judged
     transition, with each system's two means and their average over the systems both sides have."""
-    from scipy import stats
 
     systems = sorted(set(window) & set(full))
     result: dict[str, Any] = {
@@ -181,9 +180,19 @@ def rank_agreement(window: dict[str, float], full: dict[str, float]) -> dict[str
         result["undefined"] = f"{len(systems)} system(s) with judge means on the window and in full: a rank needs 2"
         return result
     x, y = [window[s] for s in systems], [full[s] for s in systems]
-    for who, values in (("on the window", x), ("in full", y)):
+    return rank_correlation(result, x, y, ("on the window", "in full"), "judge mean")
+
+
+def rank_correlation(
+    result: dict[str, Any], x: Sequence[float], y: Sequence[float], sides: tuple[str, str], what: str
+) -> dict[str, Any]:
+    """RESULT with Spearman's rho and Kendall's tau-b of two scorings of the same systems, or, when one side gives
+    every system the same WHAT, why they are undefined (SIDES name the two scorings in that message)."""
+    from scipy import stats
+
+    for who, values in zip(sides, (x, y), strict=True):
         if max(values) == min(values):
-            result["undefined"] = f"every system has the same judge mean {who} ({values[0]:.3f})"
+            result["undefined"] = f"every system has the same {what} {who} ({values[0]:.3f})"
             return result
     result["spearman"] = float(stats.spearmanr(x, y).statistic)
     result["kendall_tau_b"] = float(stats.kendalltau(x, y, variant="b").statistic)

@@ -30,7 +30,7 @@ from curation.jsonl import (
 )
 from curation.workspace import Workspace
 
-from .agreement import JudgeScore
+from .agreement import JudgeScore, rank_correlation
 from .rubric import CRITERIA
 
 
@@ -76,7 +76,6 @@ def ranking(scores: dict[str, float]) -> dict[str, int]:
 
 def compare(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]:
     """Spearman's rho and Kendall's tau-b between two sets of totals, and every system's rank change."""
-    from scipy import stats
 
     systems = sorted(set(before) & set(after))
     result: dict[str, Any] = {"systems": len(systems)}
@@ -100,13 +99,7 @@ def compare(before: dict[str, float], after: dict[str, float]) -> dict[str, Any]
         result["undefined"] = f"{len(systems)} system(s) ranked both ways: a rank correlation needs 2"
         return result
     x, y = [before[s] for s in systems], [after[s] for s in systems]
-    for who, values in (("before", x), ("after", y)):
-        if max(values) == min(values):
-            result["undefined"] = f"every system has the same total {who} ({values[0]:.3f})"
-            return result
-    result["spearman"] = float(stats.spearmanr(x, y).statistic)
-    result["kendall_tau_b"] = float(stats.kendalltau(x, y, variant="b").statistic)
-    return result
+    return rank_correlation(result, x, y, ("before", "after"), "total")
 
 
 def sensitivity(
