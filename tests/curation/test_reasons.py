@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from curation.reasons import REASONS, is_known_reason
 from omnicurate.cli.main import app
+from tests.conftest import DemoTemplates
 
 runner = CliRunner()
 
@@ -22,14 +23,10 @@ def _reasons(workspace: Path) -> set[str]:
     return found | {r for step in steps for r in step["reasons"]}
 
 
-def test_the_demos_of_every_kind_give_only_listed_reason_codes(tmp_path: Path) -> None:
-    from omnicurate.demo import build_demo
-    from omnicurate.demo.judge import build_judge_demo
-    from omnicurate.demo.story import build_story_demo
-
+def test_the_demos_of_every_kind_give_only_listed_reason_codes(tmp_path: Path, demo_templates: DemoTemplates) -> None:
     seen: set[str] = set()
-    for build, name in ((build_demo, "mcq"), (build_judge_demo, "judge"), (build_story_demo, "story")):
-        build(tmp_path / name, log=lambda _msg: None).close()
+    for name in ("mcq", "judge", "story"):
+        demo_templates.copy(name, tmp_path / name).close()
         seen |= _reasons(tmp_path / name)
     queries = runner.invoke(app, ["-w", str(tmp_path / "judge"), "judge", "queries", "list", "--json"])
     seen |= {r for q in json.loads(queries.stdout) for r in q["reasons"]}  # every query reason: test_query_reasons
