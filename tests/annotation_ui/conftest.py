@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
 import subprocess
@@ -12,11 +13,16 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+import streamlit.components.v2.manifest_scanner as manifest_scanner
 from media_factory import item_row, write_items
 from ui_helpers import CONTEXT, SERVED, add_people, chromium_path, promote_story
 
 from curation.items import import_items
 from curation.workspace import Workspace
+
+manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+"""Every new ``AppTest`` scans every installed distribution's metadata for Streamlit components (0.3-0.8 CPU-s,
+most of a short page test); the installed packages do not change during a test run, so they are scanned once."""
 
 
 @pytest.fixture
