@@ -39,6 +39,7 @@ SMOKE = {
         "--max-string",
         "4",
     ],
+    "import_candidates.py": ["--sizes", "200"],
     "import_status.py": ["--sizes", "20", "40"],
     "judge_report.py": ["--smoke"],
     "labelstudio_roundtrip.py": ["--sizes", "2", "4"],

@@ -18,7 +18,7 @@ import numpy as np
 
 from curation.config import MediaSettings
 from curation.mediatools import probe_audio
-from curation.mediatools.audio import resample
+from curation.mediatools.audio import DecodedAudio, probe_signal, resample
 from curation.mediatools.chromaprint import backend as chromaprint_backend
 from curation.mediatools.chromaprint import raw_fingerprint
 
@@ -91,9 +91,8 @@ def _band_energies(signal: np.ndarray) -> np.ndarray:
     """
     if len(signal) < FRAME:
         signal = np.pad(signal, (0, FRAME - len(signal)))
-    count = 1 + (len(signal) - FRAME) // HOP
-    index = np.arange(FRAME)[None, :] + HOP * np.arange(count)[:, None]
-    spectrum = np.abs(np.fft.rfft(signal[index] * np.hanning(FRAME), axis=1)) ** 2
+    frames = np.lib.stride_tricks.sliding_window_view(signal, FRAME)[::HOP]  # a view: no copy of each frame
+    spectrum = np.abs(np.fft.rfft(frames * np.hanning(FRAME), axis=1)) ** 2
     freqs = np.fft.rfftfreq(FRAME, 1.0 / ANALYSIS_RATE)
     edges = np.geomspace(150.0, 3800.0, BANDS + 1)
     pairs = zip(edges[:-1], edges[1:], strict=True)
@@ -172,7 +171,17 @@ def fingerprint_methods() -> str:
 
 
 def audio_signature(data: bytes, name: str, settings: MediaSettings) -> AudioSignature:
-    signal = probe_audio(data, name, settings, sample_rate=CANONICAL_RATE)
+    return signature_of_signal(probe_audio(data, name, settings, sample_rate=CANONICAL_RATE), name)
+
+
+def decoded_signature(decoded: DecodedAudio, name: str) -> AudioSignature:
+    """:func:`audio_signature` of a clip decoded already, within the limits (``mediatools.audio.within_limits``):
+    an import measures its facts and its signature from one decode."""
+    return signature_of_signal(probe_signal(decoded, CANONICAL_RATE), name)
+
+
+def signature_of_signal(signal: np.ndarray, name: str) -> AudioSignature:
+    """The signature of a mono float32 signal at :data:`CANONICAL_RATE`."""
     pcm16 = np.clip(np.round(signal.astype(np.float64) * 32768.0), -32768, 32767).astype(np.int16)
     digest = hashlib.sha256(pcm16.tobytes()).hexdigest()
     duration = len(signal) / CANONICAL_RATE

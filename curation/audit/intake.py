@@ -17,9 +17,10 @@ from sqlmodel import col
 
 from curation.config import MediaSettings
 from curation.errors import MediaError
-from curation.mediatools.facts import FACTS_VERSIONS, Facts, measure
+from curation.mediatools.audio import within_limits
+from curation.mediatools.facts import FACTS_VERSIONS, Facts, measure, measure_audio_decoded
 
-from .audio import audio_signature
+from .audio import audio_signature, decoded_signature
 from .image import image_signature
 from .tables import HASHES_PER_QUERY as CHUNK
 from .tables import SIGNATURE_VERSION, MediaFact, MediaSignature
@@ -39,13 +40,29 @@ def measure_new(kind: str, data: bytes, name: str, settings: MediaSettings) -> M
     that has neither."""
     if kind not in FACTS_VERSIONS:
         return None
+    if kind == "audio":
+        return _measure_audio(data, name, settings)
     facts = measure(kind, data, name)
-    make = image_signature if kind == "image" else audio_signature
     try:
-        signature: dict[str, Any] | None = make(data, name, settings).to_dict()
+        signature: dict[str, Any] | None = image_signature(data, name, settings).to_dict()
     except MediaError:
         signature = None
     return Measured(kind, facts, signature)
+
+
+def _measure_audio(data: bytes, name: str, settings: MediaSettings) -> Measured:
+    """A clip's facts and signature from one decode (where the facts decode it: a clip too short for a
+    loudness, or one that does not decode, is signed, or refused, by the audit's own decode)."""
+    facts, decoded = measure_audio_decoded(data, name)
+    try:
+        if decoded is None:
+            signature: dict[str, Any] | None = audio_signature(data, name, settings).to_dict()
+        else:
+            bounded = within_limits(decoded, data, name, settings, facts["frames"])
+            signature = decoded_signature(bounded, name).to_dict()
+    except MediaError:
+        signature = None
+    return Measured("audio", facts, signature)
 
 
 def store_measured(session: Any, measured: dict[str, Measured]) -> None:

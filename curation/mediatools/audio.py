@@ -7,6 +7,7 @@ integrated loudness is also the sister level-matching of App. B.5.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ SILENCE_LUFS = -70.0
 """BS.1770's absolute gate: a clip with no block above it has no measurable loudness."""
 MIN_MEASURABLE_SECONDS = 0.4
 """One BS.1770 gating block; shorter clips have no integrated loudness."""
+LOUDNESS_BLOCK_S = 0.4
+LOUDNESS_OVERLAP = 0.75
+"""BS.1770-4's gating blocks: 400 ms, overlapping by 75 % (pyloudnorm's defaults, whose values are kept)."""
 
 
 @dataclass(frozen=True)
@@ -140,15 +144,53 @@ def integrated_loudness(signal: np.ndarray, rate: int) -> float:
 
     if signal.shape[0] < MIN_MEASURABLE_SECONDS * rate:
         return float("nan")
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if signal.ndim == 1 and signal.dtype == np.float64:
+            return _mono_loudness(signal, rate)
         return float(pyloudnorm.Meter(rate).integrated_loudness(signal))
+
+
+@functools.cache
+def _k_weighting(rate: int) -> tuple[tuple[float, np.ndarray, np.ndarray], ...]:
+    """pyloudnorm's K-weighting stages at ``rate`` as (passband gain, b, a), in the order its meter applies them."""
+    import pyloudnorm
+
+    stages = pyloudnorm.Meter(rate)._filters.values()  # the meter's own filters: its coefficients, not a copy
+    return tuple((stage.passband_gain, stage.b, stage.a) for stage in stages)
+
+
+def _mono_loudness(signal: np.ndarray, rate: int) -> float:
+    """pyloudnorm's ``Meter.integrated_loudness`` of a mono float64 signal, value for value, without its per-block
+    Python work: the same filters, the same block bounds and the same sums, each square computed once."""
+    from scipy.signal import lfilter
+
+    filtered = signal
+    for gain, b, a in _k_weighting(rate):
+        filtered = gain * lfilter(b, a, filtered)
+    squares = np.square(filtered)
+    block, step, absolute = LOUDNESS_BLOCK_S, 1.0 - LOUDNESS_OVERLAP, SILENCE_LUFS
+    count = int(np.round((signal.shape[0] / rate - block) / (block * step))) + 1
+    scale = 1.0 / (block * rate)
+    bounds = [(int(block * (j * step) * rate), int(block * (j * step + 1) * rate)) for j in range(count)]
+    energies = np.array([scale * np.add.reduce(squares[lo:hi]) for lo, hi in bounds])
+    levels = np.array([-0.691 + 10.0 * np.log10(energy) for energy in energies])  # one by one, as pyloudnorm
+    gated = energies[levels >= absolute]
+    relative = -0.691 + 10.0 * np.log10(np.mean(gated) if len(gated) else np.nan) - 10.0
+    kept = energies[(levels > relative) & (levels > absolute)]
+    mean = np.nan_to_num(np.mean(kept)) if len(kept) else 0.0
+    return float(-0.691 + 10.0 * np.log10(mean))
 
 
 def true_peak_dbtp(signal: np.ndarray, rate: int) -> float:
     """True peak in dBTP estimated on a 4x oversampled copy (BS.1770-4 Annex 2)."""
     oversampled = resample(signal, rate, rate * TRUE_PEAK_OVERSAMPLING, quality="HQ")
-    peak = max(float(np.max(np.abs(signal), initial=0.0)), float(np.max(np.abs(oversampled), initial=0.0)))
+    peak = max(_magnitude(signal), _magnitude(oversampled))
     return 20.0 * math.log10(peak) if peak > 0 else float("-inf")
+
+
+def _magnitude(signal: np.ndarray) -> float:
+    """The largest absolute sample (0 for none), without an array of absolute values."""
+    return max(float(signal.max(initial=0.0)), -float(signal.min(initial=0.0)))
 
 
 def clipped_runs(signal: np.ndarray) -> int:
@@ -248,5 +290,20 @@ def normalize_audio(data: bytes, name: str, settings: MediaSettings) -> Normaliz
 
 def probe_audio(data: bytes, name: str, settings: MediaSettings, sample_rate: int = 16000) -> np.ndarray:
     """Model-input derivative: mono float32 at ``sample_rate`` (16 kHz for speech encoders)."""
-    decoded = decode_audio(data, name, settings)
+    return probe_signal(decode_audio(data, name, settings), sample_rate)
+
+
+def probe_signal(decoded: DecodedAudio, sample_rate: int = 16000) -> np.ndarray:
+    """:func:`probe_audio` of a clip decoded already."""
     return resample(decoded.mono(), decoded.sample_rate, sample_rate, quality="HQ").astype(np.float32)
+
+
+def within_limits(decoded: DecodedAudio, data: bytes, name: str, settings: MediaSettings, frames: int) -> DecodedAudio:
+    """A clip decoded without limits (as its facts are measured), held to ``settings`` as
+    ``decode_audio(data, name, settings)`` holds it: the same clip, or the :class:`MediaError` that refuses it.
+    ``frames``: the length its header gives."""
+    guard_size(data, name, settings)
+    for length in (frames, decoded.samples.shape[0]):
+        if length / decoded.sample_rate > settings.audio_max_seconds:
+            raise MediaError(_too_long(name, length / decoded.sample_rate, settings.audio_max_seconds))
+    return decoded

@@ -25,6 +25,7 @@ from .audio import (
     PEAK_LIMITED_MARGIN_DB,
     SILENCE_LUFS,
     TRUE_PEAK_TOLERANCE_DB,
+    DecodedAudio,
     _header,
     _too_long,
     clipped_runs,
@@ -57,23 +58,31 @@ def _finite(value: float) -> float | None:
 def measure_audio(data: bytes, name: str = "audio", bounds: MediaSettings | None = None) -> Facts:
     """A clip's facts. With ``bounds`` (an untrusted upload) it stops where :func:`audio_verdict` would, before
     decoding an oversized or overlong file; without, it measures everything the verdict may need."""
+    return measure_audio_decoded(data, name, bounds)[0]
+
+
+def measure_audio_decoded(
+    data: bytes, name: str = "audio", bounds: MediaSettings | None = None
+) -> tuple[Facts, DecodedAudio | None]:
+    """:func:`measure_audio`, with the clip as it decoded it (None where it did not decode it), so that the
+    audit's signature is taken from the same decode."""
     facts: Facts = {"size": len(data)}
     if not data or (bounds is not None and size_problem(len(data), name, bounds)):
-        return facts
+        return facts, None
     try:
         frames, rate, channels, fmt, subtype = _header(data, name)
     except MediaError as exc:
         facts["unreadable"] = _unnamed(exc, name)
-        return facts
+        return facts, None
     facts.update(frames=frames, rate=rate, channels=channels, format=fmt, subtype=subtype)
     duration = frames / rate if rate else 0.0
     if duration < MIN_MEASURABLE_SECONDS or (bounds is not None and duration > bounds.audio_max_seconds):
-        return facts
+        return facts, None
     try:
         decoded = decode_audio(data, name, bounds)
     except MediaError as exc:
         facts["corrupt"] = _unnamed(exc, name)
-        return facts
+        return facts, None
     level = measure_level(decoded.mono(), rate)
     facts.update(
         decoded_frames=int(decoded.samples.shape[0]),
@@ -81,7 +90,7 @@ def measure_audio(data: bytes, name: str = "audio", bounds: MediaSettings | None
         lufs=_finite(level.lufs),
         true_peak_dbtp=_finite(level.true_peak_dbtp),
     )
-    return facts
+    return facts, decoded
 
 
 def audio_verdict(facts: Facts, name: str, settings: MediaSettings) -> MediaCheck:

@@ -116,6 +116,7 @@ def read_candidates(
     problems: list[Problem] = []
     rows: list[dict[str, Any]] = []
     first_line: dict[str, int] = {}
+    refused: dict[str, str | None] = {}  # each licence judged once: a corpus names a few on every line
     for number, raw in read_lines(path):  # the shared reader's rules: bounded lines, UTF-8, NUL, text limit
         obj = raw if isinstance(raw, Problem) else parse_line(raw, file, number, orjson.loads)
         if obj is None:
@@ -132,8 +133,12 @@ def read_candidates(
             problems.append(Problem(f"id {line.id!r} already given on line {first_line[line.id]}", "id", number, file))
             continue
         first_line[line.id] = number
-        if licences is not None and (why := licence_problem(line.source.license, licences)):
-            problems.append(Problem(why, "source.license", number, file))
+        if licences is not None:
+            licence = line.source.license
+            if licence not in refused:
+                refused[licence] = licence_problem(licence, licences)
+            if why := refused[licence]:
+                problems.append(Problem(why, "source.license", number, file))
         resolved = []
         for side in ("current", "next"):
             found, why = media.resolve(getattr(line, side).image)

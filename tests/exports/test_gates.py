@@ -45,6 +45,10 @@ def fake_mediatools(monkeypatch, admitted_ws: Workspace) -> list[str]:  # type: 
 
     monkeypatch.setattr(curation.audit.media_facts, "measure", measure)
     monkeypatch.setattr(curation.audit.intake, "measure", measure)  # the batch step (curation.audit.measuring)
+    # which measures a clip's facts from the decode its signature reuses (None: the signature decodes it itself)
+    monkeypatch.setattr(
+        curation.audit.intake, "measure_audio_decoded", lambda data, name: (measure("audio", data, name), None)
+    )
     monkeypatch.setattr(curation.mediatools.facts, "verdict", verdict)
     return seen
 

@@ -28,10 +28,15 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
     """Counts measurements (by kind) and audio decodes anywhere in the build (the audit's signatures too)."""
     calls: dict[str, list[str]] = {"measure": [], "decode": []}
     measure, decode = curation.audit.media_facts.measure, curation.mediatools.audio.decode_audio
+    measure_decoded = curation.audit.intake.measure_audio_decoded
 
     def counting_measure(kind: str, data: bytes, name: str) -> dict[str, object]:
         calls["measure"].append(kind)
         return measure(kind, data, name)
+
+    def counting_measure_decoded(data: bytes, name: str):  # type: ignore[no-untyped-def]
+        calls["measure"].append("audio")
+        return measure_decoded(data, name)
 
     def counting_decode(data: bytes, name: str, settings):  # type: ignore[no-untyped-def]
         calls["decode"].append(name)
@@ -39,6 +44,7 @@ def measured(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[str]]:
 
     monkeypatch.setattr(curation.audit.media_facts, "measure", counting_measure)
     monkeypatch.setattr(curation.audit.intake, "measure", counting_measure)  # the batch step (audit.measuring)
+    monkeypatch.setattr(curation.audit.intake, "measure_audio_decoded", counting_measure_decoded)  # its clips
     monkeypatch.setattr(curation.mediatools.audio, "decode_audio", counting_decode)
     monkeypatch.setattr(curation.mediatools.facts, "decode_audio", counting_decode)
     return calls
