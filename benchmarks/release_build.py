@@ -322,7 +322,8 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             change_one_item(ws, scratch / "source", lines, rng, turn)
             time.sleep(RACY_S)
             changed.append(timed_build(ws, scratch, f"3.0.{turn}", default_gates(), "changed"))
-            assert changed[-1][2] == 1, f"a rebuild after one clip changed hashed {changed[-1][2]} files"
+            # the new clip, unless the measuring step ran after its racy window and vouched for it (store_checks)
+            assert changed[-1][2] <= 1, f"a rebuild after one clip changed hashed {changed[-1][2]} files"
             floors.append(sha256sum_seconds(paths))
             fast_floors.append(openssl_seconds(paths))
         copy_floors.append(cp_seconds(ws, scratch, False))

@@ -94,7 +94,9 @@ def platform_version() -> str:
 
 
 def _at(value: datetime | None) -> str | None:
-    return None if value is None else value.replace(tzinfo=None).isoformat()
+    if value is None:
+        return None
+    return (value if value.tzinfo is None else value.replace(tzinfo=None)).isoformat()
 
 
 # ----- shared by build and reproduce: what the derivation says about each unit ------------------------
@@ -159,15 +161,19 @@ def attest(
     for e in shown:
         events[e["item"]].append(e)
     released = {u["id"]: u for u in units if u.get("released")}
+    blind_stages: dict[str, frozenset[str]] = {}
     out = []
     for r in records:
         item_id = r["subject"].removeprefix("item:")
         unit = released.get(item_id)
         if unit is None or not r["subject"].startswith("item:"):
             continue
-        kind = kind_of(unit["kind"])
+        blind = blind_stages.get(unit["kind"])
+        if blind is None:  # looked up once per kind, not once per record
+            kind = kind_of(unit["kind"])
+            blind = blind_stages[unit["kind"]] = frozenset(s.name for s in kind.stages if getattr(s, "blind", False))
         # records of no stage of the kind (an adjudication consensus) are no blind checks
-        if r["stage"] not in kind.stage_names or not getattr(kind.stage(r["stage"]), "blind", False):
+        if r["stage"] not in blind:
             continue
         who, answered = r["reviewer"], _when(r.get("at"))
         before: list[dict[str, Any]] = []

@@ -274,11 +274,12 @@ def _write(
     refuse_changed_data(existing, {"data/items.jsonl": jsonl_bytes(snapshot.items)})
     writer = ReleaseWriter(root, checks=checks)
     log(f"copying {len(snapshot.media)} media file(s)")
+    jobs = [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media]
     with ThreadPoolExecutor(1) as background:
-        # media copying is I/O and hashing (no GIL); the data files are built meanwhile
-        media_copied = background.submit(
-            _copy_media, writer, [(m.path, ws.asset_path(m.asset), m.asset.sha256) for m in snapshot.media], prefetch
-        )
+        # media copying is I/O and hashing (no GIL); the data files are built meanwhile. The prefetch has
+        # been copying since the gates began: its files are moved in after the data files, on this thread,
+        # as moving each one beside this thread's Python waits for the interpreter lock once per file
+        media_copied = None if prefetch is not None else background.submit(_copy_media, writer, jobs, None)
         items_jsonl = jsonl_bytes(snapshot.items)
         writer.write_bytes("data/items.parquet", _parquet_bytes(items_jsonl, snapshot.columns))
         writer.write_bytes("data/items.jsonl", items_jsonl)
@@ -296,7 +297,10 @@ def _write(
         admission_record = write_admission_record(
             writer, ws, version, record[0], statuses, released, dropped, record[1]
         )
-        media_copied.result()
+        if media_copied is not None:
+            media_copied.result()
+    if prefetch is not None:
+        _copy_media(writer, jobs, prefetch)
     if checks is not None:
         checks.remember(ws)
     states: dict[str, int] = {}

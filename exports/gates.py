@@ -80,28 +80,45 @@ def _load_assets(ws: Workspace) -> tuple[dict[str, Asset], dict[str, Asset]]:
 
 def _shipped_media(ws: Workspace, candidate_ids: Sequence[str]) -> Iterator[tuple[str, tuple[Asset, ...]]]:
     """Each candidate, in id order, with the image and audio assets a release would ship for it."""
+    from .build_state import once_per_build
+
     assets, derivatives = load_assets(ws)
     wanted = set(candidate_ids)
-    with ws.session() as s:
-        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
-    for item_id, image, audio in rows:
+    for item_id, image, audio in once_per_build(ws, "item_media", lambda: _item_media(ws)):
         if item_id in wanted:  # an item without a modality has no medium of it
             yield item_id, tuple(release_asset(assets, derivatives, sha) for sha in (image, audio) if sha)
 
 
+def _item_media(ws: Workspace) -> list[tuple[str, str | None, str | None]]:
+    """Every item's id, image and audio hash, in id order (read once per build: both media gates ask)."""
+    with ws.session() as s:
+        rows = s.execute(select(Item.id, Item.image, Item.audio).order_by(Item.id)).all()
+    return [(item_id, image, audio) for item_id, image, audio in rows]
+
+
 def media_files_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:
-    """Every medium a candidate would ship is in the store with its recorded size (``media:missing``)."""
+    """Every medium a candidate would ship is in the store with its recorded size (``media:missing``); a file
+    that sisters share is looked at once."""
+    present: dict[str, bool] = {}
     failures: dict[str, list[str]] = {}
     for item_id, media in _shipped_media(ws, candidate_ids):
         for asset in media:
-            try:
-                status = os.stat(ws.asset_path(asset))
-            except OSError:
-                status = None
-            if status is None or not stat.S_ISREG(status.st_mode) or status.st_size != asset.size_bytes:
+            found = present.get(asset.sha256)
+            if found is None:
+                found = present[asset.sha256] = _in_store(ws, asset)
+            if not found:
                 failures.setdefault(item_id, []).append("media:missing")
                 break
     return failures
+
+
+def _in_store(ws: Workspace, asset: Asset) -> bool:
+    """The store holds a regular file of the asset's recorded size."""
+    try:
+        status = os.stat(ws.asset_path(asset))
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_size == asset.size_bytes
 
 
 def media_conformity_gate(ws: Workspace, candidate_ids: Sequence[str]) -> dict[str, list[str]]:

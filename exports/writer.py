@@ -184,10 +184,16 @@ class ReleaseWriter:
         self.files: dict[str, FileEntry] = {}
         self._lock = threading.Lock()
         self.workers = workers or max(1, min(4, os.cpu_count() or 1))
+        self._folders: set[Path] = set()
+        """Folders made under the root: each is made once, not once per file (a system call per medium is a
+        trip through the interpreter lock while the build's own thread runs Python)."""
 
     def _target(self, relative: str) -> Path:
         target = self.root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
+        folder = target.parent
+        if folder not in self._folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._folders.add(folder)
         return target
 
     def target(self, relative: str) -> Path:
