@@ -127,12 +127,15 @@ def _plain(problem: Problem, path: Path, lines: int) -> None:
 
 
 def _bounded(value: Any, depth: int = 1) -> None:
-    """What a clean line holds: no NaN or infinity, integers within 64 bits, nesting within MAX_DEPTH."""
-    assert depth <= MAX_DEPTH
+    """What a clean line holds: no NaN or infinity, integers within 64 bits, nesting within MAX_DEPTH (objects and
+    lists count as levels, the line's own object being level 1; a number or a string inside the deepest is no
+    level of its own)."""
     if isinstance(value, dict):
+        assert depth <= MAX_DEPTH
         for item in value.values():
             _bounded(item, depth + 1)
     elif isinstance(value, list):
+        assert depth <= MAX_DEPTH
         for item in value:
             _bounded(item, depth + 1)
     elif isinstance(value, float):
