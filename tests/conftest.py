@@ -37,6 +37,7 @@ typer.testing._get_command = functools.cache(typer.testing._get_command)  # type
 CPU-s: typer reads every command's signature and type hints); the command does not change within a test run, so
 each app is turned once. Commands are stateless between invocations (click makes a new context for each)."""
 
+import curation.workspace  # noqa: E402
 from curation.workspace import Workspace  # noqa: E402
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -60,6 +61,18 @@ ONE_WORKER_MARKS = {"browser": "browser"}
 """Marks whose tests run one after another on one worker: a browser test and its Streamlit server take both
 cores of a small machine for a moment, and two at once only make each other wait (the other worker runs the
 rest meanwhile)."""
+
+
+_hash_once = functools.cache(curation.workspace.hash_password)
+
+
+@pytest.fixture(autouse=True)
+def _one_scrypt_per_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Workspace.set_password`` hashes each password once per test process: the tests give every person of a
+    team the same password, and each scrypt costs 50 ms by design (a UI test's team of eight paid 0.4 s before it
+    began). The stored hash is a real one (signing in checks it with scrypt, as always); people with the same
+    password share its salt, in tests only. Tests of ``hash_password`` itself import the real function."""
+    monkeypatch.setattr(curation.workspace, "hash_password", _hash_once)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
