@@ -3,7 +3,7 @@
 Streamlit's browser app loads the code of a chart or table kind only when a page first shows one. On the
 dashboard that is Plotly (4.7 MB of JavaScript) and the table grid (1.3 MB): in Chromium on 2 cores, reading
 and running them was most of the dashboard's first render (2.0-2.9 s from the click, against 0.2 s on the
-server). The dashboard's widgets and a Markdown extension (0.3 MB) came last, after its charts. So, once per browser session of a maintainer, a script imports those modules in the background. It
+server). So, once per browser session of a maintainer, a script imports those modules in the background. It
 imports them at the addresses Streamlit's own code imports them from, so the browser keeps one copy and the
 dashboard later finds them loaded. Nothing is drawn, and nothing is fetched from another machine. When all
 are loaded, the page's root element says so (``data-dashboard-code="loaded"``), for tests and benchmarks.
@@ -17,10 +17,8 @@ from pathlib import Path
 
 import streamlit as st
 
-CHUNKS = ("PlotlyChart", "DataFrame", "Metric", "Selectbox", "NumberInput", "Checkbox", "remark-emoji")
-"""The browser modules the dashboard needs that no page before it loads (Streamlit's build names them NAME.HASH.js):
-its charts, tables and figures; the item table's filter, page size and page number, and the plots' toggle; the
-Markdown extension its captions load (with the module it imports)."""
+CHUNKS = ("PlotlyChart", "DataFrame", "Metric")
+"""The browser modules the dashboard needs that no page before it loads (Streamlit's build names them NAME.HASH.js)."""
 PRELOADED = "dashboard-code-preloaded"
 """Session key: this tab was already sent the preload script."""
 

@@ -6,7 +6,6 @@ import logging
 import os
 import re
 import secrets
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,11 +15,12 @@ import streamlit as st
 
 from curation.blind_checks import blind_checks_given_up
 from curation.drafts import discard_draft
-from curation.errors import CurateError
+from curation.errors import CurateError, ValidationFailed
 from curation.exposure import exposed_items, reveal
 from curation.guidelines import stage_guidelines
 from curation.reservations import claim_open, release, renew
 from curation.review_queues import group_content, wanted
+from curation.reviews import NO_LONGER_NEEDED
 from curation.workspace import Workspace
 
 from .conflicts import exposed_since, subject_of, why_not_waiting
@@ -28,7 +28,6 @@ from .dashboard import DashboardCache, GatesCache
 from .logic import QueuePage, SignedIn, media_ref, page_of, queue, queue_report, submit_review
 from .page_drafts import VERDICTS, PageDraft, verdict_fields
 from .snapshot import Snapshot, SnapshotCache
-from .submission import Refusal, error_text, refusal_of
 
 USER_KEY = "user"
 TOKEN_KEY = "session-token"
@@ -233,7 +232,10 @@ def show_flash() -> None:
 
 def show_error(exc: CurateError) -> None:
     """A domain refusal, worded for the person: every problem of a ValidationFailed, one line each."""
-    st.error(error_text(exc))
+    if isinstance(exc, ValidationFailed):
+        st.error("\n".join(f"- **{p.field}**: {p.message}" if p.field else f"- {p.message}" for p in exc.problems))
+    else:
+        st.error(str(exc))
 
 
 log = logging.getLogger("annotation_ui")
@@ -432,17 +434,12 @@ def _skip_button(ws: Workspace, stage: str, person: str, picked: str, picker_key
 
 
 def _keep_reserved(ws: Workspace, stage: str, person: str, picked: str) -> None:
-    """Renew the reservation while the page is open (a fragment that runs every third of a lease). A run of the
-    whole page renews nothing here: its claim (``_reserve``) just kept the lease, so the fragment writes only
-    when it runs on its own, after a third of a lease without a run of the page."""
+    """Renew the reservation while the page is open (a fragment that runs every third of a lease)."""
     every = max(5.0, ws.settings.review.reservation_minutes * 20)
-    claimed = f"claimed-at:{stage}:{picked}"
-    st.session_state[claimed] = time.monotonic()
 
     @st.fragment(run_every=every)
     def renewer() -> None:
-        if time.monotonic() - st.session_state.get(claimed, 0.0) >= every / 2:
-            renew(ws, stage, person, subject_of(stage, picked))
+        renew(ws, stage, person, subject_of(stage, picked))
 
     renewer()
 
@@ -548,43 +545,6 @@ def verdict_form(
     return verdict, note
 
 
-def try_record(
-    ws: Workspace,
-    record: dict[str, Any],
-    done: str,
-    forget: Iterable[str] = (),
-    draft: tuple[str, str] | None = None,
-) -> Refusal | None:
-    """Submit a review from a page, naming what the page showed: on success drop the page's session keys and
-    the held entry and keep DONE to confirm on the next run (None); else why not, the input kept: an entry that
-    left the person's queue (said as ``review_queue`` says it), or ``stale:<stage>`` (check the new content).
-    ``draft`` (page, subject): the reviewer's draft, discarded once the record is stored. It draws nothing, and
-    checks the session itself (a button's callback runs before the run that would): once it ended, nothing is
-    recorded and None returned (the run asks to sign in)."""
-    signed_in = current_user()
-    if signed_in is None or signed_in.name != record.get("reviewer"):
-        return None
-    conflict = st.session_state.get(CONFLICT)
-    if conflict:
-        return Refusal(f"Not recorded. {conflict}")
-    try:
-        submit_review(ws, _with_seen(record))
-    except CurateError as exc:
-        stage, ident, person = (
-            str(record["stage"]),
-            str(record.get("item") or record.get("group")),
-            str(record["reviewer"]),
-        )
-        return refusal_of(exc, lambda: why_not_waiting(ws, _open(workspace_root())[1].get(), stage, ident, person))
-    if draft is not None:
-        discard_draft(ws, str(record["reviewer"]), *draft)
-    for key in forget:
-        st.session_state.pop(key, None)
-    release_held()
-    flash(done)
-    return None
-
-
 def record_review(
     ws: Workspace,
     record: dict[str, Any],
@@ -592,9 +552,39 @@ def record_review(
     forget: Iterable[str] = (),
     draft: tuple[str, str] | None = None,
 ) -> None:
-    """``try_record`` from within a page's run: redraw on success (the queue moves on), else say why not."""
-    refusal = try_record(ws, record, done, forget, draft)
-    if refusal is None:
-        st.rerun()
-    else:
-        refusal.show()
+    """Submit a review from a page, naming what the page showed: on success drop the page's session keys and
+    the held entry, confirm on the next run and redraw (the queue moves on). A refusal is shown instead and the
+    input stays: an entry that no longer waits for the person is not submitted (``review_queue`` says why), and
+    a ``stale:<stage>`` refusal asks to check the new content shown. ``draft`` (page, subject): the reviewer's
+    draft of this form, discarded once the record is stored."""
+    conflict = st.session_state.get(CONFLICT)
+    if conflict:
+        st.error(f"Not recorded. {conflict}", icon=":material/block:")
+        return
+    try:
+        submit_review(ws, _with_seen(record))
+    except CurateError as exc:
+        stale = [p.message for p in getattr(exc, "problems", []) if p.message.startswith("stale:")]
+        gone = [p.message for p in getattr(exc, "problems", []) if p.message.startswith(f"{NO_LONGER_NEEDED}:")]
+        if gone:
+            st.error(
+                f"Not recorded: {gone[0].split(': ', 1)[1]}. Someone else's record got there first; what you "
+                "typed stays below.",
+                icon=":material/block:",
+            )
+        elif stale:
+            st.warning(
+                f"Not recorded: {stale[0]}. The page now shows the new content and keeps your input: "
+                "check it and submit again.",
+                icon=":material/update:",
+            )
+        else:
+            show_error(exc)
+        return
+    if draft is not None:
+        discard_draft(ws, str(record["reviewer"]), *draft)
+    for key in forget:
+        st.session_state.pop(key, None)
+    release_held()
+    flash(done)
+    st.rerun()

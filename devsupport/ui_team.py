@@ -136,9 +136,6 @@ class Click:
     """``recorded``, ``told`` (someone else's record or a change: not recorded, and said why) or ``none``."""
     seconds: float
     said: str = ""
-    ready: float | None = None
-    """Seconds from the click to the page ready for the next answer: the run the click started ended, with the
-    next item's form (or the note that nothing waits) on screen; None for a click without an outcome."""
 
 
 @dataclass
@@ -149,9 +146,6 @@ class TeamRun:
 
     def latencies(self) -> list[float]:
         return sorted(c.seconds for c in self.clicks if c.outcome != "none")
-
-    def ready_times(self) -> list[float]:
-        return sorted(c.ready for c in self.clicks if c.ready is not None)
 
 
 async def _person(browser: Any, url: str, name: str, seconds: float, run: TeamRun) -> None:
@@ -209,13 +203,9 @@ async def _person(browser: Any, url: str, name: str, seconds: float, run: TeamRu
             break
         seconds = time.monotonic() - started
         if await recorded.count():
-            click = Click(name, item, "recorded", seconds)
+            run.clicks.append(Click(name, item, "recorded", seconds))
         else:
-            click = Click(name, item, "told", seconds, (await told.first.inner_text())[:300])
-        run.clicks.append(click)
-        await settled.wait_for()  # what the loop waits for next anyway: the page ready for the next answer
-        await answer.or_(empty).or_(go_on).first.wait_for()
-        click.ready = time.monotonic() - started
+            run.clicks.append(Click(name, item, "told", seconds, (await told.first.inner_text())[:300]))
     await context.close()
 
 
@@ -287,9 +277,8 @@ def surplus(ws: Any, quorum: int = 1) -> int:
 
 def summary(run: TeamRun, ws: Any | None = None) -> dict[str, Any]:
     """The run's figures: clicks and their outcomes, the share of submissions refused after the work was done,
-    click-to-outcome p50/p95, click-to-ready (the next item's form drawn and the run ended) p50/p95 and, given
-    the workspace, records beyond the quorum."""
-    lat, ready = run.latencies(), run.ready_times()
+    click-to-outcome p50/p95 and, given the workspace, records beyond the quorum."""
+    lat = run.latencies()
     clicks = len(run.clicks)
     told = sum(c.outcome == "told" for c in run.clicks)
     figures: dict[str, Any] = {
@@ -301,8 +290,6 @@ def summary(run: TeamRun, ws: Any | None = None) -> dict[str, Any]:
         "frames": run.frames,
         "p50_s": percentile(lat, 0.5),
         "p95_s": percentile(lat, 0.95),
-        "ready_p50_s": percentile(ready, 0.5),
-        "ready_p95_s": percentile(ready, 0.95),
     }
     if ws is not None:
         figures["surplus"] = surplus(ws)

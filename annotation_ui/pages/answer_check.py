@@ -3,21 +3,16 @@
 The page builds from ``blind_item``, which has no answer field at all, so nothing here can leak it. The reviewer's
 own choice and note are kept as their draft until submitted (a reload resumes them); the draft holds those two
 and the revision shown, nothing of the label.
-
-A team works through this page quickly (issue 39), so each submission costs one run of the page: choosing and
-typing rerun only the answer form (a fragment), and Submit records in its callback, before the run that shows the
-next item.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from annotation_ui.components import label_text, review_queue, show_audio, show_image, show_text, try_record
+from annotation_ui.components import label_text, record_review, review_queue, show_audio, show_image, show_text
 from annotation_ui.logic import blind_item
 from annotation_ui.page_drafts import Field, PageDraft, is_text, one_of
 from annotation_ui.shortcuts import SUBMIT, keys_help, number_keys
-from annotation_ui.submission import Refusal, submit_button
 
 PAGE = "answer_check"
 
@@ -41,46 +36,33 @@ fields = {
     "note": Field(f"blind-{item_id}-note", "", is_text),
 }
 draft = PageDraft(ws, user.name, PAGE, f"item:{item_id}", fields, revision, "answer")
-
-
-@st.fragment
-def answer_form() -> None:
-    """The reviewer's answer and note. Choosing or typing runs only this part of the page (to keep the draft):
-    nothing above it changes. No st.form: a form sends nothing before its submit, so nothing typed in it could
-    be kept as a draft."""
-    draft.restore()
-    st.radio(
-        "Your answer",
-        list(item.options),
-        index=None,
-        format_func=lambda key: label_text(f"{key}. {item.options[key]}"),
-        key=fields["choice"].key,
-        on_change=draft.keep,
-    )
-    st.text_area(
-        "Note",
-        placeholder="Anything that made the answer hard to pick",
-        key=fields["note"].key,
-        on_change=draft.keep,
-    )
-
-
-def submit() -> Refusal | None:
-    """Record the answer the form holds (in the click's callback: the run that follows shows the next item)."""
-    choice = st.session_state.get(fields["choice"].key)
-    if choice is None:
-        return Refusal("Pick the option you think is right.", None)
-    note = st.session_state.get(fields["note"].key, "")
-    return try_record(
-        ws,
-        {"item": item_id, "stage": "answer_check", "reviewer": user.name, "answer": choice, "note": note},
-        f"Recorded your answer for {item_id}.",
-        forget=draft.keys,
-        draft=draft.target,
-    )
-
-
-answer_form()
-submit_button(f"blind-{item_id}-submit", submit, shortcut=SUBMIT)
+draft.restore()
+# no st.form: a form sends nothing before its submit, so nothing typed in it could be kept as a draft
+choice = st.radio(
+    "Your answer",
+    list(item.options),
+    index=None,
+    format_func=lambda key: label_text(f"{key}. {item.options[key]}"),
+    key=fields["choice"].key,
+    on_change=draft.keep,
+)
+note = st.text_area(
+    "Note",
+    placeholder="Anything that made the answer hard to pick",
+    key=fields["note"].key,
+    on_change=draft.keep,
+)
+submitted = st.button("Submit", type="primary", shortcut=SUBMIT, key=f"blind-{item_id}-submit")
 number_keys("blind", "radio", "Your answer")
 keys_help((f"1–{len(item.options)}", "choose an option"), (SUBMIT, "submit"))
+if submitted:
+    if choice is None:
+        st.error("Pick the option you think is right.")
+    else:
+        record_review(
+            ws,
+            {"item": item_id, "stage": "answer_check", "reviewer": user.name, "answer": choice, "note": note},
+            f"Recorded your answer for {item_id}.",
+            forget=draft.keys,
+            draft=draft.target,
+        )

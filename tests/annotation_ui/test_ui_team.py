@@ -5,19 +5,16 @@ the tab, and drafts survive a reload (a new AppTest is a new browser session).""
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select
 from streamlit.testing.v1 import AppTest
 from test_ui_pages import open_page, records, texts
 from ui_helpers import APP, CONTEXT, PASSWORD, advance, passing_record
 
-import annotation_ui.components as components
 from annotation_ui.components import TOKEN_KEY, USER_KEY
 from annotation_ui.logic import SignedIn, submit_review
-from annotation_ui.signin import end_session, verify_token
+from annotation_ui.signin import verify_token
 from curation.items import import_items
 from curation.kinds import ADJUDICATION
 from curation.reservations import holders
-from curation.work_tables import Reservation
 from tests.media_factory import item_row, write_items
 
 
@@ -203,62 +200,3 @@ def test_signing_out_releases_what_the_person_held(ui_workspace):
     at.switch_page("pages/sign_in.py").run()
     next(b for b in at.button if b.label == "Sign out").click().run()
     assert holders(ui_workspace, "answer_check") == {}
-
-
-def test_a_blind_submission_costs_one_run_of_the_page_which_confirms_and_shows_the_next_item(ui_workspace, monkeypatch):
-    """Issue 39's speed: Submit records in its click's callback, so the one run the click starts confirms and
-    draws the next item (recording inside the run took a second run of the whole page to move on)."""
-    blind_ready(ui_workspace)
-    runs: list[str] = []
-    drawn = components.review_queue
-
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
-        runs.append(args[2])
-        return drawn(*args, **kwargs)
-
-    monkeypatch.setattr(components, "review_queue", counted)
-    at = open_page("answer_check", "rev5", ("reviewer",))
-    assert at.radio(key="blind-pick").value == "g1-a"
-    at.radio(key="blind-g1-a-choice").set_value("A").run()
-    before = len(runs)
-    at.button(key="blind-g1-a-submit").click().run()
-    assert len(runs) == before + 1
-    assert [r.reviewer for r in records(ui_workspace, "answer_check")] == ["rev5"]
-    assert "Recorded your answer for g1-a." in [s.value for s in at.success]
-    assert at.radio(key="blind-pick").value == "g1-b"  # the next item, in that same run
-    at.button(key="blind-g1-b-submit").click().run()  # nothing chosen: said under the button, nothing stored
-    assert "Pick the option you think is right." in [e.value for e in at.error]
-    assert len(records(ui_workspace, "answer_check")) == 1
-
-
-def test_a_run_of_the_whole_page_writes_no_renewal_of_the_reservation(ui_workspace):
-    """The page's claim keeps the lease on every run (renewed once half of it is used up); the renewal fragment
-    writes only when it runs on its own, with nobody drawing the page."""
-
-    def expiry() -> object:
-        with ui_workspace.session() as s:
-            return s.scalars(select(Reservation.expires_at)).one()
-
-    blind_ready(ui_workspace)
-    at = open_page("answer_check", "rev5", ("reviewer",))
-    first = expiry()
-    at.run()
-    at.radio(key="blind-g1-a-choice").set_value("B").run()
-    assert expiry() == first
-
-
-def test_a_blind_submission_from_a_tab_whose_session_ended_records_nothing(ui_workspace):
-    """The Submit callback runs before the run that checks the session: it checks it itself. Signed out in
-    another tab, the click stores nothing and the page asks to sign in."""
-    blind_ready(ui_workspace)
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    at.run()
-    at.text_input(key="sign-in-name").input("rev5")
-    at.text_input(key="sign-in-password").input(PASSWORD)
-    at.button[0].click().run()
-    at.switch_page("pages/answer_check.py").run()
-    at.radio(key="blind-g1-a-choice").set_value("A").run()
-    end_session(ui_workspace, at.session_state[TOKEN_KEY])  # signed out in another tab
-    at.button(key="blind-g1-a-submit").click().run()
-    assert records(ui_workspace, "answer_check") == []
-    assert any("Sign in first" in e.value for e in at.error)
