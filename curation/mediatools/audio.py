@@ -81,8 +81,11 @@ def _open(data: bytes, name: str):  # type: ignore[no-untyped-def]
     try:
         return sf.SoundFile(io.BytesIO(data))
     except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        # libsndfile's own words, without soundfile's "Error opening <_io.BytesIO object at 0x...>: " (an address
+        # differs on every run: the stored fact and the message would too)
+        why = getattr(exc, "error_string", None) or str(exc)
         raise MediaError(
-            f"{name}: not a readable audio file ({exc}); export it as WAV or FLAC and import it again"
+            f"{name}: not a readable audio file ({why}); export it as WAV or FLAC and import it again"
         ) from exc
 
 
