@@ -10,6 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from exports.writer import canonical_json
+from tests.conftest import DemoTemplates
+
+
+def template_release(demo_templates: DemoTemplates, kind: str, version: str) -> Path:
+    """The KIND demo template's release, read only: tests tamper with copies (``copy_release``)."""
+    template, _db = demo_templates[kind]["sqlite"]
+    return template / "releases" / version
 
 
 def build_demo_workspace(directory: Path) -> Any:

@@ -22,14 +22,8 @@ from omnicurate.cli.main import app
 from omnicurate.demo.judge import VERSION
 from tests.conftest import DemoTemplates
 from tests.curation.kinds import test_mcq_modalities as modalities_case
-from tests.exports.admission_helpers import copy_release, edit_line, lines
+from tests.exports.admission_helpers import copy_release, edit_line, lines, template_release
 from tests.exports.workspace_factory import fill_workspace, group_rows
-
-
-def template_release(demo_templates: DemoTemplates, kind: str, version: str) -> Path:
-    """The KIND demo template's release, read only: tests tamper with copies (``copy_release``)."""
-    template, _db = demo_templates[kind]["sqlite"]
-    return template / "releases" / version
 
 
 @pytest.fixture

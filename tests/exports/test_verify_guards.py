@@ -17,24 +17,19 @@ from curation.errors import CurateError
 from exports.verify import diff_releases, verify_release
 from omnicurate.cli.main import app
 from tests.conftest import DemoTemplates
+from tests.exports.admission_helpers import template_release
 
 runner = CliRunner()
 
 
-def _release(demo_templates: DemoTemplates, kind: str, version: str) -> Path:
-    """The KIND demo template's release, read only: a test that changes it works on a copy."""
-    template, _db = demo_templates[kind]["sqlite"]
-    return template / "releases" / version
-
-
 @pytest.fixture
 def story_built(demo_templates: DemoTemplates) -> Path:
-    return _release(demo_templates, "story", "0.1.0")
+    return template_release(demo_templates, "story", "0.1.0")
 
 
 @pytest.fixture
 def judge_built(demo_templates: DemoTemplates) -> Path:
-    return _release(demo_templates, "judge", "1.0.0")
+    return template_release(demo_templates, "judge", "1.0.0")
 
 
 def _manifest(folder: Path) -> dict:
