@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from devsupport.xdist_groups import collected_nodeid
+
 HIDDEN_TOOLS = frozenset({"ffmpeg", "ffprobe", "fpcalc", "sox", "espeak", "espeak-ng", "chromium", "chromium-browser"})
 """Programs a bare machine lacks (Debian packages .ci/run installs)."""
 HIDDEN_MODULES = frozenset(
@@ -140,7 +142,7 @@ class ToolUsePlugin:
             self.use.current = None
             used |= {f"fixture {name}" for name in getattr(item, "fixturenames", ()) if name in self.use.fixtures}
             if used:
-                self.use.tests[item.nodeid] = used
+                self.use.tests[collected_nodeid(item)] = used
 
     def pytest_sessionfinish(self) -> None:
         """Each process (pytest-xdist worker) appends its own file: FILE.<pid>, one node id per line."""

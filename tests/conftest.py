@@ -39,6 +39,7 @@ each app is turned once. Commands are stateless between invocations (click makes
 
 import curation.workspace  # noqa: E402
 from curation.workspace import Workspace  # noqa: E402
+from devsupport.xdist_groups import name_groups_in_nodeids  # noqa: E402
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 """One OpenMP thread per test process, set before anything imports torch: the tiny models gain nothing from more,
@@ -75,7 +76,8 @@ def _one_scrypt_per_password(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(curation.workspace, "hash_password", _hash_once)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marks in SERVICE_FIXTURES.items():
@@ -86,6 +88,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         groups += [group for mark, group in ONE_WORKER_MARKS.items() if item.get_closest_marker(mark)]
         if groups:
             item.add_marker(pytest.mark.xdist_group(groups[0]))
+    if getattr(config.option, "loadgroup", False):  # set in pytest-xdist's workers only
+        name_groups_in_nodeids(items)  # pytest-xdist 3.8 does not, with pytest 9.2
 
 
 def missing_service(message: str, marker: str = "service") -> None:
