@@ -76,8 +76,8 @@ def _one_scrypt_per_password(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(curation.workspace, "hash_password", _hash_once)
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Before ``-m`` deselects (pytest's own hook runs after a conftest's), so the marks given here select too."""
     for item in items:
         used = set(getattr(item, "fixturenames", ()))
         for fixture, marks in SERVICE_FIXTURES.items():
@@ -88,8 +88,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         groups += [group for mark, group in ONE_WORKER_MARKS.items() if item.get_closest_marker(mark)]
         if groups:
             item.add_marker(pytest.mark.xdist_group(groups[0]))
-    if getattr(config.option, "loadgroup", False):  # set in pytest-xdist's workers only
-        name_groups_in_nodeids(items)  # pytest-xdist 3.8 does not, with pytest 9.2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """In a pytest-xdist worker under ``--dist loadgroup``: name each test's group in its nodeid before the worker
+    reports them (pytest-xdist 3.8 does not, with pytest 9.2; devsupport/xdist_groups.py)."""
+    if getattr(session.config.option, "loadgroup", False):
+        name_groups_in_nodeids(session.items)
 
 
 def missing_service(message: str, marker: str = "service") -> None:

@@ -19,10 +19,10 @@ import pytest
 from devsupport.xdist_groups import name_groups_in_nodeids
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(config, items):
-    if getattr(config.option, "loadgroup", False):
-        name_groups_in_nodeids(items)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    if getattr(session.config.option, "loadgroup", False):
+        name_groups_in_nodeids(session.items)
 """
 
 INNER_TESTS = """
