@@ -39,15 +39,26 @@ def vllm_python() -> str:
     return python
 
 
-def vllm_environment(scratch: Path) -> dict[str, str]:
+@pytest.fixture(scope="session")
+def vllm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One ``VLLM_CACHE_ROOT`` for the offline engine and the server: the server's engine has the offline one's
+    configuration, so it loads the model's compiled graph instead of compiling it again (37 s on 2 cores)."""
+    return tmp_path_factory.mktemp("vllm-cache")
+
+
+def vllm_environment(cache: Path) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("OMP_NUM_THREADS", None)  # vLLM's CPU engine binds its own threads (tests/conftest.py sets one)
     env.update(
         PYTHONPATH=os.pathsep.join([str(REPO / "checker" / "compat_site"), str(REPO)]),
         VLLM_CPU_KVCACHE_SPACE="1",
         HF_HUB_OFFLINE="1",
-        VLLM_CACHE_ROOT=str(scratch / "vllm-cache"),
-        CURATE_VLLM_ENGINE_ARGS=json.dumps({"dtype": "float32", "max_model_len": 2048}),
+        VLLM_CACHE_ROOT=str(cache),
+        # the server's defaults for the batch sizes (an offline engine's are twice as large), so that both engines'
+        # compiled graph has one cache key
+        CURATE_VLLM_ENGINE_ARGS=json.dumps(
+            {"dtype": "float32", "max_model_len": 2048, "max_num_batched_tokens": 2048, "max_num_seqs": 128}
+        ),
     )
     return env
 
@@ -76,6 +87,7 @@ def test_vllm_offline_backend_agrees_with_transformers(
     tiny_omni: Path,
     probe_items,
     hf_logprobs,
+    vllm_cache: Path,
     tmp_path: Path,  # type: ignore[no-untyped-def]
 ) -> None:
     items_file = tmp_path / "items.json"
@@ -84,7 +96,7 @@ def test_vllm_offline_backend_agrees_with_transformers(
     )
     run = subprocess.run(
         [vllm_python, str(Path(__file__).with_name("vllm_offline_probe.py")), str(tiny_omni), str(items_file)],
-        env=vllm_environment(tmp_path),
+        env=vllm_environment(vllm_cache),
         capture_output=True,
         text=True,
         timeout=900,
@@ -119,7 +131,9 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def vllm_server(
+    vllm_python: str, tiny_omni: Path, vllm_cache: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """``python -m vllm.entrypoints.openai.api_server`` on 127.0.0.1, stopped by PID at the end."""
     scratch = tmp_path_factory.mktemp("vllm-server")
     port = free_port()
@@ -143,9 +157,9 @@ def vllm_server(vllm_python: str, tiny_omni: Path, tmp_path_factory: pytest.Temp
             "2048",
             "--no-enable-chunked-prefill",
             "--limit-mm-per-prompt",
-            json.dumps({"image": 1, "audio": 1, "video": 0}),
+            json.dumps({"image": 2, "audio": 1, "video": 0}),  # as the offline engine's (vllm_offline_probe.py)
         ],
-        env=vllm_environment(scratch),
+        env=vllm_environment(vllm_cache),
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
