@@ -4,6 +4,8 @@ page saying "recorded" or why not), the share of submissions refused after the w
 record got there first), and records beyond the stage's quorum (surplus). Goal at 8 sessions on the project's
 2-core machine (issue 39): p95 <= 1.5 s and 0 surplus; the refused share <= 10 %. Every run is also checked: no
 click without an outcome, no lost, silent or doubled record, no label in a page or a websocket frame.
+Where /proc exists, each size also says where the CPU went (``CpuSplit``): the app server's CPU-seconds and the
+machine's busy CPU-seconds out of its capacity, the rest being the browsers'.
 
 Run: python benchmarks/ui_team.py [--sessions 1 4 8 16] [--seconds 30] [--items 48] [--db-url URL] [--smoke]
 """
@@ -20,7 +22,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from devsupport.ui_team import build_team_workspace, problems, run_team, serve, summary, team_names  # noqa: E402
+from devsupport.ui_team import (  # noqa: E402
+    CpuSplit,
+    build_team_workspace,
+    problems,
+    run_team,
+    serving,
+    summary,
+    team_names,
+)
 
 P95_GOAL_S = 1.5
 REFUSED_GOAL = 0.10
@@ -43,15 +53,15 @@ def one_size(sessions: int, seconds: float, items: int, db_url: str | None) -> d
         ws = Workspace.init(root / "ws", db_url)
         build_team_workspace(ws, root / "src", items, sessions)
         try:
-            with serve(ws.root, root / "streamlit.log") as url:
-                run = run_team(url, team_names(sessions), seconds, chromium())
+            with serving(ws.root, root / "streamlit.log") as served, CpuSplit(served.pid) as cpu:
+                run = run_team(served.url, team_names(sessions), seconds, chromium())
             found = problems(ws, run)
         except BaseException:
             ws.close()
             raise
         figures = summary(run, ws)
         ws.close()
-    return {"sessions": sessions, **figures, "problems": found}
+    return {"sessions": sessions, **figures, **cpu.figures, "problems": found}
 
 
 def main() -> None:

@@ -104,9 +104,22 @@ def wait_healthy(url: str, proc: subprocess.Popen, log: Path, seconds: float = 6
         time.sleep(0.2)
 
 
+@dataclass(frozen=True)
+class Served:
+    url: str
+    pid: int
+
+
 @contextmanager
 def serve(ws_root: Path, log: Path) -> Iterator[str]:
     """``streamlit run`` of the app over the workspace at WS_ROOT on a free port; stopped at the end."""
+    with serving(ws_root, log) as served:
+        yield served.url
+
+
+@contextmanager
+def serving(ws_root: Path, log: Path) -> Iterator[Served]:
+    """:func:`serve`, with the server's process id (whose CPU :class:`CpuSplit` counts)."""
     from omnicurate.cli.ui import streamlit_command
 
     with socket.socket() as sock:
@@ -122,10 +135,51 @@ def serve(ws_root: Path, log: Path) -> Iterator[str]:
         url = f"http://127.0.0.1:{port}"
         try:
             wait_healthy(url, proc, log)
-            yield url
+            yield Served(url, proc.pid)
         finally:
             proc.terminate()
             proc.wait(timeout=20)
+
+
+class CpuSplit:
+    """Where the machine's CPU went while a team worked (Linux, from /proc): the app server's CPU-seconds, and the
+    whole machine's busy CPU-seconds out of what its cores could give in that time. On one machine the rest is
+    the browsers' (and this process's), which on 2 cores is most of it: the latencies then measure the browsers."""
+
+    def __init__(self, server_pid: int) -> None:
+        self.server_pid = server_pid
+        self.figures: dict[str, float] = {}
+
+    def __enter__(self) -> CpuSplit:
+        self._start = (time.monotonic(), _machine_busy_s(), _process_cpu_s(self.server_pid))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall, busy, server = (time.monotonic(), _machine_busy_s(), _process_cpu_s(self.server_pid))
+        if busy is None or server is None or self._start[1] is None or self._start[2] is None:
+            return  # no /proc here: no split
+        capacity = (wall - self._start[0]) * (os.cpu_count() or 1)
+        self.figures = {
+            "server_cpu_s": round(server - self._start[2], 1),
+            "machine_busy_cpu_s": round(busy - self._start[1], 1),
+            "machine_capacity_cpu_s": round(capacity, 1),
+        }
+
+
+def _machine_busy_s() -> float | None:
+    try:
+        ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except OSError:
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # all but idle and iowait
+
+
+def _process_cpu_s(pid: int) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 @dataclass

@@ -124,6 +124,9 @@ def test_benchmark_runs_at_its_smallest_size(script: str, tmp_path: Path) -> Non
         results = json.loads(result.stdout.strip().splitlines()[-1])
         assert [r["copies_clone"] for r in results] == [copies_clone(scratch.parent)]  # scratch is removed by now
         assert f"copies in {scratch}: " in result.stdout
+    if script == "ui_team.py":  # where the CPU went: the server's share of the machine's busy time
+        (run,) = json.loads(result.stdout)["runs"]
+        assert 0 < run["server_cpu_s"] <= run["machine_busy_cpu_s"] <= run["machine_capacity_cpu_s"] * 1.05
     if script == "screen_candidates.py":  # two sizes, and the growth per candidate of every step between them
         growth = json.loads(result.stdout.strip().splitlines()[-1])["growth"]
         assert growth["size_ratio"] == 3.0

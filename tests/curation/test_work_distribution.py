@@ -101,6 +101,13 @@ def test_a_lease_expires_and_renewing_keeps_it(workspace: Workspace, tmp_path: P
     got = offer(workspace, "answer_check", "t01")
     assert got is not None and offer(workspace, "answer_check", "t02") is None
     assert renew(workspace, "answer_check", "t01", f"item:{got}")
+    (fresh,) = live(workspace, "answer_check")
+    assert renew(workspace, "answer_check", "t01", f"item:{got}") and live(workspace, "answer_check") == [fresh]
+    with workspace.writing() as s:  # under half a lease left: the next renewal extends it by a whole lease
+        s.execute(update(Reservation).values(expires_at=utcnow() + timedelta(seconds=10)))
+    assert renew(workspace, "answer_check", "t01", f"item:{got}")
+    (renewed,) = live(workspace, "answer_check")
+    assert renewed.expires_at > utcnow() + timedelta(minutes=4)  # the default lease is 5 minutes
     with workspace.writing() as s:
         s.execute(update(Reservation).values(expires_at=utcnow() - timedelta(seconds=1)))
     assert not renew(workspace, "answer_check", "t01", f"item:{got}")  # gone: the page claims again
