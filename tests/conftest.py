@@ -188,7 +188,7 @@ def make_workspace(tmp_path: Path, db_backend: str, empty_templates: dict) -> It
             template, template_db = empty_templates[db_backend]
             ws = clone_workspace(template, root, template_db)
             if template_db is not None:
-                cleanups.append(functools.partial(_drop_database, ws.settings.database.url))
+                cleanups.append(functools.partial(drop_database, ws.settings.database.url))
         opened.append(ws)
         return ws
 
@@ -260,7 +260,7 @@ def _check_paths(root: Path) -> None:
     assert not found, f"the workspace's own path is stored in {found}: add them to ABSOLUTE_PATH_COLUMNS"
 
 
-class _Templates(dict):  # type: ignore[type-arg]
+class WorkspaceTemplates(dict):  # type: ignore[type-arg]
     """backend -> (folder, database URL or None) of a closed workspace built on first use by ``build(root)``.
 
     With SHARED (a folder all pytest-xdist workers of the run see), the SQLite template is built once per run,
@@ -295,9 +295,9 @@ class _Templates(dict):  # type: ignore[type-arg]
 
 
 @pytest.fixture(scope="session")
-def empty_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
+def empty_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkspaceTemplates]:
     """A new workspace per test process and backend, migrated once; ``make_workspace`` hands out copies."""
-    templates = _Templates(tmp_path_factory.mktemp("empty-template"), lambda root: Workspace.init(root).close())
+    templates = WorkspaceTemplates(tmp_path_factory.mktemp("empty-template"), lambda root: Workspace.init(root).close())
     yield templates
     for drop in templates.drops:
         drop()
@@ -326,13 +326,16 @@ def _build_demo(kind: str, root: Path) -> None:
     assert result.exit_code == 0, result.output
 
 
-class DemoTemplates(dict[str, _Templates]):
+class DemoTemplates(dict[str, WorkspaceTemplates]):
     """Each kind's bundled demo (``mcq``, ``story``, ``judge``), built once on first use (SQLite: once per run,
     shared by the pytest-xdist workers; PostgreSQL: once per test process); tests take copies of their own."""
 
     def __init__(self, base: Path, shared: Path) -> None:
         super().__init__(
-            {kind: _Templates(base / kind, functools.partial(_build_demo, kind), shared / kind) for kind in DEMOS}
+            {
+                kind: WorkspaceTemplates(base / kind, functools.partial(_build_demo, kind), shared / kind)
+                for kind in DEMOS
+            }
         )
         self.copies: list[str] = []
 
@@ -349,7 +352,7 @@ class DemoTemplates(dict[str, _Templates]):
         ws.close()
         if ws.settings.database.url in self.copies:
             self.copies.remove(ws.settings.database.url)
-            _drop_database(ws.settings.database.url)
+            drop_database(ws.settings.database.url)
 
 
 @pytest.fixture(scope="session")
@@ -362,7 +365,7 @@ def demo_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoTem
     templates = DemoTemplates(tmp_path_factory.mktemp("demo-template"), shared / "demo-templates")
     yield templates
     for url in templates.copies:
-        _drop_database(url)
+        drop_database(url)
     for kind in templates.values():
         for drop in kind.drops:
             drop()
@@ -376,7 +379,7 @@ def demo_workspace(tmp_path: Path, db_backend: str, demo_templates: DemoTemplate
     demo_templates.discard(ws)
 
 
-def _drop_database(url: str) -> None:
+def drop_database(url: str) -> None:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 

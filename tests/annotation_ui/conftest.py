@@ -19,19 +19,45 @@ from ui_helpers import CONTEXT, SERVED, add_people, chromium_path, promote_story
 
 from curation.items import import_items
 from curation.workspace import Workspace
+from tests.conftest import WorkspaceTemplates, clone_workspace, drop_database
 
 manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
 """Every new ``AppTest`` scans every installed distribution's metadata for Streamlit components (0.3-0.8 CPU-s,
 most of a short page test); the installed packages do not change during a test run, so they are scanned once."""
 
 
-@pytest.fixture
-def ui_workspace(workspace: Workspace, tmp_path: Path) -> Workspace:
-    """Group g1 (audio-perturbed): g1-a (answer A) and g1-b (answer B) by ann1 (who also reviews), awaiting grammar."""
-    add_people(workspace)
+def _build_ui_workspace(root: Path) -> None:
+    """What ``ui_workspace`` holds, built at ROOT (a new folder, or a PostgreSQL workspace made there)."""
+    ws = Workspace.open(root) if root.exists() else Workspace.init(root)
+    add_people(ws)
     rows = [item_row("g1-a", answer="A", context=CONTEXT), item_row("g1-b", answer="B", context=CONTEXT)]
-    import_items(workspace, write_items(tmp_path / "src", rows))
-    return workspace
+    import_items(ws, write_items(root.parent / "src", rows))
+    ws.close()
+
+
+@pytest.fixture(scope="session")
+def ui_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WorkspaceTemplates]:
+    """``ui_workspace``'s workspace, built once per run on SQLite (shared by the pytest-xdist workers) and once per
+    process on PostgreSQL; each test takes a copy (its import and people cost 0.2 s a test, over 150 tests)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, which every worker's own folder is in
+    templates = WorkspaceTemplates(tmp_path_factory.mktemp("ui-template"), _build_ui_workspace, shared / "ui-template")
+    yield templates
+    for drop in templates.drops:
+        drop()
+
+
+@pytest.fixture
+def ui_workspace(tmp_path: Path, db_backend: str, ui_templates: WorkspaceTemplates) -> Iterator[Workspace]:
+    """Group g1 (audio-perturbed): g1-a (answer A) and g1-b (answer B) by ann1 (who also reviews), awaiting grammar;
+    the people of ``ui_helpers.PEOPLE``. A copy of ``ui_templates``' workspace, at ``tmp_path / "ws"``."""
+    template, template_db = ui_templates[db_backend]
+    ws = clone_workspace(template, tmp_path / "ws", template_db)
+    yield ws
+    ws.close()
+    if template_db is not None:
+        drop_database(ws.settings.database.url)
 
 
 @pytest.fixture

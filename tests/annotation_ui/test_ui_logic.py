@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from ui_helpers import APP, PASSWORD, advance, passing_record
+from ui_helpers import APP, PASSWORD, advance, passing_record, promote_story
 
 from annotation_ui.dashboard import agreement_plots, dashboard_data, gates_data, item_ids, item_rows
 from annotation_ui.judge_ui import judge_pages_for
@@ -115,9 +115,11 @@ def test_a_page_out_of_reach_says_why_and_what_to_do():
     assert "reviewer or maintainer role" in closed_page_note(author_page, ["reviewer", "maintainer"], nobody, [])
 
 
-def test_kinds_present_follow_the_workspace(ui_workspace, story_workspace):
+def test_kinds_present_follow_the_workspace(ui_workspace, tmp_path):
     from curation.kinds import kinds_present
 
+    assert kinds_present(ui_workspace) == ["mcq"]
+    promote_story(ui_workspace, tmp_path / "corpus")
     assert kinds_present(ui_workspace) == ["mcq", "story_transition"]  # one workspace, both kinds
 
 
