@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from devsupport.tool_use import HIDDEN_MODULES, HIDDEN_TOOLS, recorded
+from tests.devsupport.inner_pytest import inner_pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -101,15 +102,7 @@ def test_the_record_names_the_tests_that_reach_a_hidden_tool(tmp_path: Path) -> 
         "PYTHONPATH": os.pathsep.join([str(modules), str(REPO)]),
         "CURATE_TOOL_USE_RECORD": str(record),
     }
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "devsupport.tool_use", "-p", "no:xdist"],
-        cwd=inner,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
+    inner_pytest(inner, env, "-q", "-p", "no:xdist")
     found = {nodeid.removeprefix("test_inner.py::"): used for nodeid, used in recorded(record).items()}
     assert found == {
         "test_runs_ffmpeg": "ffmpeg",

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from devsupport.tool_use import recorded
+from tests.devsupport.inner_pytest import inner_pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -53,16 +52,7 @@ def test_a_group_runs_on_one_worker_and_is_recorded_by_its_plain_id(tmp_path: Pa
     record = tmp_path / "tool-use"
     env = {**os.environ, "PYTHONPATH": str(REPO), "CURATE_TOOL_USE_RECORD": str(record)}
     env.pop("CI", None)
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "-p", "devsupport.tool_use"]
-        + ["-n", "2", "--dist", "loadgroup"],
-        cwd=inner,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert run.returncode == 0, run.stdout + run.stderr
+    run = inner_pytest(inner, env, "-v", "-n", "2", "--dist", "loadgroup")
     workers = {
         test: worker for worker, test in re.findall(r"\[(gw\d)\] \[ *\d+%\] PASSED (test_inner\.py::\S+)", run.stdout)
     }
