@@ -9,8 +9,12 @@ own body or in the setup of a fixture it uses:
 - runs or looks up a hidden tool (a subprocess whose program is one, or ``shutil.which`` of one);
 - imports a hidden runtime, even one already loaded (``import`` statements, ``importlib.import_module``,
   ``importlib.util.find_spec``);
-- starts another Python process, the ``curate`` command or a shell (which could do either where this one
-  cannot see).
+- starts a shell (which could do either where this one cannot see), or a Python process that did not report
+  back or had not ended when the test did (a server a fixture started).
+
+The Python processes a test starts report what they reach themselves (``devsupport/tool_hooks.py``), and so do
+processes forked from them or from the test: a test whose children reached nothing hidden is not noted for
+having started them.
 
 ``.ci/bare-machine`` then runs just those tests with the tools hidden. A test that needs ffmpeg or torch
 without saying so is among them by construction (it ran them in the main run), so it still fails there.
@@ -18,139 +22,99 @@ without saying so is among them by construction (it ran them in the main run), s
 
 from __future__ import annotations
 
-import builtins
-import importlib
-import importlib.util
+import itertools
 import os
-import shutil
 import sys
-from collections.abc import Callable, Generator, Iterable
+import sysconfig
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from devsupport import tool_hooks
+from devsupport.tool_hooks import HIDDEN_MODULES, HIDDEN_TOOLS, Scope, ToolUse
 from devsupport.xdist_groups import collected_nodeid
 
-HIDDEN_TOOLS = frozenset({"ffmpeg", "ffprobe", "fpcalc", "sox", "espeak", "espeak-ng", "chromium", "chromium-browser"})
-"""Programs a bare machine lacks (Debian packages .ci/run installs)."""
-HIDDEN_MODULES = frozenset(
-    {"torch", "torchvision", "torchaudio", "torchcodec", "transformers", "lmformatenforcer", "vllm"}
-)
-"""Python packages a bare machine lacks (``pip install -e '.[dev]'`` does not bring them)."""
+__all__ = ["HIDDEN_MODULES", "HIDDEN_TOOLS", "RECORD_ENV", "recorded"]
+
 RECORD_ENV = "CURATE_TOOL_USE_RECORD"
 
-_PYTHONS = {os.path.realpath(sys.executable), sys.executable}
-_SHELLS = frozenset({"bash", "sh", "dash"})
 
-
-def _program(args: Any) -> str:
-    """The program a subprocess audit event names: the first argument, else the executable."""
-    if isinstance(args, str | bytes | os.PathLike):
-        first: Any = args
-    elif isinstance(args, Iterable):
-        first = next(iter(args), "")
-    else:
-        return ""
-    return os.fsdecode(first)
-
-
-class ToolUse:
-    """Collects the uses; ``current`` is the set the running test (or fixture setup) adds to."""
-
-    def __init__(self) -> None:
-        self.current: set[str] | None = None
-        self.fixtures: set[str] = set()
-        self.tests: dict[str, set[str]] = {}
-
-    def note(self, what: str) -> None:
-        if self.current is not None:
-            self.current.add(what)
-
-    def note_program(self, program: str) -> None:
-        name = os.path.basename(program)
-        if name in HIDDEN_TOOLS:
-            self.note(name)
-        elif program in _PYTHONS or os.path.realpath(program) in _PYTHONS or name == "curate":
-            self.note("python subprocess")
-        elif name in _SHELLS:
-            self.note("shell subprocess")  # a script can run any tool (the manual's examples run through bash)
-
-    def note_module(self, name: str | None) -> None:
-        if name and name.partition(".")[0] in HIDDEN_MODULES:
-            self.note(name.partition(".")[0])
-
-    def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "subprocess.Popen":
-            executable, argv = args[0], args[1]
-            self.note_program(os.fsdecode(executable) if executable else _program(argv))
-        elif event in {"os.exec", "os.posix_spawn", "os.spawn"}:
-            self.note_program(os.fsdecode(args[0]))
-
-    def install(self) -> None:
-        """Wrap the lookups once per process (an audit hook cannot be removed, so it checks ``current``)."""
-        sys.addaudithook(self.audit)
-        original_import = builtins.__import__
-        original_import_module = importlib.import_module
-        original_find_spec = importlib.util.find_spec
-        original_which = shutil.which
-
-        def wrapped_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0):  # noqa: A002, ANN202
-            if level == 0:
-                self.note_module(name)
-            return original_import(name, globals, locals, fromlist, level)
-
-        def wrapped(original: Callable[..., Any], check: Callable[[Any], None]) -> Callable[..., Any]:
-            def call(name: Any, *args: Any, **kwargs: Any) -> Any:
-                check(name)
-                return original(name, *args, **kwargs)
-
-            return call
-
-        builtins.__import__ = wrapped_import
-        importlib.import_module = wrapped(original_import_module, self.note_module)  # type: ignore[assignment]
-        importlib.util.find_spec = wrapped(original_find_spec, self.note_module)  # type: ignore[assignment]
-        shutil.which = wrapped(original_which, lambda cmd: self.note_program(os.fsdecode(cmd)))  # type: ignore[assignment]
+def install_child_hooks() -> None:
+    """Write the ``.pth`` line that loads the hooks in every Python process this venv starts while a test runs
+    (it does nothing without ``CURATE_TOOL_USE_CHILD``); written atomically, as each worker does it."""
+    path = Path(sysconfig.get_paths()["purelib"]) / tool_hooks.PTH_NAME
+    if path.is_file() and path.read_text(encoding="utf-8") == tool_hooks.PTH_LINE:
+        return
+    staged = path.with_name(f".{path.name}.{os.getpid()}")
+    staged.write_text(tool_hooks.PTH_LINE, encoding="utf-8")
+    staged.replace(path)
 
 
 class ToolUsePlugin:
     def __init__(self, record: Path) -> None:
         self.record = record
+        self.children = record.with_name(f"{record.name}-children")
+        self.children.mkdir(parents=True, exist_ok=True)
+        self.scopes = itertools.count()
         self.use = ToolUse()
         self.use.install()
+        self.fixtures: set[str] = set()
+        self.stack: list[tuple[Scope | None, str | None]] = []
+        self.tests: dict[str, set[str]] = {}
+        install_child_hooks()
+        os.environ[tool_hooks.HOOKS_ENV] = tool_hooks.__file__
+
+    def enter(self) -> Scope:
+        """A scope of its own while a test or a fixture's setup runs; its prefix is inherited by the processes
+        started meanwhile."""
+        self.stack.append((self.use.scope, os.environ.get(tool_hooks.CHILD_ENV)))
+        scope = Scope(str(self.children / f"{os.getpid()}-{next(self.scopes)}"))
+        self.use.scope = scope
+        os.environ[tool_hooks.CHILD_ENV] = scope.prefix
+        return scope
+
+    def leave(self, scope: Scope) -> set[str]:
+        """What the scope reached, its children's reports taken in; it joins the enclosing scope's uses."""
+        outer, outer_prefix = self.stack.pop()
+        self.use.scope = outer
+        if outer_prefix is None:
+            os.environ.pop(tool_hooks.CHILD_ENV, None)
+        else:
+            os.environ[tool_hooks.CHILD_ENV] = outer_prefix
+        used = scope.resolved()
+        if outer is not None:
+            outer.uses |= used
+        return used
 
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> Generator[None, Any, Any]:
-        outer = self.use.current
-        self.use.current = set()
+        scope = self.enter()
         try:
             return (yield)
         finally:
-            if self.use.current:
-                self.use.fixtures.add(fixturedef.argname)
-            if outer is not None:
-                outer |= self.use.current
-            self.use.current = outer
+            if self.leave(scope):
+                self.fixtures.add(fixturedef.argname)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, Any]:
-        self.use.current = set()
+        scope = self.enter()
         try:
             return (yield)
         finally:
-            used = self.use.current
-            self.use.current = None
-            used |= {f"fixture {name}" for name in getattr(item, "fixturenames", ()) if name in self.use.fixtures}
+            used = self.leave(scope)
+            used |= {f"fixture {name}" for name in getattr(item, "fixturenames", ()) if name in self.fixtures}
             if used:
-                self.use.tests[collected_nodeid(item)] = used
+                self.tests[collected_nodeid(item)] = used
 
     def pytest_sessionfinish(self) -> None:
         """Each process (pytest-xdist worker) appends its own file: FILE.<pid>, one node id per line."""
-        if not self.use.tests:
+        if not self.tests:
             return
         out = self.record.with_name(f"{self.record.name}.{os.getpid()}")
         with out.open("a", encoding="utf-8") as fh:
-            for nodeid, used in sorted(self.use.tests.items()):
+            for nodeid, used in sorted(self.tests.items()):
                 fh.write(f"{nodeid}\t{','.join(sorted(used))}\n")
 
 

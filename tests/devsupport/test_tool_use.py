@@ -18,6 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 INNER_TESTS = """
 import importlib
 import importlib.util
+import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
@@ -70,6 +72,51 @@ def test_starts_python():
     assert subprocess.run([sys.executable, "-c", "pass"]).returncode == 0
 
 
+def test_starts_python_that_runs_ffmpeg():
+    code = "import subprocess; subprocess.run(['ffmpeg', '-version'], check=True)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_starts_python_that_starts_python_that_imports_torch():
+    inner = "import torch"
+    code = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {inner!r}], check=True)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_starts_python_without_the_environment():
+    assert subprocess.run([sys.executable, "-c", "pass"], env={"PATH": os.environ["PATH"]}).returncode == 0
+
+
+def test_starts_python_that_outlives_it():
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])
+
+
+def test_forks_a_child_that_looks_up_sox():
+    pid = os.fork()
+    if pid == 0:
+        shutil.which("sox")
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0
+
+
+def spawned(function, *args):
+    # FUNCTION(*ARGS) in a spawned pool's worker, which then ends as a worker does (not terminated)
+    pool = multiprocessing.get_context("spawn").Pool(1)
+    try:
+        return pool.apply(function, args)
+    finally:
+        pool.close()
+        pool.join()
+
+
+def test_spawns_a_worker_that_imports_transformers():
+    assert spawned(eval, "__import__('transformers').NAME") == "fake"
+
+
+def test_spawns_a_worker_that_reaches_nothing():
+    assert spawned(sum, [1, 2]) == 3
+
+
 def test_runs_a_shell_script():
     assert subprocess.run(["bash", "-c", "true"]).returncode == 0
 
@@ -112,7 +159,13 @@ def test_the_record_names_the_tests_that_reach_a_hidden_tool(tmp_path: Path) -> 
         "test_uses_the_model_first": "fixture model,torch",
         "test_uses_the_model_later": "fixture model",
         "test_imports_torch_again_when_loaded": "torch",
-        "test_starts_python": "python subprocess",
+        "test_starts_python_that_runs_ffmpeg": "ffmpeg",
+        "test_starts_python_that_starts_python_that_imports_torch": "torch",
+        "test_starts_python_without_the_environment": "python subprocess",
+        "test_starts_python_that_outlives_it": "python subprocess",
+        "test_forks_a_child_that_looks_up_sox": "sox",
+        # the first spawn also starts multiprocessing's resource tracker, which outlives the test
+        "test_spawns_a_worker_that_imports_transformers": "python subprocess,transformers",
         "test_runs_a_shell_script": "shell subprocess",
     }
     listed = subprocess.run(
@@ -120,6 +173,9 @@ def test_the_record_names_the_tests_that_reach_a_hidden_tool(tmp_path: Path) -> 
     )
     assert listed.returncode == 0 and len(listed.stdout.splitlines()) == len(found)
     assert "test_inner.py::test_plain\n" not in listed.stdout
+    # their children reached nothing hidden, reported so, and ended
+    assert "test_inner.py::test_starts_python\n" not in listed.stdout
+    assert "test_inner.py::test_spawns_a_worker_that_reaches_nothing\n" not in listed.stdout
 
 
 def test_no_record_lists_nothing_and_says_so_by_its_exit(tmp_path: Path) -> None:
