@@ -2,9 +2,9 @@
 its tests start (``devsupport/tool_use.py`` is the pytest side).
 
 A child is a process of its own, so the test's hooks cannot see what it does. While a test (or a fixture's setup)
-runs, ``CURATE_TOOL_USE_CHILD`` names a report prefix; the project venv's ``omnicurate_tool_use.pth`` (written by
+runs, ``CURATE_TOOL_USE_CHILD`` names a report folder; the project venv's ``omnicurate_tool_use.pth`` (written by
 the plugin, inert without that variable) loads this file by path in every Python process the venv starts, and
-the process writes ``PREFIX.PID``: ``start exec``, what it reached, ``end`` at exit. A process forked from a hooked
+the process writes ``FOLDER/PID``: ``start exec``, what it reached, ``end`` at exit. A process forked from a hooked
 one writes ``start fork`` and ``end`` the same way. The test then takes its children's uses in place of "python
 subprocess" only when every Python process it started reported, and every reporting process ended; otherwise it
 stays "python subprocess" (run on the bare machine, as before). No pytest and no project import here: this file
@@ -16,7 +16,6 @@ from __future__ import annotations
 import atexit
 import builtins
 import functools
-import glob
 import importlib
 import importlib.util
 import os
@@ -32,7 +31,7 @@ HIDDEN_MODULES = frozenset(
 )
 """Python packages a bare machine lacks (``pip install -e '.[dev]'`` does not bring them)."""
 CHILD_ENV = "CURATE_TOOL_USE_CHILD"
-"""The running test's report prefix, inherited by the processes it starts."""
+"""The running test's report folder, inherited by the processes it starts."""
 HOOKS_ENV = "CURATE_TOOL_USE_HOOKS"
 """This file's path, for the ``.pth`` line that loads it in a child."""
 PYTHON_START = "python subprocess"
@@ -57,16 +56,16 @@ def _program(args: Any) -> str:
 class Scope:
     """What one test (or one fixture's setup) reached in this process, and the Python processes it started."""
 
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
         self.uses: set[str] = set()
         self.python_starts = 0
 
     def resolved(self) -> set[str]:
         """The uses, with "python subprocess" replaced by what the children reported when all of them did."""
         expected, exec_started, complete, reported = self.python_starts, 0, True, set()
-        for path in glob.glob(glob.escape(self.prefix) + ".*"):
-            with open(path, encoding="utf-8") as fh:
+        for name in os.listdir(self.folder):
+            with open(os.path.join(self.folder, name), encoding="utf-8") as fh:
                 lines = fh.read().splitlines()
             starts = sum(line.startswith("start ") for line in lines)
             exec_started += lines.count(_STARTED_EXEC)
@@ -81,8 +80,9 @@ class Scope:
 class ChildReport:
     """This process's report file: each use once (each Python start counted), ``end`` at exit."""
 
-    def __init__(self, prefix: str, how: str) -> None:
-        self.path = f"{prefix}.{os.getpid()}"
+    def __init__(self, folder: str, how: str) -> None:
+        self.folder = folder
+        self.path = os.path.join(folder, str(os.getpid()))
         self.written: set[str] = set()
         self.write(how)
 
@@ -132,10 +132,10 @@ class ToolUse:
         elif event in {"os.exec", "os.posix_spawn", "os.spawn"}:
             self.note_program(os.fsdecode(args[0]))
 
-    def report_to(self, prefix: str, how: str) -> None:
-        """From now on this process is a child: its uses go to PREFIX.PID, and its end is written at exit."""
+    def report_to(self, folder: str, how: str) -> None:
+        """From now on this process is a child: its uses go to FOLDER/PID, and its end is written at exit."""
         self.scope = None
-        self.report = report = ChildReport(prefix, how)
+        self.report = report = ChildReport(folder, how)
         atexit.register(report.write, _ENDED)
         exit_now = os._exit
 
@@ -146,9 +146,9 @@ class ToolUse:
         os._exit = _exit  # type: ignore[assignment]
 
     def _after_fork(self) -> None:
-        prefix = self.report.path.rpartition(".")[0] if self.report else self.scope and self.scope.prefix
-        if prefix:
-            self.report_to(prefix, _STARTED_FORK)
+        folder = self.report.folder if self.report else self.scope and self.scope.folder
+        if folder:
+            self.report_to(folder, _STARTED_FORK)
 
     def install(self) -> None:
         """Wrap the lookups once per process (an audit hook cannot be removed, so ``note`` checks where to go)."""

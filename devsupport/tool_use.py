@@ -22,6 +22,7 @@ without saying so is among them by construction (it ran them in the main run), s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
@@ -70,9 +71,11 @@ class ToolUsePlugin:
         """A scope of its own while a test or a fixture's setup runs; its prefix is inherited by the processes
         started meanwhile."""
         self.stack.append((self.use.scope, os.environ.get(tool_hooks.CHILD_ENV)))
-        scope = Scope(str(self.children / f"{os.getpid()}-{next(self.scopes)}"))
+        folder = self.children / f"{os.getpid()}-{next(self.scopes)}"
+        folder.mkdir()
+        scope = Scope(str(folder))
         self.use.scope = scope
-        os.environ[tool_hooks.CHILD_ENV] = scope.prefix
+        os.environ[tool_hooks.CHILD_ENV] = scope.folder
         return scope
 
     def leave(self, scope: Scope) -> set[str]:
@@ -84,6 +87,8 @@ class ToolUsePlugin:
         else:
             os.environ[tool_hooks.CHILD_ENV] = outer_prefix
         used = scope.resolved()
+        with contextlib.suppress(OSError):
+            os.rmdir(scope.folder)  # kept where a child reported, for whoever wonders why a test was noted
         if outer is not None:
             outer.uses |= used
         return used
