@@ -64,7 +64,11 @@ class Scope:
     def resolved(self) -> set[str]:
         """The uses, with "python subprocess" replaced by what the children reported when all of them did."""
         expected, exec_started, complete, reported = self.python_starts, 0, True, set()
-        for name in os.listdir(self.folder):
+        try:
+            names = os.listdir(self.folder)
+        except OSError:  # the folder is gone: nothing can be said of the children
+            names, complete = [], False
+        for name in names:
             with open(os.path.join(self.folder, name), encoding="utf-8") as fh:
                 lines = fh.read().splitlines()
             starts = sum(line.startswith("start ") for line in lines)
