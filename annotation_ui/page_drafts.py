@@ -65,9 +65,15 @@ class PageDraft:
         return f"draft-restored:{self.page}:{self.subject}"
 
     @property
+    def restored_key(self) -> str:
+        """The session key of the values the draft restored, held until the person changes their input."""
+        return f"draft-values:{self.page}:{self.subject}"
+
+    @property
     def keys(self) -> tuple[str, ...]:
-        """The widgets' session keys and the notice's (what a page forgets once the review is recorded)."""
-        return (*(f.key for f in self.fields.values()), self.notice_key)
+        """The widgets' session keys, the notice's and the restored values' (what a page forgets once the review
+        is recorded)."""
+        return (*(f.key for f in self.fields.values()), self.notice_key, self.restored_key)
 
     def restore(self) -> bool:
         """Fill every widget of the draft that this tab does not hold: the draft's value where it holds a valid
@@ -75,10 +81,17 @@ class PageDraft:
 
         When anything came from the draft, the page says so (and that the content changed since, when the draft
         was typed against other content) until the person changes their input: a run that follows at once (the
-        app's first run lands on a review page, a rerun) does not swallow the notice."""
+        app's first run lands on a review page, a rerun) does not swallow the notice. Until then every run also
+        hands the restored values to the widgets again, so the browser draws them even when it mounts a widget
+        from a later run than the restoring one (seen under load: a click right after a reload drew the restored
+        choice empty under the notice, while the server held it)."""
         missing = {name: f for name, f in self.fields.items() if f.key not in st.session_state}
         restored = False
-        if missing:
+        again = st.session_state.get(self.restored_key)
+        if isinstance(again, dict) and self.notice_key in st.session_state:
+            for name, value in again.items():
+                st.session_state[self.fields[name].key] = value
+        elif missing:
             draft = load_draft(self.ws, self.person, self.page, self.subject) or {}
             for name, f in missing.items():
                 value = draft.get(name, f.default)
@@ -93,6 +106,7 @@ class PageDraft:
                 name = self.subject.replace("group:", "group ", 1).removeprefix("item:")
                 warning = f"{name} changed since you typed this draft: check it against what is shown now"
                 st.session_state[self.notice_key] = f"{warning} before you submit." if changed else ""
+                st.session_state[self.restored_key] = {name: st.session_state[f.key] for name, f in missing.items()}
         notice = st.session_state.get(self.notice_key)
         slot = st.container()  # on every run: when the notice goes, what follows keeps its place (no stale copies)
         if notice is not None:
@@ -108,6 +122,7 @@ class PageDraft:
     def keep(self) -> None:
         """Copy what the person changed to the server (an ``on_change`` callback); nothing changed: no draft."""
         st.session_state.pop(self.notice_key, None)  # the person acted on what was restored
+        st.session_state.pop(self.restored_key, None)
         changed = {name: value for name, value in self.values().items() if value != self.fields[name].default}
         if not changed:
             discard_draft(self.ws, self.person, self.page, self.subject)

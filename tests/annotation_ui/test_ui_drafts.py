@@ -177,6 +177,36 @@ def test_blind_answer_check_keeps_the_reviewers_own_answer_and_nothing_of_the_la
     assert load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b") is None
 
 
+def test_every_run_after_a_restore_hands_the_browser_the_restored_values_until_the_person_acts(ui_workspace):
+    """A browser can mount a widget from a later run than the one that restored it (a click right after a reload,
+    under load): each run until the person changes their input tells the browser the restored values again, or
+    it draws the default under "was restored" while the server holds the draft."""
+    advance(ui_workspace, "g1-b", "B", through="subset_checklist")
+    at = session("answer_check", "rev5")
+    pick(at, "blind", "g1-b")
+    at.radio(key="blind-g1-b-choice").set_value("C").run()
+    at.text_area(key="blind-g1-b-note").input("The tone could go either way.").run()
+
+    again = session("answer_check", "rev5")
+    pick(again, "blind", "g1-b")
+    for _ in range(2):  # runs that follow the restoring one, nothing touched
+        again.run()
+        choice, note = again.radio(key="blind-g1-b-choice"), again.text_area(key="blind-g1-b-note")
+        assert restored(again)
+        assert choice.proto.set_value and choice.proto.raw_value == r"C\. ambivalent"  # as the browser lists it
+        assert (note.proto.set_value, note.proto.value) == (True, "The tone could go either way.")
+    again.text_area(key="blind-g1-b-note").input("Read it twice.").run()
+    again.run()
+    choice, note = again.radio(key="blind-g1-b-choice"), again.text_area(key="blind-g1-b-note")
+    assert not restored(again) and not choice.proto.set_value and not note.proto.set_value  # the browser's own
+    assert (choice.value, note.value) == ("C", "Read it twice.")
+    assert load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b") == {
+        "choice": "C",
+        "note": "Read it twice.",
+        "seen": 1,
+    }
+
+
 def test_group_verdict_and_note_survive_a_reload_and_go_on_submit(ui_workspace):
     for item, answer in (("g1-a", "A"), ("g1-b", "B")):
         advance(ui_workspace, item, answer, through="answer_check")
