@@ -154,12 +154,17 @@ def test_image_screening_verdict_and_reason_survive_a_reload_and_go_on_submit(ai
     assert load_draft(ai_workspace, "rev3", "image_screening", "item:g3-a") is None
 
 
-def test_blind_answer_check_keeps_the_reviewers_own_answer_and_nothing_of_the_label(ui_workspace):
-    advance(ui_workspace, "g1-b", "B", through="subset_checklist")  # g1-b's label is B
+def type_a_blind_answer(ws: Workspace) -> None:
+    """rev5 picks "C" for g1-b (whose label is B) on the blind check and types a note, then leaves."""
+    advance(ws, "g1-b", "B", through="subset_checklist")
     at = session("answer_check", "rev5")
     pick(at, "blind", "g1-b")
     at.radio(key="blind-g1-b-choice").set_value("C").run()
     at.text_area(key="blind-g1-b-note").input("The tone could go either way.").run()
+
+
+def test_blind_answer_check_keeps_the_reviewers_own_answer_and_nothing_of_the_label(ui_workspace):
+    type_a_blind_answer(ui_workspace)
     draft = load_draft(ui_workspace, "rev5", "answer_check", "item:g1-b")
     assert draft == {"choice": "C", "note": "The tone could go either way.", "seen": 1}  # the choice, not the label
     assert "B" not in json.dumps(draft) and "sarcastic" not in json.dumps(draft)
@@ -181,12 +186,7 @@ def test_every_run_after_a_restore_hands_the_browser_the_restored_values_until_t
     """A browser can mount a widget from a later run than the one that restored it (a click right after a reload,
     under load): each run until the person changes their input tells the browser the restored values again, or
     it draws the default under "was restored" while the server holds the draft."""
-    advance(ui_workspace, "g1-b", "B", through="subset_checklist")
-    at = session("answer_check", "rev5")
-    pick(at, "blind", "g1-b")
-    at.radio(key="blind-g1-b-choice").set_value("C").run()
-    at.text_area(key="blind-g1-b-note").input("The tone could go either way.").run()
-
+    type_a_blind_answer(ui_workspace)
     again = session("answer_check", "rev5")
     pick(again, "blind", "g1-b")
     for _ in range(2):  # runs that follow the restoring one, nothing touched
