@@ -68,8 +68,8 @@ class ToolUsePlugin:
         os.environ[tool_hooks.HOOKS_ENV] = tool_hooks.__file__
 
     def enter(self) -> Scope:
-        """A scope of its own while a test or a fixture's setup runs; its prefix is inherited by the processes
-        started meanwhile."""
+        """A scope of its own while a test or a fixture's setup runs; its report folder is inherited by the
+        processes started meanwhile."""
         self.stack.append((self.use.scope, os.environ.get(tool_hooks.CHILD_ENV)))
         folder = self.children / f"{os.getpid()}-{next(self.scopes)}"
         folder.mkdir()
@@ -80,12 +80,12 @@ class ToolUsePlugin:
 
     def leave(self, scope: Scope) -> set[str]:
         """What the scope reached, its children's reports taken in; it joins the enclosing scope's uses."""
-        outer, outer_prefix = self.stack.pop()
+        outer, outer_folder = self.stack.pop()
         self.use.scope = outer
-        if outer_prefix is None:
+        if outer_folder is None:
             os.environ.pop(tool_hooks.CHILD_ENV, None)
         else:
-            os.environ[tool_hooks.CHILD_ENV] = outer_prefix
+            os.environ[tool_hooks.CHILD_ENV] = outer_folder
         used = scope.resolved()
         with contextlib.suppress(OSError):
             os.rmdir(scope.folder)  # kept where a child reported, for whoever wonders why a test was noted
