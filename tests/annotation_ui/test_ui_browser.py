@@ -5,11 +5,13 @@ searched for any mark of the label."""
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import pytest
 from media_factory import make_tone
 from playwright.sync_api import Page, expect
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from ui_helpers import CONTEXT, PASSWORD, advance, passing_record
 
 from annotation_ui.exclusion_form import CHOICE_LABELS
@@ -40,6 +42,49 @@ def settled(page: Page) -> None:
     expect(page.locator('[data-testid="stApp"]')).to_have_attribute(
         "data-test-script-state", "notRunning", timeout=TIMEOUT
     )
+
+
+class ServerRuns:
+    """The app's full runs as the server announces them on the page's websocket (``new_session`` begins one,
+    ``script_finished`` ends it; fragment runs are left out). ``settled`` reads what the browser has heard so
+    far: under load a test that changes the store right after an input can act before the browser has heard of
+    the run that input started, and that run then shows the change before the test's next click. Watch a page
+    from before it opens the app (``ServerRuns(page)``, then ``sign_in``)."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.started: list[str] = []
+        self.ended: dict[str, int] = {}
+        page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+
+    def _frame(self, payload: bytes | str) -> None:
+        if isinstance(payload, str):
+            return
+        message = ForwardMsg()
+        message.ParseFromString(payload)
+        kind, run = message.WhichOneof("type"), message.metadata.run
+        if run.fragment_ids:
+            return
+        if kind == "new_session":
+            self.started.append(run.script_run_id)
+        elif kind == "script_finished" and self.started:  # a run the server could not name is the last begun
+            self.ended[run.script_run_id or self.started[-1]] = message.script_finished
+
+    def mark(self) -> int:
+        """Where the runs stand before an input: pass it to :meth:`wait_ended`."""
+        return len(self.started)
+
+    def wait_ended(self, mark: int) -> None:
+        """Until a run begun after MARK has ended on the server, and did not give way to another."""
+        deadline = time.monotonic() + TIMEOUT / 1000
+        while not (
+            len(self.started) > mark
+            and self.ended.get(self.started[-1], ForwardMsg.FINISHED_EARLY_FOR_RERUN)
+            != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        ):
+            assert time.monotonic() < deadline, f"no run of the app ended after run {mark} ({self.started})"
+            self.page.wait_for_timeout(50)  # the sync API delivers the websocket's frames while it waits
+        settled(self.page)
 
 
 def choose(page: Page, label: str, option: str) -> None:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from test_ui_browser import TIMEOUT, choose, records, settled, sign_in, wait_for_session_cookie
+from test_ui_browser import TIMEOUT, ServerRuns, choose, records, settled, sign_in, wait_for_session_cookie
 from ui_helpers import CONTEXT, PASSWORD, advance, passing_record
 
 from annotation_ui.logic import submit_review
@@ -56,17 +56,22 @@ def test_a_verdict_on_content_that_changed_is_refused_and_the_new_content_shown(
 ):
     url = serve_app(ui_workspace)
     page.set_default_timeout(TIMEOUT)
+    runs = ServerRuns(page)
     sign_in(page, url, "rev1")
+    mark = runs.mark()
     page.get_by_role("link", name="Grammar pass").click()
     expect(page.get_by_text(CONTEXT, exact=True)).to_be_visible()
-    settled(page)
+    runs.wait_ended(mark)
+    mark = runs.mark()
     page.get_by_role("radiogroup", name="Verdict").get_by_text("pass", exact=True).click()
-    settled(page)
+    runs.wait_ended(mark)
+    mark = runs.mark()
     page.get_by_label("Note for the author").fill("Reads well to me.")
     page.get_by_label("Note for the author").press("Tab")  # each choice and note runs the page (a draft is kept)
-    wait_for_draft(ui_workspace, "rev1", "grammar", "item:g1-a", "note", "Reads well to me.")  # that run is over
-    settled(page)
-    # the author saves an edit while rev1 reads revision 1, after rev1's last input
+    runs.wait_ended(mark)
+    wait_for_draft(ui_workspace, "rev1", "grammar", "item:g1-a", "note", "Reads well to me.")
+    # the author saves an edit while rev1 reads revision 1, after the run of rev1's last input has ended (a run
+    # still going would show the new revision, with its warning, and the Submit would rightly be recorded)
     import_items(
         ui_workspace, write_items(tmp_path / "src", [item_row("g1-a", answer="A", context=CHANGED)], "e.jsonl")
     )
@@ -93,22 +98,26 @@ def test_two_reviewers_on_the_blind_check_get_different_items_and_a_refusal_name
         advance(ui_workspace, item, answer, through="subset_checklist")
     url = serve_app(ui_workspace)
     first, second = browser.new_context().new_page(), browser.new_context().new_page()
+    runs = ServerRuns(second)
     for page, name, item in ((first, "maya", "g1-a"), (second, "rev5", "g1-b")):
         page.set_default_timeout(TIMEOUT)
         sign_in(page, url, name)
+        mark = runs.mark()  # of the second page: its pass comes last
         page.get_by_role("link", name="Blind answer check").click()
         expect(page.get_by_role("radiogroup", name="Your answer").get_by_role("radio")).to_have_count(4)
         picker = page.get_by_role("radiogroup", name="Pick an item")
         expect(picker.locator("label:has(input:checked)")).to_have_text(item)
     expect(second.get_by_role("radiogroup", name="Pick an item").get_by_text("g1-a")).to_have_count(0)
-    settled(second)
+    runs.wait_ended(mark)
+    mark = runs.mark()
     second.get_by_role("radiogroup", name="Your answer").get_by_text("B. sarcastic").click()
-    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "choice", "B")  # that run has begun
-    settled(second)
+    runs.wait_ended(mark)
+    wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "choice", "B")
+    mark = runs.mark()
     second.get_by_label("Note").fill("The voice sounds sincere.")
     second.get_by_label("Note").press("Tab")
+    runs.wait_ended(mark)  # the import comes after the run of rev5's last input
     wait_for_draft(ui_workspace, "rev5", "answer_check", "item:g1-b", "note", "The voice sounds sincere.")
-    settled(second)
     # maya's answer for g1-b arrives by an import (not through a page: imports take every record)
     imported = REVIEW_MODELS["answer_check"].model_validate(
         {"item": "g1-b", "stage": "answer_check", "reviewer": "maya", "answer": "B"}
