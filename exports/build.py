@@ -235,7 +235,12 @@ def _prefetching(
 ) -> Iterator[MediaPrefetch | None]:
     """The candidates' media copied while the gates run (``exports.prefetch``); removed when the build ends."""
     prefetch = MediaPrefetch.start(
-        ws, target, lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}), candidates, checks
+        ws,
+        target,
+        lambda data: refuse_changed_data(existing, {"data/items.jsonl": data}),
+        candidates,
+        checks,
+        existing is None,  # a new version: its media are copied before the snapshot is read
     )
     try:
         yield prefetch

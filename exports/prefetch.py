@@ -21,14 +21,15 @@ import shutil
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO
 
 from curation.errors import CurateError
 from curation.workspace import Workspace
 
-from .snapshot import MediaFile, Snapshot, take_snapshot
+from . import file_copy
+from .snapshot import MediaFile, Snapshot, shipped_media, take_snapshot
 from .writer import FileEntry, ReleaseWriter, StoreChecks, jsonl_bytes
 
 DataCheck = Callable[[bytes], None]
@@ -44,7 +45,13 @@ class MediaPrefetch:
     """
 
     def __init__(
-        self, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str], checks: StoreChecks
+        self,
+        ws: Workspace,
+        target: Path,
+        check: DataCheck,
+        candidates: Sequence[str],
+        checks: StoreChecks,
+        copy_first: bool = False,
     ) -> None:
         self.checks = checks
         token = uuid.uuid4().hex[:12]
@@ -56,20 +63,27 @@ class MediaPrefetch:
         self._snapshot: Snapshot | None = None
         self._snapshot_taken = threading.Event()
         self._thread = threading.Thread(
-            target=self._run, args=(ws, check, list(candidates)), name="media-prefetch", daemon=True
+            target=self._run, args=(ws, check, list(candidates), copy_first), name="media-prefetch", daemon=True
         )
 
     @classmethod
     def start(
-        cls, ws: Workspace, target: Path, check: DataCheck, candidates: Sequence[str], checks: StoreChecks
+        cls,
+        ws: Workspace,
+        target: Path,
+        check: DataCheck,
+        candidates: Sequence[str],
+        checks: StoreChecks,
+        copy_first: bool = False,
     ) -> MediaPrefetch | None:
         """A running prefetch, or ``None`` where the destination's parent folder does not exist yet.
 
         ``check`` is given the candidates' ``data/items.jsonl``; when it raises, nothing is copied (a rebuild
-        of a published version with other data is refused before any medium is copied)."""
+        of a published version with other data is refused before any medium is copied). With ``copy_first``
+        (a new version: there is no published data to check) the copying starts before the snapshot is taken."""
         if not target.parent.is_dir():
             return None
-        prefetch = cls(ws, target, check, candidates, checks)
+        prefetch = cls(ws, target, check, candidates, checks, copy_first)
         try:
             prefetch._lock = prefetch._lock_path.open("a")
             fcntl.flock(prefetch._lock, fcntl.LOCK_EX)
@@ -79,20 +93,58 @@ class MediaPrefetch:
         prefetch._thread.start()
         return prefetch
 
-    def _run(self, ws: Workspace, check: DataCheck, candidates: list[str]) -> None:
-        try:
+    def _run(self, ws: Workspace, check: DataCheck, candidates: list[str], copy_first: bool) -> None:
+        with ThreadPoolExecutor(1) as background:
+            copying: Future[None] | None = None
             try:
-                snapshot = take_snapshot(ws, candidates)
-            finally:
-                self._snapshot_taken.set()
-            self._snapshot = snapshot
-            check(jsonl_bytes(snapshot.items))
-        except (CurateError, OSError):
-            return  # the build itself takes the snapshot again and reports what is wrong, before any copy
-        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:  # as ReleaseWriter copies
-            for entry in pool.map(lambda media: self._copy(ws, media), snapshot.media):
+                if copy_first:  # the copy is a rebuild's longest step: it starts before the snapshot is read
+                    copying = background.submit(self._stage, ws, shipped_media(ws, candidates))
+                try:
+                    snapshot = take_snapshot(ws, candidates)
+                finally:
+                    self._snapshot_taken.set()
+                self._snapshot = snapshot
+                check(jsonl_bytes(snapshot.items))
+            except (CurateError, OSError):
+                self._stop.set()  # the build itself takes the snapshot again and reports what is wrong
+                return
+            if copying is None:
+                self._stage(ws, snapshot.media)
+            else:
+                copying.result()
+
+    def _stage(self, ws: Workspace, media: list[MediaFile]) -> None:
+        """Copy the media into the staging folder: in copy processes when they are large (``exports.file_copy``:
+        this build's own thread runs Python meanwhile), else in threads, as ``ReleaseWriter`` copies."""
+        if self._stop.is_set():
+            return
+        if sum(m.asset.size_bytes or 0 for m in media) >= file_copy.PROCESS_BYTES and self._stage_in_processes(
+            ws, media
+        ):
+            return
+        with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
+            for entry in pool.map(lambda one: self._copy(ws, one), media):
                 if entry is not None:
                     self._staged[entry.path] = entry
+
+    def _stage_in_processes(self, ws: Workspace, media: list[MediaFile]) -> bool:
+        """Copy the media in one process per core; False when the processes could not run (nothing staged)."""
+        targets = [self.folder / m.path for m in media]
+        for folder in sorted({t.parent for t in targets}):
+            folder.mkdir(parents=True, exist_ok=True)
+        jobs = self.checks.jobs(
+            (ws.asset_path(m.asset), t, m.asset.sha256) for m, t in zip(media, targets, strict=True)
+        )
+        results = file_copy.copy_in_processes(jobs, max(1, min(2, os.cpu_count() or 1)))
+        if results is None:
+            return False
+        for one, target, copied in zip(media, targets, results, strict=True):
+            if isinstance(copied, str) or copied[0] != one.asset.sha256:
+                target.unlink(missing_ok=True)  # the build copies it again and reports the error
+                continue
+            self.checks.count(one.asset.sha256, copied)
+            self._staged[one.path] = FileEntry(one.path, copied[0], copied[1])
+        return True
 
     def _copy(self, ws: Workspace, media: MediaFile) -> FileEntry | None:
         if self._stop.is_set():

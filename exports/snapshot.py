@@ -24,7 +24,15 @@ from curation.workspace import Workspace
 from .build_state import derived
 from .gates import load_assets, release_asset
 
-__all__ = ["ITEM_COLUMNS", "MediaFile", "Snapshot", "admission_summary", "media_name", "take_snapshot"]
+__all__ = [
+    "ITEM_COLUMNS",
+    "MediaFile",
+    "Snapshot",
+    "admission_summary",
+    "media_name",
+    "shipped_media",
+    "take_snapshot",
+]
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,6 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
     columns = layout.columns(modalities)
 
     items: list[dict[str, Any]] = []
-    users: dict[str, list[str]] = defaultdict(list)
     for item_id in wanted:
         row = rows[item_id]
         has = state.facts[item_id].modalities
@@ -95,19 +102,32 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
             if modality not in has or not sha:
                 continue
             asset = release_asset(assets, derivatives, sha)
-            users[asset.sha256].append(item_id)
             record[modality] = media_name(asset)
             record[f"{modality}_sha256"] = asset.sha256
             record[f"{modality}_source"] = provenance.get(modality, {}).get("source", "")
             record[f"{modality}_license"] = provenance.get(modality, {}).get("license", "")
         record.update(note_columns(item_notes(row.extra) if row.kind == "mcq" else {}, has))
         items.append({column: record.get(column) for column in columns})
-    media = [
+    admission = [admission_summary(state, item_id) for item_id in wanted]
+    return Snapshot(items, shipped_media(ws, wanted), admission, columns)
+
+
+def shipped_media(ws: Workspace, item_ids: Iterable[str]) -> list[MediaFile]:
+    """The media a release of the given items ships, by name, each with the items that use it: the snapshot's
+    list, which the prefetch starts copying before the snapshot is taken."""
+    assets, derivatives = load_assets(ws)
+    state = derived(ws)
+    users: dict[str, list[str]] = defaultdict(list)
+    for item_id in sorted(set(item_ids)):
+        facts = state.facts[item_id]
+        for modality in ("image", "audio"):
+            sha = getattr(facts, modality)
+            if modality in facts.modalities and sha:
+                users[release_asset(assets, derivatives, sha).sha256].append(item_id)
+    return [
         MediaFile(assets[sha], assets[assets[sha].derived_from or sha], tuple(ids))
         for sha, ids in sorted(users.items())
     ]
-    admission = [admission_summary(state, item_id) for item_id in wanted]
-    return Snapshot(items, media, admission, columns)
 
 
 def admission_summary(state: DerivedState, item_id: str) -> dict[str, Any]:

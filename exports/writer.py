@@ -8,7 +8,6 @@ had when its bytes last matched its name is copied without hashing (``StoreCheck
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import hashlib
 import json
@@ -23,10 +22,22 @@ from typing import Any
 
 from curation.errors import MediaError
 from curation.jsonl import dumps_line
-from curation.store_checks import checked_files, record_checked, stat_key, vouched
+from curation.store_checks import checked_files, record_checked
 from curation.workspace import Workspace
 
-CHUNK = 4 << 20
+from .file_copy import CHUNK, Copied, CopyJob, copy_checked, copy_hashing, copy_plain
+
+__all__ = [
+    "CHUNK",
+    "FileEntry",
+    "ReleaseWriter",
+    "StoreChecks",
+    "canonical_json",
+    "copy_hashing",
+    "copy_plain",
+    "copies_clone",
+    "jsonl_bytes",
+]
 
 
 @dataclass(frozen=True)
@@ -79,65 +90,6 @@ def copies_clone(folder: Path) -> bool | None:
         clone.unlink(missing_ok=True)
 
 
-def copy_hashing(source: Path, target: Path) -> tuple[str, int]:
-    """Copy one file, hashing it once on the way; returns (sha256, size).
-
-    The kernel copies each block (``copy_file_range``: no trip through user space, which costs more than the
-    hashing on ext4) while the same block, read from the page cache, is hashed. Where the kernel cannot copy
-    (another OS, an old kernel, across file systems) the bytes are read once, hashed and written.
-    """
-    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
-        return _copy(source, src.fileno(), dst.fileno(), hashlib.sha256())
-
-
-def copy_plain(source: Path, target: Path) -> int:
-    """Copy one file without hashing it (its bytes are known: ``StoreChecks``); returns its size."""
-    with source.open("rb", buffering=0) as src, target.open("wb", buffering=0) as dst:
-        return _copy(source, src.fileno(), dst.fileno(), None)[1]
-
-
-def _copy(source: Path, src: int, dst: int, digest: Any) -> tuple[str, int]:
-    size = 0
-    kernel_copy = hasattr(os, "copy_file_range")
-    # A block buffer only where bytes pass through this process: a plain kernel copy needs none, and a fresh
-    # 4 MB per file (zeroed with the interpreter lock held) was half of a cloning rebuild's copy time.
-    view = _block_buffer() if digest is not None or not kernel_copy else None
-    while True:
-        if kernel_copy:
-            try:
-                n = os.copy_file_range(src, dst, CHUNK, size, size)
-            except OSError as exc:
-                if exc.errno not in (errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.EPERM):
-                    raise
-                kernel_copy = False
-                view = _block_buffer()
-                continue
-            got = 0
-            while digest is not None and got < n:
-                assert view is not None  # made for every hashing copy
-                k = os.preadv(src, [view[got:n]], size + got)
-                if k == 0:
-                    raise MediaError(f"{source}: the file shrank while it was being copied")
-                got += k
-        else:
-            assert view is not None  # made when the kernel copy was given up
-            n = os.preadv(src, [view], size)
-            written = 0
-            while written < n:
-                written += os.pwrite(dst, view[written:n], size + written)
-        if n == 0:
-            break
-        if digest is not None:
-            assert view is not None
-            digest.update(view[:n])
-        size += n
-    return (digest.hexdigest() if digest is not None else ""), size
-
-
-def _block_buffer() -> memoryview:
-    return memoryview(bytearray(CHUNK))
-
-
 class StoreChecks:
     """Copies media store files, hashing only those not known to be unchanged since they last matched their
     names (``curation.store_checks``: their file status is the one remembered), and collects the status of
@@ -148,6 +100,8 @@ class StoreChecks:
         self.fresh: dict[str, str] = {}
         self.hashed = 0
         """Files this build hashed (the others' status vouched for their bytes)."""
+        self.plain = 0
+        """Files this build copied without hashing them."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -161,18 +115,22 @@ class StoreChecks:
 
     def copy(self, source: Path, target: Path, expected: str) -> tuple[str, int]:
         """Copy ``source`` to ``target``; (sha256, size), the hash read from the bytes unless they are known."""
-        before = os.stat(source)
-        key = stat_key(before)
-        if self.known.get(expected) == key:
-            size = copy_plain(source, target)
-            if size == before.st_size:
-                return expected, size
-        sha, size = copy_hashing(source, target)
+        copied = copy_checked(source, target, expected, self.known.get(expected), copy_plain, copy_hashing)
+        self.count(expected, copied)
+        return copied[0], copied[1]
+
+    def jobs(self, copies: Iterable[tuple[Path, Path, str]]) -> list[CopyJob]:
+        """``(source, target, expected)`` copies with each file's known status, for :func:`copy_in_processes`."""
+        return [(source, target, expected, self.known.get(expected)) for source, target, expected in copies]
+
+    def count(self, expected: str, copied: Copied) -> None:
+        """Note a copy made (here or in a copy process): the files hashed, and the statuses to remember."""
+        _, _, hashed, fresh = copied
         with self._lock:
-            self.hashed += 1
-            if sha == expected and (checked := vouched(source, before)) is not None:
-                self.fresh[expected] = checked
-        return sha, size
+            self.plain += not hashed
+            self.hashed += hashed
+            if fresh is not None:
+                self.fresh[expected] = fresh
 
 
 class ReleaseWriter:

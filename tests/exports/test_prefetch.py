@@ -10,6 +10,7 @@ import pytest
 
 from curation.workspace import Workspace
 from exports import build as build_module
+from exports import file_copy
 from exports import prefetch as prefetch_module
 from exports import writer as writer_module
 from exports.build import build_release
@@ -114,3 +115,34 @@ def test_no_prefetch_where_the_destination_folder_does_not_exist_yet(
     build_release(admitted_ws, "1.0.0", out=tmp_path / "new" / "folder" / "r", gates=STORE_ONLY)
     assert len(copies) == 6 and not [c for c in copies if ".tmp-media-" in c]
     assert leftovers(tmp_path / "new" / "folder") == []
+
+
+def test_media_staged_by_copy_processes_ship_the_same_release(
+    admitted_ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large media are staged by copy processes (exports.file_copy), which the build's own thread does not slow;
+    the release is the one copied in this process, byte for byte, and every medium is counted once."""
+    spawned: list[int] = []
+    in_processes = file_copy.copy_in_processes
+
+    def counting(jobs: list[file_copy.CopyJob], processes: int) -> object:
+        spawned.append(len(jobs))
+        return in_processes(jobs, processes)
+
+    monkeypatch.setattr(file_copy, "copy_in_processes", counting)
+    monkeypatch.setattr(file_copy, "PROCESS_BYTES", 0)
+    checks: list[writer_module.StoreChecks] = []
+    of = writer_module.StoreChecks.of
+    monkeypatch.setattr(
+        build_module.StoreChecks, "of", classmethod(lambda cls, ws: checks.append(of(ws)) or checks[-1])
+    )
+    build_release(admitted_ws, "1.0.0", out=tmp_path / "processes")
+    assert spawned == [6] and checks[0].hashed + checks[0].plain == 6
+    monkeypatch.setattr(prefetch_module.MediaPrefetch, "start", classmethod(lambda cls, *args: None))
+    build_release(admitted_ws, "1.1.0", out=tmp_path / "here")
+    assert spawned == [6]
+    processes, here = tree(tmp_path / "processes"), tree(tmp_path / "here")
+    assert {p: b for p, b in processes.items() if p.startswith("media/")} == {
+        p: b for p, b in here.items() if p.startswith("media/")
+    }
+    assert leftovers(tmp_path) == []

@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import delete, func, select
 from typer.testing import CliRunner
 
+import curation.file_status
 import curation.store_checks
 from curation.audit import measuring
 from curation.audit.measuring import measure_pending
@@ -33,7 +34,7 @@ runner = CliRunner()
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The store files each build hashes (files changed within the racy window count as settled here)."""
-    monkeypatch.setattr(curation.store_checks, "RACY_S", 0.0)
+    monkeypatch.setattr(curation.file_status, "RACY_S", 0.0)
     calls: list[str] = []
     original = writer_module.copy_hashing
 

@@ -1,17 +1,16 @@
-"""Copying media while hashing them: the kernel-copy path and the portable path give the same bytes."""
+"""The release writer: store checks copy a known file unhashed, and whether copies clone (copy-on-write)."""
 
 from __future__ import annotations
 
 import errno
 import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from exports import writer
-from exports.writer import CHUNK, copy_hashing, copy_plain
+from exports.writer import CHUNK
 
 
 @pytest.fixture
@@ -19,61 +18,6 @@ def source(tmp_path: Path) -> Path:
     path = tmp_path / "source.bin"
     path.write_bytes(np.random.default_rng(3).bytes(2 * CHUNK + 12345))  # several blocks and a short tail
     return path
-
-
-def test_copy_hashes_and_copies_every_block(source: Path, tmp_path: Path) -> None:
-    sha, size = copy_hashing(source, tmp_path / "copy.bin")
-    data = source.read_bytes()
-    assert (tmp_path / "copy.bin").read_bytes() == data
-    assert (sha, size) == (hashlib.sha256(data).hexdigest(), len(data))
-
-
-def test_without_kernel_copy_the_bytes_go_through_user_space(source: Path, tmp_path: Path, monkeypatch) -> None:
-    calls = []
-
-    def refuse(*args: object) -> int:
-        calls.append(args)
-        raise OSError(errno.EXDEV, "cross-device")
-
-    monkeypatch.setattr(writer.os, "copy_file_range", refuse, raising=False)
-    sha, size = copy_hashing(source, tmp_path / "copy.bin")
-    data = source.read_bytes()
-    assert calls and (tmp_path / "copy.bin").read_bytes() == data
-    assert sha == hashlib.sha256(data).hexdigest() and size == len(data)
-
-
-def test_an_empty_file_copies(tmp_path: Path) -> None:
-    (tmp_path / "empty").write_bytes(b"")
-    assert copy_hashing(tmp_path / "empty", tmp_path / "copy") == (hashlib.sha256(b"").hexdigest(), 0)
-    assert os.path.getsize(tmp_path / "copy") == 0
-
-
-def test_a_plain_kernel_copy_makes_no_block_buffer_and_a_hashing_one_does(
-    source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A rebuild copies hundreds of known store files unhashed: a 4 MB buffer per file, zeroed while holding the
-    interpreter lock, was half the cost of cloning them; only a copy whose bytes pass through here needs one."""
-    made: list[int] = []
-    block_buffer = writer._block_buffer
-
-    def counting() -> memoryview:
-        made.append(1)
-        return block_buffer()
-
-    monkeypatch.setattr(writer, "_block_buffer", counting)
-    data = source.read_bytes()
-    assert copy_plain(source, tmp_path / "plain.bin") == len(data) and made == []
-    assert (tmp_path / "plain.bin").read_bytes() == data
-    assert copy_hashing(source, tmp_path / "hashed.bin") == (hashlib.sha256(data).hexdigest(), len(data))
-    assert len(made) == 1 and (tmp_path / "hashed.bin").read_bytes() == data
-
-    def refuse(*args: object) -> int:
-        raise OSError(errno.EXDEV, "cross-device")
-
-    monkeypatch.setattr(writer.os, "copy_file_range", refuse, raising=False)
-    made.clear()
-    assert copy_plain(source, tmp_path / "user-space.bin") == len(data) and len(made) == 1  # bytes pass through
-    assert (tmp_path / "user-space.bin").read_bytes() == data
 
 
 def test_store_checks_copy_a_known_file_unhashed_and_hash_an_unknown_one(source: Path, tmp_path: Path) -> None:
