@@ -112,12 +112,15 @@ CopyJob = tuple[Path, Path, str, str | None]
 _CHILD = "import sys; sys.path.insert(0, sys.argv[1]); from exports.file_copy import serve; serve()"
 
 
-def copy_in_processes(jobs: Sequence[CopyJob], processes: int) -> list[Copied | str] | None:
+def copy_in_processes(
+    jobs: Sequence[CopyJob], processes: int, children: list[subprocess.Popen[bytes]] | None = None
+) -> list[Copied | str] | None:
     """:func:`copy_checked` of each job, in ``processes`` child processes; per job its result or the error
-    that stopped it. None when the processes could not run (the caller copies in this process instead)."""
+    that stopped it. None when the processes could not run or were killed (the caller copies in this process
+    instead, or gives up). Each child is added to ``children`` as it starts, for the caller to kill."""
     root = str(Path(__file__).resolve().parents[1])
     shares = [list(range(k, len(jobs), processes)) for k in range(processes)]
-    children = []
+    children = [] if children is None else children
     try:
         for share in shares:
             child = subprocess.Popen(

@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import subprocess
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -59,6 +60,8 @@ class MediaPrefetch:
         self._lock_path = target.parent / f".{target.name}.tmp-media-{token}.lock"
         self._lock: IO[str] | None = None
         self._stop = threading.Event()
+        self._children: list[subprocess.Popen[bytes]] = []
+        """The copy processes staging the media (``exports.file_copy``): a build that ends early kills them."""
         self._staged: dict[str, FileEntry] = {}
         self._snapshot: Snapshot | None = None
         self._snapshot_taken = threading.Event()
@@ -118,9 +121,8 @@ class MediaPrefetch:
         this build's own thread runs Python meanwhile), else in threads, as ``ReleaseWriter`` copies."""
         if self._stop.is_set():
             return
-        if sum(m.asset.size_bytes or 0 for m in media) >= file_copy.PROCESS_BYTES and self._stage_in_processes(
-            ws, media
-        ):
+        large = sum(m.asset.size_bytes or 0 for m in media) >= file_copy.PROCESS_BYTES
+        if large and (self._stage_in_processes(ws, media) or self._stop.is_set()):
             return
         with ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as pool:
             for entry in pool.map(lambda one: self._copy(ws, one), media):
@@ -135,8 +137,8 @@ class MediaPrefetch:
         jobs = self.checks.jobs(
             (ws.asset_path(m.asset), t, m.asset.sha256) for m, t in zip(media, targets, strict=True)
         )
-        results = file_copy.copy_in_processes(jobs, max(1, min(2, os.cpu_count() or 1)))
-        if results is None:
+        results = file_copy.copy_in_processes(jobs, max(1, min(2, os.cpu_count() or 1)), self._children)
+        if results is None or self._stop.is_set():
             return False
         for one, target, copied in zip(media, targets, results, strict=True):
             if isinstance(copied, str) or copied[0] != one.asset.sha256:
@@ -189,6 +191,9 @@ class MediaPrefetch:
     def close(self) -> None:
         """Stop copying, wait for the thread, and remove the staging folder and its lock."""
         self._stop.set()
+        for child in list(self._children):
+            if child.poll() is None:
+                child.kill()  # a build that ends early does not wait for its staging copies
         if self._thread.is_alive():
             self._thread.join()
         shutil.rmtree(self.folder, ignore_errors=True)

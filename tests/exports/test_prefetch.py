@@ -125,9 +125,9 @@ def test_media_staged_by_copy_processes_ship_the_same_release(
     spawned: list[int] = []
     in_processes = file_copy.copy_in_processes
 
-    def counting(jobs: list[file_copy.CopyJob], processes: int) -> object:
+    def counting(jobs: list[file_copy.CopyJob], processes: int, children: list[object]) -> object:
         spawned.append(len(jobs))
-        return in_processes(jobs, processes)
+        return in_processes(jobs, processes, children)  # type: ignore[arg-type]
 
     monkeypatch.setattr(file_copy, "copy_in_processes", counting)
     monkeypatch.setattr(file_copy, "PROCESS_BYTES", 0)
@@ -146,3 +146,20 @@ def test_media_staged_by_copy_processes_ship_the_same_release(
         p: b for p, b in here.items() if p.startswith("media/")
     }
     assert leftovers(tmp_path) == []
+
+
+def test_a_build_that_ends_early_kills_its_copy_processes(admitted_ws: Workspace, tmp_path: Path) -> None:
+    """A refused build does not wait for its staging copies: closing the prefetch kills the copy processes."""
+    import subprocess
+    import sys
+    import time
+
+    from exports.writer import StoreChecks
+
+    target = tmp_path / "r"
+    prefetch = prefetch_module.MediaPrefetch(admitted_ws, target, lambda data: None, [], StoreChecks({}))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    prefetch._children.append(child)
+    started = time.monotonic()
+    prefetch.close()
+    assert child.wait(timeout=10) != 0 and time.monotonic() - started < 10
