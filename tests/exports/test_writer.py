@@ -6,29 +6,20 @@ import errno
 import hashlib
 from pathlib import Path
 
-import numpy as np
-import pytest
-
 from exports import writer
-from exports.writer import CHUNK
 
 
-@pytest.fixture
-def source(tmp_path: Path) -> Path:
-    path = tmp_path / "source.bin"
-    path.write_bytes(np.random.default_rng(3).bytes(2 * CHUNK + 12345))  # several blocks and a short tail
-    return path
-
-
-def test_store_checks_copy_a_known_file_unhashed_and_hash_an_unknown_one(source: Path, tmp_path: Path) -> None:
+def test_store_checks_copy_a_known_file_unhashed_and_hash_an_unknown_one(tmp_path: Path) -> None:
     from curation.store_checks import stat_key
     from exports.writer import StoreChecks
 
+    source = tmp_path / "source.bin"
+    source.write_bytes(b"a store file's bytes" * 1000)
     data = source.read_bytes()
     expected = hashlib.sha256(data).hexdigest()
     checks = StoreChecks({expected: stat_key(source.stat())})
     assert checks.copy(source, tmp_path / "known.bin", expected) == (expected, len(data))
-    assert checks.hashed == 0 and (tmp_path / "known.bin").read_bytes() == data
+    assert (checks.hashed, checks.plain) == (0, 1) and (tmp_path / "known.bin").read_bytes() == data
     other = StoreChecks({expected: "0:0:0:0:0"})  # another file status: hashed, and a wrong hash is told
     wrong = "0" * 64
     assert other.copy(source, tmp_path / "unknown.bin", wrong) == (expected, len(data))
