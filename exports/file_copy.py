@@ -142,7 +142,7 @@ def copy_in_processes(
             for i, answer in zip(share, answers, strict=True):
                 results[i] = answer if isinstance(answer, str) else (answer[0], answer[1], answer[2], answer[3])
         return results
-    except (OSError, ValueError):
+    except (OSError, ValueError, IndexError, TypeError):  # a child that died or answered something else
         return None
     finally:
         for child in children:

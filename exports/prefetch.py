@@ -132,8 +132,11 @@ class MediaPrefetch:
     def _stage_in_processes(self, ws: Workspace, media: list[MediaFile]) -> bool:
         """Copy the media in one process per core; False when the processes could not run (nothing staged)."""
         targets = [self.folder / m.path for m in media]
-        for folder in sorted({t.parent for t in targets}):
-            folder.mkdir(parents=True, exist_ok=True)
+        try:
+            for folder in sorted({t.parent for t in targets}):
+                folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return False  # the threads try each file and leave what they cannot copy to the build
         jobs = self.checks.jobs(
             (ws.asset_path(m.asset), t, m.asset.sha256) for m, t in zip(media, targets, strict=True)
         )

@@ -109,14 +109,19 @@ def take_snapshot(ws: Workspace, item_ids: Iterable[str]) -> Snapshot:
         record.update(note_columns(item_notes(row.extra) if row.kind == "mcq" else {}, has))
         items.append({column: record.get(column) for column in columns})
     admission = [admission_summary(state, item_id) for item_id in wanted]
-    return Snapshot(items, shipped_media(ws, wanted), admission, columns)
+    return Snapshot(items, _media_files(state, assets, derivatives, wanted), admission, columns)
 
 
 def shipped_media(ws: Workspace, item_ids: Iterable[str]) -> list[MediaFile]:
     """The media a release of the given items ships, by name, each with the items that use it: the snapshot's
     list, which the prefetch starts copying before the snapshot is taken."""
     assets, derivatives = load_assets(ws)
-    state = derived(ws)
+    return _media_files(derived(ws), assets, derivatives, item_ids)
+
+
+def _media_files(
+    state: DerivedState, assets: dict[str, Asset], derivatives: dict[str, Asset], item_ids: Iterable[str]
+) -> list[MediaFile]:
     users: dict[str, list[str]] = defaultdict(list)
     for item_id in sorted(set(item_ids)):
         facts = state.facts[item_id]
