@@ -191,7 +191,7 @@ def noise_audio(rng: np.random.Generator) -> bytes:
     return data
 
 
-def cp_seconds(ws: Workspace, scratch: Path, hashed: bool) -> tuple[float, float]:
+def cp_seconds(ws: Workspace, scratch: Path, hashed: bool, settle: float = RACY_S) -> tuple[float, float]:
     """Wall and CPU seconds (this process and its children) of `cp -r` of the store's media folder (every
     file the floors hash), and with ``hashed`` of OpenSSL hashing the copies after it: what a user would run
     instead of a build (issue 47's floors). The copy is deleted right after, as each build's release is.
@@ -199,9 +199,9 @@ def cp_seconds(ws: Workspace, scratch: Path, hashed: bool) -> tuple[float, float
     It starts ``RACY_S`` after whatever ran before it, as each build does (the store checks' racy window comes
     between a change and its rebuild): where the host takes freed memory back (``host_memory``), a copy made
     right after another copy was deleted writes into pages still at hand, and a floor timed so is not taken
-    under the build's conditions."""
+    under the build's conditions. A smoke run (``settle`` 0) skips the pause: its figures are not read."""
     target = scratch / "cp-floor"
-    time.sleep(RACY_S)
+    time.sleep(settle)
     start = time.perf_counter()
     cpu = cpu_seconds(resource.RUSAGE_SELF) + cpu_seconds(resource.RUSAGE_CHILDREN)
     subprocess.run(["cp", "-r", str(ws.root / "media"), str(target)], check=True)
@@ -277,7 +277,7 @@ def first_build(ws: Workspace, scratch: Path, version: str) -> tuple[float, floa
     return wall, cpu, hashed
 
 
-def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
+def measure(gigabytes: float, scratch: Path, settle: float = RACY_S) -> dict[str, float]:
     rng = np.random.default_rng(7)
     ws = Workspace.init(scratch / "ws")
     try:
@@ -288,7 +288,10 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
         sha256sum_seconds(paths)  # warm the page cache for every contender
         floors = [sha256sum_seconds(paths)]
         fast_floors = [openssl_seconds(paths)]
-        copy_floors, copy_hash_floors = [cp_seconds(ws, scratch, False)], [cp_seconds(ws, scratch, True)]
+        copy_floors, copy_hash_floors = (
+            [cp_seconds(ws, scratch, False, settle)],
+            [cp_seconds(ws, scratch, True, settle)],
+        )
         time.sleep(RACY_S)  # as a person would take between import and build: the files settle (store_checks)
         with ws.session() as s:  # files the measuring step found matching their names, and that stayed so
             vouched = s.execute(select(func.count()).select_from(StoreCheck)).scalar_one()
@@ -296,16 +299,16 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
         assert cold[2] == len(paths) - vouched, f"the first build hashed {cold[2]} of {len(paths)} media files"
         floors.append(sha256sum_seconds(paths))
         fast_floors.append(openssl_seconds(paths))
-        copy_floors.append(cp_seconds(ws, scratch, False))
-        copy_hash_floors.append(cp_seconds(ws, scratch, True))
+        copy_floors.append(cp_seconds(ws, scratch, False, settle))
+        copy_hash_floors.append(cp_seconds(ws, scratch, True, settle))
         store_only = [
             timed_build(ws, scratch, "2.0.0", Gates(item=(("media_files", media_files_gate),)), str(k))
             for k in range(REPEATS)
         ]
         floors.append(sha256sum_seconds(paths))
         fast_floors.append(openssl_seconds(paths))
-        copy_floors.append(cp_seconds(ws, scratch, False))
-        copy_hash_floors.append(cp_seconds(ws, scratch, True))
+        copy_floors.append(cp_seconds(ws, scratch, False, settle))
+        copy_hash_floors.append(cp_seconds(ws, scratch, True, settle))
         changed = []
         for turn in range(REPEATS):
             change_one_item(ws, scratch / "source", lines, rng, turn)
@@ -315,8 +318,8 @@ def measure(gigabytes: float, scratch: Path) -> dict[str, float]:
             assert changed[-1][2] <= 1, f"a rebuild after one clip changed hashed {changed[-1][2]} files"
             floors.append(sha256sum_seconds(paths))
             fast_floors.append(openssl_seconds(paths))
-        copy_floors.append(cp_seconds(ws, scratch, False))
-        copy_hash_floors.append(cp_seconds(ws, scratch, True))
+        copy_floors.append(cp_seconds(ws, scratch, False, settle))
+        copy_hash_floors.append(cp_seconds(ws, scratch, True, settle))
         with ws.session() as s:
             items = s.execute(select(func.count()).select_from(Item)).scalar_one()
         return {
@@ -376,7 +379,7 @@ def main() -> None:
         args.scratch.mkdir(parents=True, exist_ok=True)  # a folder named for the run may not exist yet
     with tempfile.TemporaryDirectory(dir=args.scratch, prefix="release-bench-") as tmp:
         for gb in args.gb:
-            r = measure(gb, Path(tmp))
+            r = measure(gb, Path(tmp), 0.0 if args.smoke else RACY_S)
             results.append(r)
             floor, fast = r["sha256sum_s"], r["openssl_s"]
             print(
