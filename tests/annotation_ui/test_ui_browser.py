@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,9 @@ def settled(page: Page) -> None:
     )
 
 
+_WATCHED: weakref.WeakKeyDictionary[Page, ServerRuns] = weakref.WeakKeyDictionary()
+
+
 class ServerRuns:
     """The app's full runs as the server announces them on the page's websocket (``new_session`` begins one,
     ``script_finished`` ends it; fragment runs are left out). ``settled`` reads what the browser has heard so
@@ -56,6 +60,12 @@ class ServerRuns:
         self.started: list[str] = []
         self.ended: dict[str, int] = {}
         page.on("websocket", lambda socket: socket.on("framereceived", self._frame))
+        _WATCHED[page] = self
+
+    @classmethod
+    def of(cls, page: Page) -> ServerRuns:
+        """The page's watcher (``sign_in`` starts one for every page it opens the app in)."""
+        return _WATCHED.get(page) or cls(page)
 
     def _frame(self, payload: bytes | str) -> None:
         if isinstance(payload, str):
@@ -110,33 +120,21 @@ def type_into(page: Page, label: str, text: str, *, exact: bool = False) -> None
     settled(page)
 
 
-WATCH_RUNS = """() => {
-  const app = document.querySelector('[data-testid="stApp"]');
-  window.__curateRunSeen = false;
-  new MutationObserver((_, watcher) => { window.__curateRunSeen = true; watcher.disconnect(); })
-    .observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
-}"""
-"""Note the next change of the app's run state: from a settled page, the start of the run an action causes."""
-
-RUN_SEEN_AND_ENDED = (
-    "() => window.__curateRunSeen === true && "
-    "document.querySelector('[data-testid=\"stApp\"]').getAttribute('data-test-script-state') === 'notRunning'"
-)
-
-
 def upload(page: Page, uploader: int, path: Path) -> None:
-    """Drop a file on the page's n-th uploader and wait for the run the upload starts to end.
+    """Drop a file on the page's n-th uploader and wait for the run the upload starts to end on the server.
 
     The file's name shows before that run starts (under load, seconds before), so waiting for the page to be
-    settled is not enough: the run must be seen to start, then to end; an element clicked in between can be
-    replaced by it and the click lost."""
+    settled is not enough: an element clicked before that run ends can be replaced by it and the click lost.
+    The page's script-state attribute cannot say it either: a run that starts and ends within one of the
+    browser's renders never changes it (seen in CI: a wait for the change timed out)."""
     settled(page)
-    page.evaluate(WATCH_RUNS)
+    runs = ServerRuns.of(page)
+    mark = runs.mark()
     page.locator('[data-testid="stFileUploader"]').nth(uploader).locator(
         '[data-testid="stFileUploaderDropzoneInput"]'
     ).set_input_files(str(path))
     expect(page.locator('[data-testid="stFileUploader"]').nth(uploader)).to_contain_text(path.name)
-    page.wait_for_function(RUN_SEEN_AND_ENDED, timeout=TIMEOUT)
+    runs.wait_ended(mark)
 
 
 def expect_said(page: Page, text: str) -> None:
@@ -149,6 +147,7 @@ def expect_said(page: Page, text: str) -> None:
 
 
 def sign_in(page: Page, url: str, name: str) -> None:
+    ServerRuns.of(page)  # watching the page's websocket from before it opens the app
     page.context.clear_cookies()  # else the session cookie signs the previous person back in
     page.goto(url)  # a fresh browser session
     page.get_by_label("Your name", exact=True).fill(name)
