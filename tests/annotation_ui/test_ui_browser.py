@@ -52,8 +52,8 @@ class ServerRuns:
     """The app's full runs as the server announces them on the page's websocket (``new_session`` begins one,
     ``script_finished`` ends it; fragment runs are left out). ``settled`` reads what the browser has heard so
     far: under load a test that changes the store right after an input can act before the browser has heard of
-    the run that input started, and that run then shows the change before the test's next click. Watch a page
-    from before it opens the app (``ServerRuns(page)``, then ``sign_in``)."""
+    the run that input started, and that run then shows the change before the test's next click. ``sign_in``
+    starts one for each page before it opens the app; ``ServerRuns.of(page)`` finds it."""
 
     def __init__(self, page: Page) -> None:
         self.page = page

@@ -56,8 +56,8 @@ def test_a_verdict_on_content_that_changed_is_refused_and_the_new_content_shown(
 ):
     url = serve_app(ui_workspace)
     page.set_default_timeout(TIMEOUT)
-    runs = ServerRuns(page)
     sign_in(page, url, "rev1")
+    runs = ServerRuns.of(page)
     mark = runs.mark()
     page.get_by_role("link", name="Grammar pass").click()
     expect(page.get_by_text(CONTEXT, exact=True)).to_be_visible()
@@ -98,11 +98,11 @@ def test_two_reviewers_on_the_blind_check_get_different_items_and_a_refusal_name
         advance(ui_workspace, item, answer, through="subset_checklist")
     url = serve_app(ui_workspace)
     first, second = browser.new_context().new_page(), browser.new_context().new_page()
-    runs = ServerRuns(second)
     for page, name, item in ((first, "maya", "g1-a"), (second, "rev5", "g1-b")):
         page.set_default_timeout(TIMEOUT)
         sign_in(page, url, name)
-        mark = runs.mark()  # of the second page: its pass comes last
+        runs = ServerRuns.of(page)
+        mark = runs.mark()  # the second page's pass comes last: its watcher and mark are what follows reads
         page.get_by_role("link", name="Blind answer check").click()
         expect(page.get_by_role("radiogroup", name="Your answer").get_by_role("radio")).to_have_count(4)
         picker = page.get_by_role("radiogroup", name="Pick an item")
