@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from test_ui_browser import TIMEOUT, settled, sign_in
+from test_ui_browser import TIMEOUT, ServerRuns, settled, sign_in
 from ui_helpers import PASSWORD
 
 from curation.workflow import derive_status
@@ -44,9 +44,15 @@ def answer_everything_offered(page: Page) -> list[str]:
 
 
 def pass_the_group(page: Page, group: str) -> None:
+    """Each click waits for the run of the one before to end on the server (``ServerRuns``): a click on a button
+    that run is still replacing is lost (seen in CI: the labels never shown, the verdict never offered)."""
+    runs = ServerRuns.of(page)
+    mark = runs.mark()
     page.get_by_role("link", name="Group integration").click()
+    runs.wait_ended(mark)
+    mark = runs.mark()
     page.get_by_role("button", name="Show the labels").click()
-    settled(page)
+    runs.wait_ended(mark)
     page.get_by_role("radiogroup", name="Verdict for the group").get_by_text("pass", exact=True).click()
     settled(page)
     page.get_by_role("button", name="Submit").click()
