@@ -14,9 +14,11 @@ import functools
 import importlib
 import os
 import shutil
+import sqlite3
 import sys
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from types import ModuleType
 from typing import NoReturn
@@ -215,13 +217,26 @@ def clone_workspace(template: Path, root: Path, template_db: str | None = None) 
     template's database URL) a new database made from the template's (``CREATE DATABASE ... TEMPLATE``).
 
     Copying is what building the same workspace again would give, in a fraction of the time: a workspace holds no
-    absolute path but those of ``ABSOLUTE_PATH_COLUMNS``, which are moved to the copy's folder."""
+    absolute path but those of ``ABSOLUTE_PATH_COLUMNS``, which are moved to the copy's folder. A SQLite database
+    is copied through SQLite's backup API, not as files: a template another test process is reading (the manual's
+    claims read the demos in place) has a ``-wal`` and ``-shm`` file that come and go with its connections."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
     from curation.config import CONFIG_NAME
 
-    shutil.copytree(template, root, symlinks=True)
+    databases = {path.name for path in template.glob("*.db")}
+    sqlite_files = {f"{name}{suffix}" for name in databases for suffix in ("", "-wal", "-shm", "-journal")}
+    shutil.copytree(
+        template,
+        root,
+        symlinks=True,
+        ignore=lambda folder, names: sqlite_files & set(names) if folder == str(template) else set(),
+    )
+    for name in databases:
+        source = sqlite3.connect(f"{(template / name).as_uri()}?mode=ro", uri=True)
+        with closing(source), closing(sqlite3.connect(root / name)) as copy:
+            source.backup(copy)
     if template_db is not None:
         source = make_url(template_db).database
         name = f"oc_{uuid.uuid4().hex[:12]}"
