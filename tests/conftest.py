@@ -15,13 +15,14 @@ import importlib
 import os
 import shutil
 import sqlite3
+import subprocess
 import sys
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import closing
 from pathlib import Path
-from types import ModuleType
-from typing import NoReturn
+from types import MappingProxyType, ModuleType
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 
@@ -43,10 +44,14 @@ import curation.workspace  # noqa: E402
 from curation.workspace import Workspace  # noqa: E402
 from devsupport.xdist_groups import name_groups_in_nodeids  # noqa: E402
 
+if TYPE_CHECKING:
+    from tests.docs.curate_server import CurateServer
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 """One OpenMP thread per test process, set before anything imports torch: the tiny models gain nothing from more,
 and torch's default of one spinning thread per core, in two pytest-xdist workers beside each other (or beside any
 other load), turned a 14 s test into 235-394 s on the 2-core machine."""
+ROOT = Path(__file__).resolve().parents[1]
 PG_URL = os.environ.get("CURATE_TEST_PG_URL", "")
 IN_CI = os.environ.get("CI") == "true"
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.service)]
@@ -204,6 +209,43 @@ def make_workspace(tmp_path: Path, db_backend: str, empty_templates: dict) -> It
 @pytest.fixture
 def workspace(make_workspace: Callable[[str], Workspace]) -> Workspace:
     return make_workspace("ws")
+
+
+@pytest.fixture(scope="session")
+def curate_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CurateServer | None]:
+    """Real ``curate`` processes forked from one that has imported the libraries (tests/docs/curate_server.py),
+    once per test process: the manual's examples and the tests that start several commands at once use it; None
+    with OMNICURATE_DOCS_REAL_CURATE=1 (each command an interpreter of its own)."""
+    from tests.docs.curate_server import start
+    from tests.docs.manual_examples import environment
+
+    if os.environ.get("OMNICURATE_DOCS_REAL_CURATE") == "1":
+        yield None
+        return
+    folder = tmp_path_factory.mktemp("curate-server")
+    (folder / ".home").mkdir()
+    server = start(folder, environment(folder / ".home"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def curate_process(curate_server: CurateServer | None) -> Callable[..., subprocess.Popen[str]]:
+    """``curate ARGS`` started as a process of its own, its output and errors piped (text), this process's
+    environment and ENV: forked by the ``curate_server`` (0.1-0.2 CPU-s a command instead of 0.5-0.6 for a fresh
+    interpreter), so tests of commands running at the same time start many of them cheaply."""
+    from tests.docs.curate_server import SOCKET_VARIABLE
+
+    def start(*args: str, env: Mapping[str, str] = MappingProxyType({})) -> subprocess.Popen[str]:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+        if curate_server is None:
+            command = [sys.executable, "-m", "omnicurate", *args]
+        else:
+            command = [str(curate_server.bin / "curate"), *args]
+            env[SOCKET_VARIABLE] = str(curate_server.socket)
+        return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    return start
 
 
 ABSOLUTE_PATH_COLUMNS = {"release": ("path",), "candidate": ("current_image", "next_image")}

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import select
@@ -20,17 +21,6 @@ from tests.media_factory import item_row, write_items
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_cli(ws: Workspace, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen(
-        [sys.executable, "-m", "omnicurate", "-w", str(ws.root), *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def snapshot(ws: Workspace) -> dict:
     """Everything an import can touch: table contents and the media files on disk."""
     with ws.session() as s:
@@ -42,14 +32,16 @@ def snapshot(ws: Workspace) -> dict:
     return {"items": items, "revisions": revisions, "assets": assets, "events": events, "files": files}
 
 
-def test_concurrent_importers_lose_nothing(workspace: Workspace, tmp_path: Path) -> None:
+def test_concurrent_importers_lose_nothing(
+    workspace: Workspace, tmp_path: Path, curate_process: Callable[..., subprocess.Popen[str]]
+) -> None:
     workspace.add_person("ann1", ["author"])
     files = []
     for n in range(4):
         rows = [item_row(f"p{n}-{k}", group=f"g{n}") for k in range(15)]
         files.append(write_items(tmp_path / f"in{n}", rows))
     # the same file twice as well: the second import must become a no-op, not a duplicate
-    procs = [run_cli(workspace, "import", "items", str(f)) for f in [*files, files[0]]]
+    procs = [curate_process("-w", str(workspace.root), "import", "items", str(f)) for f in [*files, files[0]]]
     for p in procs:
         out, err = p.communicate(timeout=180)
         assert p.returncode == 0, err
@@ -58,7 +50,9 @@ def test_concurrent_importers_lose_nothing(workspace: Workspace, tmp_path: Path)
     assert all(rev == 1 for _, rev, _ in snap["items"])
 
 
-def test_reviewers_recording_at_the_same_moment_on_one_item(workspace: Workspace, tmp_path: Path) -> None:
+def test_reviewers_recording_at_the_same_moment_on_one_item(
+    workspace: Workspace, tmp_path: Path, curate_process: Callable[..., subprocess.Popen[str]]
+) -> None:
     workspace.add_person("ann1", ["author"])
     for r in ("rev1", "rev2", "rev3", "rev4"):
         workspace.add_person(r, ["reviewer"])
@@ -82,7 +76,7 @@ def test_reviewers_recording_at_the_same_moment_on_one_item(workspace: Workspace
             + "\n"
         )
         files.append(path)
-    procs = [run_cli(workspace, "import", "reviews", str(f)) for f in files + files[:2]]
+    procs = [curate_process("-w", str(workspace.root), "import", "reviews", str(f)) for f in files + files[:2]]
     for p in procs:
         _, err = p.communicate(timeout=180)
         assert p.returncode == 0, err

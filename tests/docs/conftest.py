@@ -7,12 +7,11 @@ import fcntl
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.docs.curate_server import CurateServer, start
+from tests.docs.curate_server import CurateServer
 from tests.docs.manual_examples import environment
 
 DEMO_COMMANDS = {
@@ -29,20 +28,6 @@ class Demos(dict[str, Path]):
     """The demo folders by name, and what building each printed (standard output and error together)."""
 
     logs: dict[str, str]
-
-
-@pytest.fixture(scope="session")
-def curate_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CurateServer | None]:
-    """The ``curate`` the examples run (tests/docs/curate_server.py): real processes forked from one that has
-    imported the libraries, once per test process; None with OMNICURATE_DOCS_REAL_CURATE=1 (the venv's script)."""
-    if os.environ.get("OMNICURATE_DOCS_REAL_CURATE") == "1":
-        yield None
-        return
-    folder = tmp_path_factory.mktemp("curate-server")
-    (folder / ".home").mkdir()
-    server = start(folder, environment(folder / ".home"))
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="session")

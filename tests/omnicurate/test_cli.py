@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -78,32 +77,20 @@ def test_bad_input_exits_2_with_every_problem(tmp_path: Path) -> None:
     assert bad_role.exit_code == 2 and "unknown role 'king'" in bad_role.stderr
 
 
-def test_json_output_is_one_plain_document(tmp_path: Path) -> None:
-    env = {**os.environ, "COLUMNS": "40"}
-    subprocess.run(
-        [sys.executable, "-m", "omnicurate", "init", str(tmp_path / "w")], check=True, env=env, capture_output=True
-    )
-    subprocess.run(
-        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "people", "add", "ann1", "--role", "author"],
-        check=True,
-        env=env,
-        capture_output=True,
-    )
+def test_json_output_is_one_plain_document(
+    tmp_path: Path, curate_process: Callable[..., subprocess.Popen[str]]
+) -> None:
+    def curate(*args: str) -> str:
+        run = curate_process(*args, env={"COLUMNS": "40"})
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        return out
+
+    curate("init", str(tmp_path / "w"))
+    curate("-w", str(tmp_path / "w"), "people", "add", "ann1", "--role", "author")
     path = write_items(tmp_path / "in", [item_row(f"a-very-long-identifier-{i}") for i in range(3)])
-    subprocess.run(
-        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "import", "items", str(path)],
-        check=True,
-        env=env,
-        capture_output=True,
-    )
-    out = subprocess.run(
-        [sys.executable, "-m", "omnicurate", "-w", str(tmp_path / "w"), "status", "--json"],
-        check=True,
-        env=env,
-        capture_output=True,
-        text=True,
-    ).stdout
-    rows = json.loads(out)
+    curate("-w", str(tmp_path / "w"), "import", "items", str(path))
+    rows = json.loads(curate("-w", str(tmp_path / "w"), "status", "--json"))
     assert [r["state"] for r in rows] == ["in_review"] * 3 and rows[0]["stage"] == "grammar"
 
 
