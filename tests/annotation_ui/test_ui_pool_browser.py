@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from test_ui_browser import TIMEOUT, ServerRuns, settled, sign_in
+from test_ui_browser import TIMEOUT, ServerRuns, pick_radio, settled, sign_in
 from ui_helpers import PASSWORD
 
 from curation.workflow import derive_status
@@ -36,8 +36,7 @@ def answer_everything_offered(page: Page) -> list[str]:
             return done
         item = page.get_by_role("radiogroup", name="Pick an item").locator("label:has(input:checked)").inner_text()
         item = item.strip()
-        answer.get_by_text(OPTION[ITEMS[item][0]]).click()
-        settled(page)
+        pick_radio(page, "Your answer", OPTION[ITEMS[item][0]])
         page.get_by_role("button", name="Submit").click()
         expect(page.get_by_text(f"Recorded your answer for {item}.")).to_be_visible()
         done.append(item)
@@ -45,7 +44,8 @@ def answer_everything_offered(page: Page) -> list[str]:
 
 def pass_the_group(page: Page, group: str) -> None:
     """Each click waits for the run of the one before to end on the server (``ServerRuns``): a click on a button
-    that run is still replacing is lost (seen in CI: the labels never shown, the verdict never offered)."""
+    that run is still replacing is lost (seen in CI: the labels never shown, the verdict never offered), and the
+    verdict is chosen until it shows chosen (``pick_radio``)."""
     runs = ServerRuns.of(page)
     mark = runs.mark()
     page.get_by_role("link", name="Group integration").click()
@@ -53,8 +53,7 @@ def pass_the_group(page: Page, group: str) -> None:
     mark = runs.mark()
     page.get_by_role("button", name="Show the labels").click()
     runs.wait_ended(mark)
-    page.get_by_role("radiogroup", name="Verdict for the group").get_by_text("pass", exact=True).click()
-    settled(page)
+    pick_radio(page, "Verdict for the group", "pass")
     page.get_by_role("button", name="Submit").click()
     expect(page.get_by_text(f"Recorded your verdict on group {group}.")).to_be_visible()
 
