@@ -276,9 +276,9 @@ def clone_workspace(template: Path, root: Path, template_db: str | None = None) 
         ignore=lambda folder, names: sqlite_files & set(names) if folder == str(template) else set(),
     )
     for name in databases:
-        source = sqlite3.connect(f"{(template / name).as_uri()}?mode=ro", uri=True)
-        with closing(source), closing(sqlite3.connect(root / name)) as copy:
-            source.backup(copy)
+        original = sqlite3.connect(f"{(template / name).as_uri()}?mode=ro", uri=True)
+        with closing(original), closing(sqlite3.connect(root / name)) as copy:
+            original.backup(copy)
     if template_db is not None:
         source = make_url(template_db).database
         name = f"oc_{uuid.uuid4().hex[:12]}"

@@ -9,7 +9,8 @@ does, and the client exits with the child's status. Only third-party libraries a
 imported by each command, as in the installed script, so its lazy imports and what they register are unchanged.
 On the project's 2-core machine a command cost 0.45-0.6 CPU-s as an interpreter of its own, 0.1-0.2 forked here.
 Every command shares the server's hash seed. ``OMNICURATE_DOCS_REAL_CURATE=1`` runs the venv's ``curate``
-instead (tests/docs/conftest.py).
+instead (the ``curate_server`` fixture, tests/conftest.py). Tests that start several commands at once fork
+them here too (the ``curate_process`` fixture).
 """
 
 from __future__ import annotations
